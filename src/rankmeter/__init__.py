@@ -1,0 +1,49 @@
+"""rankmeter: exact, explicit and fast evaluation of rankings.
+
+>>> import rankmeter
+>>> res = rankmeter.evaluate({"q1": {"d1": 1}}, {"q1": {"d1": 2.0, "d2": 1.0}}, "ndcg@10")
+>>> res["ndcg@10"]
+1.0
+"""
+
+from rankmeter._version import __version__
+from rankmeter.errors import (
+    DuplicateEntryError,
+    InputFormatError,
+    InvalidScoreError,
+    MeasureSyntaxError,
+    PolicyError,
+    RankmeterError,
+)
+from rankmeter.evaluate import evaluate, evaluate_arrays, evaluate_lists, evaluate_ranked
+from rankmeter.io import Qrels, Run, read_qrels, read_run
+from rankmeter.measures import FAMILIES, GainTable, Jarvelin, Measure, measure, parse
+from rankmeter.results import EvaluationResult
+
+parse_measure = parse
+
+__all__ = [
+    "FAMILIES",
+    "DuplicateEntryError",
+    "EvaluationResult",
+    "GainTable",
+    "InputFormatError",
+    "InvalidScoreError",
+    "Jarvelin",
+    "Measure",
+    "MeasureSyntaxError",
+    "PolicyError",
+    "Qrels",
+    "RankmeterError",
+    "Run",
+    "__version__",
+    "evaluate",
+    "evaluate_arrays",
+    "evaluate_lists",
+    "evaluate_ranked",
+    "measure",
+    "parse",
+    "parse_measure",
+    "read_qrels",
+    "read_run",
+]

@@ -1,0 +1,108 @@
+"""From per-query kernel values to included values and aggregates: the empty-query policy and weighting."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rankmeter.errors import PolicyError
+from rankmeter.measures.kernels.segments import segment_sum
+
+EMPTY_POLICIES = ("zero", "skip", "nan", "one", "error")
+
+
+def check_empty_policy(empty: str) -> str:
+    """Validate the ``empty`` policy name."""
+    if empty not in EMPTY_POLICIES:
+        raise PolicyError(f"unknown empty policy {empty!r}; choose one of {', '.join(EMPTY_POLICIES)}")
+    return empty
+
+
+def apply_empty_policy(
+    values: np.ndarray,
+    empty: np.ndarray,
+    policy: str,
+    *,
+    is_count: bool,
+    query_ids: np.ndarray,
+    measure_name: str,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Values and inclusion mask of one measure column after the empty-query policy.
+
+    Parameters
+    ----------
+    values : ndarray, shape (Q,)
+    empty : ndarray of bool, shape (Q,)
+        Queries with no relevant document for this measure.
+    policy : {"zero", "skip", "nan", "one", "error"}
+        ``zero``/``one``: the value is 0/1 and counts in the mean (trec_eval
+        counts such queries with 0); ``skip``: left out of the per-query
+        values and the mean; ``nan``: reported as NaN and left out of the
+        mean; ``error``: raise. Counting measures keep their values under
+        ``zero``/``one``/``nan``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> v, inc = apply_empty_policy(np.array([0.5, np.nan]), np.array([False, True]), "one",
+    ...                             is_count=False, query_ids=np.array(["a", "b"]), measure_name="ndcg")
+    >>> v.tolist(), inc.tolist()
+    ([0.5, 1.0], [True, True])
+    """
+    values = values.copy()
+    included = np.ones(len(values), dtype=bool)
+    if not empty.any():
+        return values, included
+    if policy == "error":
+        bad = query_ids[empty][:5].tolist()
+        raise PolicyError(
+            f"{int(empty.sum())} queries have no relevant judged document for {measure_name}: "
+            f"{', '.join(bad)}{' ...' if empty.sum() > 5 else ''} (empty='error'; use zero, one, nan or skip)"
+        )
+    if policy == "skip":
+        values[empty] = np.nan
+        included[empty] = False
+    elif not is_count:
+        values[empty] = {"zero": 0.0, "one": 1.0, "nan": np.nan}[policy]
+        if policy == "nan":
+            included[empty] = True
+    return values, included
+
+
+def keras_list_weights(item_weights: np.ndarray, relevance: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    r"""Per-list weights from per-item weights, keras-rs's rule.
+
+    .. math:: w_q = \frac{\sum_i w_i \, rel_i}{\sum_i rel_i}
+
+    Lists with no relevance get the mean of the other lists' weights (1 if
+    there are none); lists whose weights sum to 0 get 0.
+
+    >>> import numpy as np
+    >>> keras_list_weights(np.array([2.0, 4.0, 3.0]), np.array([1.0, 1.0, 0.0]), np.array([0, 2, 3])).tolist()
+    [3.0, 3.0]
+    """
+    sum_w = segment_sum(item_weights, offsets)
+    sum_rel = segment_sum(relevance, offsets)
+    numerator = segment_sum(item_weights * relevance, offsets)
+    with_rel = (sum_rel > 0) & (sum_w > 0)
+    per_list = np.divide(numerator, sum_rel, out=np.zeros_like(numerator), where=sum_rel > 0)
+    default = per_list[with_rel].sum() / with_rel.sum() if with_rel.any() else 1.0
+    return np.where(sum_w > 0, np.where(sum_rel > 0, per_list, default), 0.0)
+
+
+def aggregate_column(values: np.ndarray, included: np.ndarray, *, is_count: bool, weights: np.ndarray | None) -> float:
+    """Sum (counting measures) or (weighted) mean over included, non-NaN values.
+
+    >>> import numpy as np
+    >>> aggregate_column(np.array([1.0, 0.0, np.nan]), np.array([True, True, True]), is_count=False, weights=None)
+    0.5
+    """
+    keep = included & ~np.isnan(values)
+    if is_count:
+        return float(values[keep].sum())
+    if not keep.any():
+        return float("nan")
+    if weights is None:
+        return float(values[keep].mean())
+    w = weights[keep]
+    total = w.sum()
+    return float((values[keep] * w).sum() / total) if total > 0 else 0.0

@@ -1,0 +1,289 @@
+"""Entry points: :func:`evaluate` (qrels + run), :func:`evaluate_arrays` (dense) and :func:`evaluate_lists` (ragged)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from rankmeter._version import __version__
+from rankmeter.aggregate import aggregate_column, apply_empty_policy, check_empty_policy, keras_list_weights
+from rankmeter.core.align import align
+from rankmeter.core.lists import rank_flat_lists
+from rankmeter.core.ranked_lists import RankedLists
+from rankmeter.core.ties import check_policy, straddling_queries
+from rankmeter.errors import MeasureSyntaxError
+from rankmeter.io.dense import flatten_dense, flatten_ragged
+from rankmeter.io.load import as_qrels, as_run
+from rankmeter.measures import FAMILIES, Measure, parse
+from rankmeter.measures.kernels.context import Context
+from rankmeter.measures.kernels.segments import segment_sum
+from rankmeter.measures.params import gain_values
+from rankmeter.results import EvaluationResult
+
+MeasuresArg = str | Measure | Iterable[str | Measure]
+_GRADED = ("ndcg", "dcg", "idcg", "cg")
+
+
+def _parse_all(measures: MeasuresArg) -> list[Measure]:
+    items = [measures] if isinstance(measures, str | Measure) else list(measures)
+    if not items:
+        raise MeasureSyntaxError("no measures given; e.g. measures=['ndcg@10', 'map']")
+    return [parse(m) for m in items]
+
+
+def _empty_mask(ctx: Context, m: Measure, values: np.ndarray) -> np.ndarray:
+    """Queries with no relevant document for measure ``m`` (or where it is undefined)."""
+    if m.family in _GRADED and m.param("ideal", "judged") == "retrieved":
+        count = segment_sum(ctx.relevant(None), ctx.ranked.offsets)
+    else:
+        count = ctx.num_relevant(m.param("min_rel"))
+    return (count == 0) | np.isnan(values)
+
+
+def _list_weights(ctx: Context, m: Measure) -> np.ndarray | None:
+    ranked = ctx.ranked
+    if ranked.item_weights is None:
+        return ranked.list_weights
+    if m.family in _GRADED:
+        relevance = np.where(ranked.judged, gain_values(m.param("gain", "linear"), ranked.grades), 0.0)
+    else:
+        relevance = ctx.relevant(m.param("min_rel"))
+    return keras_list_weights(ranked.item_weights, relevance, ranked.offsets)
+
+
+def evaluate_ranked(
+    ranked: RankedLists, measures: MeasuresArg, *, empty: str = "zero", metadata: Mapping[str, Any] | None = None
+) -> EvaluationResult:
+    """Evaluate already-ranked lists (the layout every entry point converts to).
+
+    Parameters
+    ----------
+    ranked : RankedLists
+    measures : str, Measure or iterable of them
+    empty : {"zero", "skip", "nan", "one", "error"}
+        Policy for queries with no relevant judged document.
+    metadata : mapping, optional
+        Extra metadata merged into the result's.
+
+    Returns
+    -------
+    EvaluationResult
+    """
+    check_empty_policy(empty)
+    parsed = _parse_all(measures)
+    ctx = Context(ranked)
+    names: list[str] = []
+    columns: list[np.ndarray] = []
+    included: list[np.ndarray] = []
+    aggregate: dict[str, float] = {}
+    cutoffs: set[int] = set()
+    per_query_cutoffs: list[np.ndarray] = []
+    for m in parsed:
+        family = FAMILIES[m.family]
+        block = family.kernel(ctx, m)
+        if m.cutoffs:
+            cutoffs.update(m.cutoffs)
+        if m.family == "rprec":
+            per_query_cutoffs.append(ctx.num_relevant(m.param("min_rel")))
+        weights = _list_weights(ctx, m)
+        for single, col in zip(m.expand(), block.T, strict=True):
+            name = str(single)
+            if name in aggregate:
+                continue
+            values, inc = apply_empty_policy(
+                col,
+                _empty_mask(ctx, single, col),
+                empty,
+                is_count=family.is_count,
+                query_ids=ranked.query_ids,
+                measure_name=name,
+            )
+            names.append(name)
+            columns.append(values)
+            included.append(inc)
+            aggregate[name] = aggregate_column(values, inc, is_count=family.is_count, weights=weights)
+    n_q = ranked.n_queries
+    straddle = straddling_queries(ranked.offsets, ranked.group_starts, sorted(cutoffs), per_query_cutoffs)
+    no_relevant = int((ctx.num_relevant(None) == 0).sum())
+    meta: dict[str, Any] = {
+        "rankmeter_version": __version__,
+        "measures": names,
+        "ties": ranked.ties,
+        "empty": empty,
+        "queries_evaluated": n_q,
+        "queries_empty": no_relevant,
+        "queries_with_ties": int(np.unique(ctx.group_query[ctx.group_sizes > 1]).size),
+        "queries_with_ties_at_cutoff": int(straddle.sum()),
+        "weighted": ranked.item_weights is not None or ranked.list_weights is not None,
+    }
+    meta.update(metadata or {})
+    values = np.stack(columns, axis=1) if columns else np.zeros((n_q, 0))
+    inc = np.stack(included, axis=1) if included else np.zeros((n_q, 0), dtype=bool)
+    return EvaluationResult(ranked.query_ids, names, values, inc, aggregate, meta)
+
+
+def evaluate(
+    qrels: Any,
+    run: Any,
+    measures: MeasuresArg,
+    *,
+    ties: str = "trec",
+    empty: str = "zero",
+    missing: str = "zero",
+    duplicates: str = "error",
+    depth: int | None = None,
+    judged_only: bool = False,
+    seed: int | None = None,
+    qrels_columns: Mapping[str, str] | None = None,
+    run_columns: Mapping[str, str] | None = None,
+) -> EvaluationResult:
+    """Evaluate a run against qrels.
+
+    Parameters
+    ----------
+    qrels : path, DataFrame/Table, dict or Qrels
+        Judgments: a TREC qrels file (``.gz`` too), a pandas/polars/pyarrow
+        table with columns query_id, doc_id, relevance, or
+        ``{query_id: {doc_id: grade}}``.
+    run : path, DataFrame/Table, dict or Run
+        System output: a TREC run file, a table with query_id, doc_id, score,
+        or ``{query_id: {doc_id: score}}``.
+    measures : str, Measure or iterable of them
+        E.g. ``["ndcg@10", "map", "p(min_rel=2)@[5,10]"]``.
+    ties : str, default "trec"
+        ``trec`` (score desc, then doc id desc), ``stable``, ``expected``,
+        ``shuffle``, ``optimistic`` or ``pessimistic``.
+    empty : str, default "zero"
+        Queries with no relevant judged document: ``zero`` (trec_eval),
+        ``skip``, ``nan``, ``one`` or ``error``.
+    missing : str, default "zero"
+        Judged queries absent from the run: ``zero`` (trec_eval ``-c``),
+        ``skip`` or ``error``. Run-only queries are always left out and
+        counted in ``metadata["queries_run_only"]``.
+    duplicates : str, default "error"
+        A repeated (query, document): ``error``, ``first`` or ``max``.
+    depth : int, optional
+        Evaluate only the top ``depth`` documents of each query (trec_eval ``-M``).
+    judged_only : bool, default False
+        Drop unjudged documents before ranking (trec_eval ``-J``).
+    seed : int, optional
+        Seed for ``ties="shuffle"``.
+    qrels_columns, run_columns : mapping, optional
+        Column renames for table input, e.g. ``{"query_id": "qid"}``.
+
+    Returns
+    -------
+    EvaluationResult
+
+    Examples
+    --------
+    >>> qrels = {"q1": {"d1": 2, "d2": 0, "d3": 1}}
+    >>> run = {"q1": {"d1": 0.9, "d2": 0.8, "d3": 0.1}}
+    >>> res = evaluate(qrels, run, ["ndcg@2", "p@2", "map"])
+    >>> round(res["ndcg@2"], 6), res["p@2"], round(res["map"], 6)
+    (0.760188, 0.5, 0.833333)
+    """
+    check_policy(ties)
+    check_empty_policy(empty)
+    parsed = _parse_all(measures)
+    q = as_qrels(qrels, qrels_columns)
+    r = as_run(run, run_columns)
+    ranked, info = align(
+        q, r, ties=ties, missing=missing, duplicates=duplicates, depth=depth, judged_only=judged_only, seed=seed
+    )
+    extra = {
+        "missing": missing,
+        "duplicates": duplicates,
+        "depth": depth,
+        "judged_only": judged_only,
+        "queries_judged": info.judged_queries,
+        "queries_in_run": info.run_queries,
+        "queries_missing": len(info.missing_queries),
+        "missing_query_ids": info.missing_queries,
+        "queries_run_only": len(info.run_only_queries),
+        "run_only_query_ids": info.run_only_queries,
+        "duplicates_dropped": info.duplicates_dropped,
+        "unjudged_dropped": info.unjudged_dropped,
+        "qrels_source": q.source,
+        "run_source": r.source,
+        "run_name": r.name,
+    }
+    if ties == "shuffle":
+        extra["seed"] = seed
+    return evaluate_ranked(ranked, parsed, empty=empty, metadata=extra)
+
+
+def evaluate_arrays(
+    y_true: Any,
+    y_score: Any,
+    measures: MeasuresArg,
+    *,
+    mask: Any = None,
+    sample_weight: Any = None,
+    ties: str = "expected",
+    empty: str = "zero",
+    seed: int | None = None,
+) -> EvaluationResult:
+    """Evaluate dense score/label matrices, one ranked list per row.
+
+    Parameters
+    ----------
+    y_true : array-like, shape (n_lists, list_size)
+        Relevance grades (all items are judged; negative grades are judged
+        non-relevant).
+    y_score : array-like, shape (n_lists, list_size)
+        Scores; higher ranks first.
+    measures : str, Measure or iterable of them
+    mask : array-like of bool, optional
+        ``False`` removes an item from its list (not ranked, not in the ideal).
+    sample_weight : scalar, shape (n_lists,) or (n_lists, list_size), optional
+        keras-rs semantics: item weights scale the gains of the DCG family
+        (the ideal is sorted by weighted gain) and give each list the weight
+        sum(w * rel) / sum(rel) in the mean.
+    ties : str, default "expected"
+        scikit-learn's tie-averaged convention by default.
+    empty : str, default "zero"
+    seed : int, optional
+        Seed for ``ties="shuffle"``.
+
+    Returns
+    -------
+    EvaluationResult
+        Query ids are the row indices as strings.
+
+    Examples
+    --------
+    >>> res = evaluate_arrays([[10, 0, 0, 1, 5]], [[.1, .2, .3, 4, 70]], ["ndcg", "dcg"])
+    >>> round(res["ndcg"], 6), round(res["dcg"], 6)
+    (0.695694, 9.499458)
+    """
+    check_policy(ties)
+    check_empty_policy(empty)
+    parsed = _parse_all(measures)
+    flat = flatten_dense(y_true, y_score, mask, sample_weight)
+    ranked = rank_flat_lists(flat, ties=ties, seed=seed)
+    return evaluate_ranked(ranked, parsed, empty=empty, metadata={"input": "dense"})
+
+
+def evaluate_lists(
+    y_true: Sequence[Any],
+    y_score: Sequence[Any],
+    measures: MeasuresArg,
+    *,
+    ties: str = "expected",
+    empty: str = "zero",
+    seed: int | None = None,
+) -> EvaluationResult:
+    """Evaluate ragged lists: ``y_true[i]`` and ``y_score[i]`` are the grades and scores of list i.
+
+    >>> res = evaluate_lists([[1, 0], [0, 0, 1]], [[0.9, 0.1], [0.5, 0.4, 0.3]], "rr")
+    >>> round(res["rr"], 6)
+    0.666667
+    """
+    check_policy(ties)
+    check_empty_policy(empty)
+    parsed = _parse_all(measures)
+    ranked = rank_flat_lists(flatten_ragged(y_true, y_score), ties=ties, seed=seed)
+    return evaluate_ranked(ranked, parsed, empty=empty, metadata={"input": "ragged"})

@@ -1,0 +1,119 @@
+"""Dense ``(n_lists, list_size)`` arrays and ragged lists -> flat, validated per-list arrays."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from rankmeter.errors import InputFormatError, InvalidScoreError
+
+
+@dataclass(frozen=True)
+class FlatLists:
+    """Items of many lists, flattened row by row (masked items removed)."""
+
+    offsets: np.ndarray
+    grades: np.ndarray
+    scores: np.ndarray
+    columns: np.ndarray  # index of each item inside its original row
+    item_weights: np.ndarray | None
+
+
+def _finite(a: np.ndarray, name: str, valid: np.ndarray) -> None:
+    bad = valid & ~np.isfinite(a)
+    if bad.any():
+        row, col = (int(x) for x in np.argwhere(bad)[0])
+        raise InvalidScoreError(f"{name}[{row}, {col}] is {a[row, col]}; values must be finite numbers")
+
+
+def _as_2d(a: Any, name: str) -> np.ndarray:
+    try:
+        arr = np.asarray(a, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise InputFormatError(f"{name}: cannot convert to a float array ({exc})") from None
+    if arr.ndim == 1:
+        arr = arr[None, :]
+    if arr.ndim != 2:
+        raise InputFormatError(f"{name} must have shape (n_lists, list_size), got shape {arr.shape}")
+    return arr
+
+
+def flatten_dense(y_true: Any, y_score: Any, mask: Any = None, sample_weight: Any = None) -> FlatLists:
+    """Validate dense arrays and flatten the unmasked items row by row.
+
+    ``sample_weight`` may be a scalar, one weight per list (shape (n_lists,))
+    or one per item (same shape as ``y_true``), as in keras-rs.
+
+    >>> f = flatten_dense([[1, 0, 2]], [[0.5, 0.2, 0.9]], mask=[[True, False, True]])
+    >>> f.offsets.tolist(), f.grades.tolist(), f.columns.tolist()
+    ([0, 2], [1.0, 2.0], [0, 2])
+    """
+    t = _as_2d(y_true, "y_true")
+    s = _as_2d(y_score, "y_score")
+    if t.shape != s.shape:
+        raise InputFormatError(f"y_true has shape {t.shape} but y_score has shape {s.shape}")
+    if mask is None:
+        valid = np.ones(t.shape, dtype=bool)
+    else:
+        valid = np.asarray(mask)
+        if valid.ndim == 1 and t.shape[0] == 1:
+            valid = valid[None, :]
+        if valid.shape != t.shape:
+            raise InputFormatError(f"mask has shape {valid.shape}, expected {t.shape}")
+        if valid.dtype != bool:
+            raise InputFormatError(f"mask must be boolean, got dtype {valid.dtype}")
+    _finite(t, "y_true", valid)
+    _finite(s, "y_score", valid)
+    weights = None
+    if sample_weight is not None:
+        w = np.asarray(sample_weight, dtype=np.float64)
+        if w.ndim == 0:
+            w = np.full(t.shape, float(w))
+        elif w.ndim == 1 and w.shape[0] == t.shape[0]:
+            w = np.repeat(w[:, None], t.shape[1], axis=1)
+        elif w.shape != t.shape:
+            raise InputFormatError(
+                f"sample_weight must be a scalar, shape ({t.shape[0]},) or {t.shape}, got shape {w.shape}"
+            )
+        _finite(w, "sample_weight", valid)
+        if (w[valid] < 0).any():
+            row, col = (int(x) for x in np.argwhere(valid & (w < 0))[0])
+            raise InvalidScoreError(f"sample_weight[{row}, {col}] is {w[row, col]}; weights must be >= 0")
+        weights = w[valid]
+    counts = valid.sum(axis=1)
+    offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+    columns = np.nonzero(valid)[1]
+    return FlatLists(offsets, t[valid], s[valid], columns.astype(np.int64), weights)
+
+
+def flatten_ragged(y_true: Sequence[Any], y_score: Sequence[Any]) -> FlatLists:
+    """Flatten ragged lists (one array of grades and one of scores per query).
+
+    >>> f = flatten_ragged([[1, 0], [2]], [[0.3, 0.1], [0.5]])
+    >>> f.offsets.tolist(), f.scores.tolist()
+    ([0, 2, 3], [0.3, 0.1, 0.5])
+    """
+    if len(y_true) != len(y_score):
+        raise InputFormatError(f"y_true has {len(y_true)} lists but y_score has {len(y_score)}")
+    grades, scores = [], []
+    for i, (t, s) in enumerate(zip(y_true, y_score, strict=True)):
+        ti = np.asarray(t, dtype=np.float64).reshape(-1)
+        si = np.asarray(s, dtype=np.float64).reshape(-1)
+        if ti.shape != si.shape:
+            raise InputFormatError(f"list {i}: y_true has {ti.size} items but y_score has {si.size}")
+        for arr, name in ((ti, "y_true"), (si, "y_score")):
+            bad = ~np.isfinite(arr)
+            if bad.any():
+                j = int(np.flatnonzero(bad)[0])
+                raise InvalidScoreError(f"{name}[{i}][{j}] is {arr[j]}; values must be finite numbers")
+        grades.append(ti)
+        scores.append(si)
+    counts = np.array([len(g) for g in grades], dtype=np.int64)
+    offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+    columns = np.arange(int(offsets[-1])) - np.repeat(offsets[:-1], counts)
+    flat_g = np.concatenate(grades) if grades else np.zeros(0)
+    flat_s = np.concatenate(scores) if scores else np.zeros(0)
+    return FlatLists(offsets, flat_g, flat_s, columns, None)

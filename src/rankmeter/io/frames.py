@@ -1,0 +1,88 @@
+"""pandas, polars and pyarrow tables -> :class:`Qrels` / :class:`Run`.
+
+Default columns are ``query_id``, ``doc_id`` and ``relevance`` (qrels) or
+``score`` (run); pass ``columns={"query_id": "qid", ...}`` to rename. Ids of
+any type are converted to their exact string form.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from rankmeter.errors import InputFormatError, InvalidScoreError
+from rankmeter.io.tables import Qrels, Run
+from rankmeter.io.validate import check_finite
+
+
+def is_frame(obj: Any) -> bool:
+    """Whether ``obj`` is a pandas / polars DataFrame or a pyarrow Table."""
+    module = type(obj).__module__.split(".")[0]
+    return module in ("pandas", "polars", "pyarrow") and hasattr(obj, "column_names" if module == "pyarrow" else "columns")
+
+
+def _column_names(frame: Any) -> list[str]:
+    names = frame.column_names if hasattr(frame, "column_names") else frame.columns
+    return [str(c) for c in names]
+
+
+def _column(frame: Any, name: str) -> np.ndarray:
+    if hasattr(frame, "column_names"):  # pyarrow
+        col = frame.column(name)
+        if col.null_count:
+            raise InputFormatError(f"column {name!r} has {col.null_count} missing values")
+        return np.asarray(col.to_numpy(zero_copy_only=False))
+    series = frame[name]
+    nulls = int(series.null_count()) if hasattr(series, "null_count") else int(series.isna().sum())
+    if nulls:
+        raise InputFormatError(f"column {name!r} has {nulls} missing values")
+    return np.asarray(series.to_numpy())
+
+
+def _ids(values: np.ndarray) -> np.ndarray:
+    return values.astype(str) if values.dtype.kind != "U" else values
+
+
+def _numbers(values: np.ndarray, name: str, qids: np.ndarray, dids: np.ndarray) -> np.ndarray:
+    try:
+        return values.astype(np.float64)
+    except (TypeError, ValueError):
+        for row, value in enumerate(values):
+            try:
+                float(value)
+            except (TypeError, ValueError):
+                raise InvalidScoreError(
+                    f"row {row}: query '{qids[row]}', document '{dids[row]}': {name} {value!r} is not a number"
+                ) from None
+        raise
+
+
+def _read(frame: Any, value_column: str, columns: Mapping[str, str] | None) -> tuple[np.ndarray, ...]:
+    mapping = {"query_id": "query_id", "doc_id": "doc_id", value_column: value_column}
+    mapping.update(columns or {})
+    names = _column_names(frame)
+    for role in ("query_id", "doc_id", value_column):
+        if mapping[role] not in names:
+            raise InputFormatError(
+                f"table has no column {mapping[role]!r} for {role} (columns: {', '.join(names)}); "
+                f"pass columns={{'{role}': '<name>'}}"
+            )
+    qids = _ids(_column(frame, mapping["query_id"]))
+    dids = _ids(_column(frame, mapping["doc_id"]))
+    values = _numbers(_column(frame, mapping[value_column]), value_column, qids, dids)
+    check_finite(values, value_column, qids, dids, None, None)
+    return qids, dids, values
+
+
+def qrels_from_frame(frame: Any, columns: Mapping[str, str] | None = None) -> Qrels:
+    """Qrels from a table with columns query_id, doc_id, relevance (renamable)."""
+    qids, dids, rel = _read(frame, "relevance", columns)
+    return Qrels(qids, dids, rel, source="<qrels table>")
+
+
+def run_from_frame(frame: Any, columns: Mapping[str, str] | None = None) -> Run:
+    """Run from a table with columns query_id, doc_id, score (renamable)."""
+    qids, dids, scores = _read(frame, "score", columns)
+    return Run(qids, dids, scores, source="<run table>")

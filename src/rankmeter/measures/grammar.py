@@ -1,0 +1,186 @@
+"""The measure-name grammar.
+
+::
+
+    measure  := family [ "(" param ("," param)* ")" ] [ "@" cutoff ]
+    param    := name "=" value          e.g. gain=exp, min_rel=2, gain={1:1,2:3},
+                                             discount=jarvelin(2), ideal=retrieved
+    cutoff   := int | "[" int ("," int)* "]"
+
+Family names are case-insensitive and accept common aliases (``nDCG``,
+``P``, ``MRR``, ``recip_rank``, ``hit_rate``, ``R-prec``); the canonical
+name (``str(measure)``) omits default parameters and sorts the rest, so
+``parse(str(m)) == m``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from rankmeter.errors import MeasureSyntaxError
+from rankmeter.measures.base import Measure
+from rankmeter.measures.registry import ALIASES, FAMILIES
+
+_HEAD = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_\-]*)\s*")
+
+
+def _split_top_level(text: str) -> list[str]:
+    parts, depth, current = [], 0, []
+    for ch in text:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append("".join(current))
+            current = []
+        else:
+            current.append(ch)
+    parts.append("".join(current))
+    return [p.strip() for p in parts if p.strip()]
+
+
+def _matching_paren(text: str, start: int) -> int:
+    depth = 0
+    for i in range(start, len(text)):
+        if text[i] in "([{":
+            depth += 1
+        elif text[i] in ")]}":
+            depth -= 1
+            if depth == 0:
+                return i
+    return -1
+
+
+def _parse_cutoffs(text: str, source: str) -> tuple[tuple[int, ...], bool]:
+    text = text.strip()
+    list_form = text.startswith("[")
+    if list_form:
+        if not text.endswith("]"):
+            raise MeasureSyntaxError(f"measure {source!r}: cutoff list must end with ']'")
+        items = [t.strip() for t in text[1:-1].split(",") if t.strip()]
+    else:
+        items = [text]
+    cutoffs = []
+    for item in items:
+        if not re.fullmatch(r"\d+", item):
+            raise MeasureSyntaxError(f"measure {source!r}: cutoff {item!r} is not a positive integer")
+        k = int(item)
+        if k < 1:
+            raise MeasureSyntaxError(f"measure {source!r}: cutoff must be >= 1, got {k}")
+        cutoffs.append(k)
+    if not cutoffs:
+        raise MeasureSyntaxError(f"measure {source!r}: empty cutoff list")
+    return tuple(cutoffs), list_form
+
+
+def canonical_family(name: str) -> str:
+    """Canonical family for a name or alias (case-insensitive).
+
+    >>> canonical_family("nDCG"), canonical_family("recip_rank"), canonical_family("P")
+    ('ndcg', 'rr', 'p')
+    """
+    key = name.lower()
+    family = ALIASES.get(key, key)
+    if family not in FAMILIES:
+        known = ", ".join(sorted(FAMILIES))
+        raise MeasureSyntaxError(f"unknown measure {name!r}; known measures: {known}")
+    return family
+
+
+def measure(family: str, cutoffs: int | list[int] | tuple[int, ...] | None = None, **params: Any) -> Measure:
+    """Build and validate a measure from Python values.
+
+    Parameters
+    ----------
+    family : str
+        Family name or alias.
+    cutoffs : int or sequence of int, optional
+    **params
+        Family parameters; callables are allowed for ``gain`` and ``discount``.
+
+    Examples
+    --------
+    >>> str(measure("ndcg", [5, 10], gain="exp"))
+    'ndcg(gain=exp)@[5,10]'
+    >>> str(measure("P", 5, min_rel=2))
+    'p(min_rel=2)@5'
+    """
+    fam = FAMILIES[canonical_family(family)]
+    list_form = isinstance(cutoffs, list | tuple)
+    cut: tuple[int, ...] | None
+    if cutoffs is None:
+        cut = None
+    elif isinstance(cutoffs, list | tuple):
+        cut = tuple(int(k) for k in cutoffs)
+    else:
+        cut = (int(cutoffs),)
+    name = f"{fam.name}@{cutoffs}" if cutoffs is not None else fam.name
+    if cut is not None and any(k < 1 for k in cut):
+        raise MeasureSyntaxError(f"measure {name!r}: cutoffs must be >= 1, got {list(cut)}")
+    if cut is not None and not cut:
+        raise MeasureSyntaxError(f"measure {name!r}: empty cutoff list")
+    if fam.cutoff == "required" and cut is None:
+        raise MeasureSyntaxError(f"measure {fam.name!r} needs a cutoff, e.g. '{fam.name}@10'")
+    if fam.cutoff == "none" and cut is not None:
+        raise MeasureSyntaxError(f"measure {fam.name!r} takes no cutoff, got '@{cutoffs}'")
+    checked = []
+    for key, value in params.items():
+        if key not in fam.params:
+            allowed = ", ".join(fam.params) or "none"
+            raise MeasureSyntaxError(f"measure {fam.name!r} has no parameter {key!r} (parameters: {allowed})")
+        spec = fam.params[key]
+        value = spec.convert(value, fam.name)
+        if value != spec.default:
+            checked.append((key, value))
+    return Measure(fam.name, tuple(sorted(checked)), cut, list_form and cut is not None and len(cut) > 0)
+
+
+def parse(text: str | Measure) -> Measure:
+    """Parse a measure name.
+
+    Examples
+    --------
+    >>> m = parse("nDCG(gain=exp)@[1,5,10]")
+    >>> str(m)
+    'ndcg(gain=exp)@[1,5,10]'
+    >>> parse(str(m)) == m
+    True
+    >>> str(parse("p(min_rel=2)@5")), str(parse("MAP@1000")), str(parse("rr"))
+    ('p(min_rel=2)@5', 'map@1000', 'rr')
+    """
+    if isinstance(text, Measure):
+        return text
+    source = text
+    head = _HEAD.match(text)
+    if not head:
+        raise MeasureSyntaxError(f"cannot parse measure {source!r}: expected a name like 'ndcg@10'")
+    family = canonical_family(head.group(1))
+    rest = text[head.end() :]
+    params: dict[str, Any] = {}
+    if rest.startswith("("):
+        end = _matching_paren(rest, 0)
+        if end < 0:
+            raise MeasureSyntaxError(f"measure {source!r}: unbalanced parentheses")
+        for item in _split_top_level(rest[1:end]):
+            if "=" not in item:
+                raise MeasureSyntaxError(f"measure {source!r}: parameter {item!r} must look like name=value")
+            key, value = (s.strip() for s in item.split("=", 1))
+            if key in params:
+                raise MeasureSyntaxError(f"measure {source!r}: parameter {key!r} given twice")
+            fam = FAMILIES[family]
+            if key not in fam.params:
+                allowed = ", ".join(fam.params) or "none"
+                raise MeasureSyntaxError(
+                    f"measure {source!r}: {family} has no parameter {key!r} (parameters: {allowed})"
+                )
+            params[key] = fam.params[key].parse(value, source)
+        rest = rest[end + 1 :].strip()
+    cutoffs: tuple[int, ...] | None = None
+    list_form = False
+    if rest.startswith("@"):
+        cutoffs, list_form = _parse_cutoffs(rest[1:], source)
+    elif rest.strip():
+        raise MeasureSyntaxError(f"measure {source!r}: unexpected text {rest.strip()!r}")
+    return measure(family, list(cutoffs) if list_form and cutoffs else (cutoffs[0] if cutoffs else None), **params)

@@ -1,0 +1,178 @@
+"""Per-evaluation cache of arrays that several kernels share."""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import numpy as np
+
+from rankmeter.core.ranked_lists import RankedLists
+from rankmeter.measures.kernels.segments import (
+    segment_cumsum,
+    segment_positions,
+    segment_sum,
+    sums_at_cutoffs,
+)
+
+
+class Context:
+    """Shared, lazily computed views of one :class:`RankedLists`.
+
+    Kernels ask the context for relevance vectors, running sums and tie-group
+    statistics so that every measure family reads the same arrays.
+    """
+
+    def __init__(self, ranked: RankedLists) -> None:
+        self.ranked = ranked
+        self.expected = ranked.ties == "expected"
+
+    # --- items -----------------------------------------------------------
+    @cached_property
+    def lengths(self) -> np.ndarray:
+        return self.ranked.lengths
+
+    @cached_property
+    def positions(self) -> np.ndarray:
+        return self.ranked.positions
+
+    @cached_property
+    def ranks(self) -> np.ndarray:
+        """1-based rank of each item, as float64."""
+        return self.positions.astype(np.float64) + 1.0
+
+    @cached_property
+    def item_query(self) -> np.ndarray:
+        return self.ranked.item_query
+
+    def relevant(self, min_rel: float | None) -> np.ndarray:
+        """Binary relevance of each ranked item: judged and grade >= min_rel (grade > 0 by default)."""
+        g = self.ranked.grades
+        rel = g > 0 if min_rel is None else g >= min_rel
+        return (rel & self.ranked.judged).astype(np.float64)
+
+    def num_relevant(self, min_rel: float | None) -> np.ndarray:
+        """Number of relevant judged documents of each query (retrieved or not)."""
+        g = self.ranked.ideal_grades
+        rel = g > 0 if min_rel is None else g >= min_rel
+        return segment_sum(rel.astype(np.float64), self.ranked.ideal_offsets)
+
+    def graded(self) -> np.ndarray:
+        """Non-negative grade of each ranked item (0 when unjudged or negative)."""
+        return np.where(self.ranked.judged, np.maximum(self.ranked.grades, 0.0), 0.0)
+
+    # --- cutoffs ---------------------------------------------------------
+    def sums_at(self, values: np.ndarray, cutoffs: list[int | None | np.ndarray]) -> np.ndarray:
+        """Per-query sums of ``values`` over the top k, for every cutoff."""
+        return sums_at_cutoffs(values, self.ranked.offsets, self.positions, cutoffs)
+
+    def cutoff_sizes(self, cutoffs: list[int | None]) -> np.ndarray:
+        """The k of each cutoff per query, ``None`` meaning the list length: shape (Q, C)."""
+        cols = [self.lengths if k is None else np.full(len(self.lengths), k) for k in cutoffs]
+        return np.stack(cols, axis=1).astype(np.float64)
+
+    # --- tie groups --------------------------------------------------------
+    @cached_property
+    def group_starts(self) -> np.ndarray:
+        return self.ranked.group_starts
+
+    @cached_property
+    def group_sizes(self) -> np.ndarray:
+        return np.diff(self.group_starts)
+
+    @cached_property
+    def group_query(self) -> np.ndarray:
+        return self.item_query[self.group_starts[:-1]]
+
+    @cached_property
+    def group_offsets(self) -> np.ndarray:
+        """CSR of groups per query."""
+        counts = np.bincount(self.group_query, minlength=self.ranked.n_queries)
+        return np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+
+    @cached_property
+    def within_group(self) -> np.ndarray:
+        """0-based position of each item inside its tied group."""
+        return np.arange(len(self.ranked.grades)) - np.repeat(self.group_starts[:-1], self.group_sizes)
+
+    def group_sum(self, values: np.ndarray) -> np.ndarray:
+        return segment_sum(values, self.group_starts)
+
+    def per_item(self, group_values: np.ndarray) -> np.ndarray:
+        return np.repeat(group_values, self.group_sizes)
+
+    def tie_mean(self, values: np.ndarray) -> np.ndarray:
+        """Expected value at each position under ``expected`` ties: the mean over its tied group.
+
+        For any other policy the values are returned unchanged.
+        """
+        if not self.expected:
+            return values
+        return self.per_item(self.group_sum(values) / self.group_sizes)
+
+    def prefix_products(self, b: np.ndarray, g: np.ndarray) -> np.ndarray:
+        r"""E[b_i * sum_{j<=i} g_j] at each position i.
+
+        Deterministic orders give ``b_i * cumsum(g)_i``. Under ``expected`` ties,
+        with i in a tied group of n items whose sums are B = sum b, G = sum g and
+        BG = sum b*g, t the 0-based offset of i in the group and G_before the
+        sum of g over earlier groups (McSherry & Najork's argument: the order in
+        each group is uniform and independent of other groups):
+
+        .. math:: E = \frac{B}{n} G_{before} + \frac{BG}{n} + t \frac{B G - BG}{n (n - 1)}
+
+        AP uses b = g = relevance; WAP uses b = relevance, g = grade.
+        """
+        if not self.expected:
+            return b * segment_cumsum(g, self.ranked.offsets)
+        n = self.group_sizes.astype(np.float64)
+        big_b = self.group_sum(b)
+        big_g = self.group_sum(g)
+        big_bg = self.group_sum(b * g)
+        g_before = segment_cumsum(big_g, self.group_offsets) - big_g
+        pair = np.divide(big_b * big_g - big_bg, n * (n - 1.0), out=np.zeros_like(n), where=n > 1)
+        t = self.within_group.astype(np.float64)
+        return self.per_item(big_b / n * g_before + big_bg / n) + t * self.per_item(pair)
+
+    def first_hit(self, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        r"""Distribution of the rank of the first relevant item of each query.
+
+        Returns ``(query, rank, probability)`` triples. Deterministic orders
+        give one triple per query that has a relevant item. Under ``expected``
+        ties only the first tied group holding a relevant item matters: with
+        n items, r relevant, starting at 0-based rank a, the first relevant
+        item is at offset j (1-based) with probability
+
+        .. math:: w_j = S_{j-1} \frac{r}{n - j + 1}, \quad
+                  S_j = \prod_{t=0}^{j-1} \frac{n - r - t}{n - t}
+
+        (S_j: none of the first j is relevant; hypergeometric).
+        """
+        if not self.expected:
+            first = np.flatnonzero(b > 0)
+            q = self.item_query[first]
+            keep = np.concatenate(([True], q[1:] != q[:-1])) if len(q) else np.zeros(0, dtype=bool)
+            first = first[keep]
+            return self.item_query[first], self.ranks[first], np.ones(len(first))
+        from scipy.special import gammaln
+
+        r_group = self.group_sum(b)
+        candidates = np.flatnonzero(r_group > 0)
+        gq = self.group_query[candidates]
+        keep = np.concatenate(([True], gq[1:] != gq[:-1])) if len(gq) else np.zeros(0, dtype=bool)
+        groups = candidates[keep]
+        n = self.group_sizes[groups]
+        r = r_group[groups]
+        start_rank = self.positions[self.group_starts[groups]].astype(np.float64)
+        qs = self.group_query[groups]
+        n_offsets = np.concatenate(([0], np.cumsum(n))).astype(np.int64)
+        j = segment_positions(n_offsets, int(n_offsets[-1])).astype(np.float64) + 1.0
+        nn = np.repeat(n, n).astype(np.float64)
+        rr = np.repeat(r, n)
+        jm1 = j - 1.0
+        # log S_{j-1}; S_{j-1} = 0 when j - 1 > n - r
+        valid = jm1 <= nn - rr
+        safe = np.where(valid, jm1, 0.0)
+        log_s = gammaln(nn - rr + 1) - gammaln(nn - rr - safe + 1) + gammaln(nn - safe + 1) - gammaln(nn + 1)
+        s_prev = np.where(valid, np.exp(log_s), 0.0)
+        prob = s_prev * rr / (nn - jm1)
+        return np.repeat(qs, n), np.repeat(start_rank, n) + j, prob

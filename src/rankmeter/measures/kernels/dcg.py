@@ -1,0 +1,84 @@
+r"""Cumulative-gain family: cg, dcg, idcg, ndcg.
+
+.. math::
+
+    CG@k = \sum_{i=1}^{k} g(r_i), \qquad
+    DCG@k = \sum_{i=1}^{k} g(r_i)\, d(i), \qquad
+    nDCG@k = DCG@k / IDCG@k
+
+with gain g (``linear`` r, ``exp`` 2^r - 1, a table or a callable), discount d
+(``log2``: 1/log2(i+1); ``jarvelin(b)``; a callable) and IDCG@k the DCG@k of
+the ideal ranking: all judged documents of the query sorted by gain
+(``ideal=judged``, trec_eval) or the ranked list's own documents sorted by gain
+(``ideal=retrieved``, scikit-learn and keras-rs). Without a cutoff the whole
+list is used (and the whole ideal list). Per-item weights (dense input) scale
+the gains and the ideal is sorted by weighted gain, as keras-rs does. Under
+``expected`` ties each position's gain is the mean gain of its tied group,
+which is exact because DCG is linear in the gains (McSherry & Najork, 2008).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rankmeter.measures.base import Measure
+from rankmeter.measures.kernels.context import Context
+from rankmeter.measures.kernels.segments import segment_positions, sort_segments_desc, sums_at_cutoffs
+from rankmeter.measures.params import discount_values, gain_values
+
+
+def _cutoffs(measure: Measure) -> list[int | None]:
+    return list(measure.cutoffs) if measure.cutoffs is not None else [None]
+
+
+def _item_gains(ctx: Context, measure: Measure) -> np.ndarray:
+    ranked = ctx.ranked
+    gains = np.where(ranked.judged, gain_values(measure.param("gain", "linear"), ranked.grades), 0.0)
+    if ranked.item_weights is not None:
+        gains = gains * ranked.item_weights
+    return gains
+
+
+def ideal_dcg(ctx: Context, measure: Measure, discounted: bool = True) -> np.ndarray:
+    """IDCG (or ICG) of every query at every cutoff: shape (Q, C)."""
+    ranked = ctx.ranked
+    gain = measure.param("gain", "linear")
+    if measure.param("ideal", "judged") == "retrieved":
+        offsets, grades, weights = ranked.offsets, ranked.grades, ranked.item_weights
+        gains = np.where(ranked.judged, gain_values(gain, grades), 0.0)
+    else:
+        offsets, grades, weights = ranked.ideal_offsets, ranked.ideal_grades, ranked.ideal_weights
+        gains = gain_values(gain, grades)
+    if weights is not None:
+        gains = gains * weights
+    gains = sort_segments_desc(gains, offsets)
+    positions = segment_positions(offsets, len(gains))
+    if discounted:
+        gains = gains * discount_values(measure.param("discount", "log2"), positions + 1.0)
+    return sums_at_cutoffs(gains, offsets, positions, list(_cutoffs(measure)))
+
+
+def cg(ctx: Context, measure: Measure) -> np.ndarray:
+    """Cumulative gain of the top k (no discount)."""
+    return ctx.sums_at(ctx.tie_mean(_item_gains(ctx, measure)), list(_cutoffs(measure)))
+
+
+def dcg(ctx: Context, measure: Measure) -> np.ndarray:
+    """Discounted cumulative gain of the top k."""
+    gains = ctx.tie_mean(_item_gains(ctx, measure))
+    discounts = discount_values(measure.param("discount", "log2"), ctx.ranks)
+    return ctx.sums_at(gains * discounts, list(_cutoffs(measure)))
+
+
+def idcg(ctx: Context, measure: Measure) -> np.ndarray:
+    """DCG of the ideal ranking at k."""
+    return ideal_dcg(ctx, measure)
+
+
+def ndcg(ctx: Context, measure: Measure) -> np.ndarray:
+    """DCG / IDCG; NaN where IDCG is 0 (no relevant document)."""
+    num = dcg(ctx, measure)
+    den = ideal_dcg(ctx, measure)
+    out = np.full_like(num, np.nan)
+    np.divide(num, den, out=out, where=den > 0)
+    return out

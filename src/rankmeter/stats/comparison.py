@@ -1,0 +1,198 @@
+"""The :class:`Comparison` result of :func:`rankmeter.stats.compare.compare` and its exports."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+import numpy as np
+
+from rankmeter.errors import PolicyError
+
+TABLES = ("pairs", "systems")
+
+
+@dataclass(frozen=True)
+class SystemRow:
+    """Mean of one measure for one system, with its bootstrap confidence interval."""
+
+    name: str
+    measure: str
+    mean: float
+    ci_low: float
+    ci_high: float
+
+
+@dataclass(frozen=True)
+class PairRow:
+    """One system compared with one baseline on one measure.
+
+    ``statistic`` depends on the test (t, Wilcoxon's W, or the mean difference
+    for the resampling and Tukey tests). ``effect_size`` is the raw effect
+    ``mean(system - baseline)``, equal to ``mean_difference`` (kept under both
+    names for the fixed export schema); ``effect_size_standardized`` is
+    Cohen's :math:`d_z`. ``wins`` / ``ties`` / ``losses`` count queries where
+    the system is above / equal to / below the baseline. ``significant`` is
+    ``p_adjusted < alpha``. ``p_value_mc_se`` is the Monte Carlo standard error
+    of a resampled p-value (``None`` for analytic tests).
+    """
+
+    measure: str
+    baseline: str
+    system: str
+    test: str
+    statistic: float
+    p_value: float
+    p_adjusted: float
+    effect_size: float
+    wins: int
+    ties: int
+    losses: int
+    effect_size_standardized: float
+    mean_difference: float
+    significant: bool
+    p_value_mc_se: float | None = None
+    note: str | None = None
+
+
+def _jsonable(obj: Any) -> Any:
+    """Plain-Python copy of ``obj`` with non-finite floats as ``None`` (strict JSON)."""
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return _jsonable(obj.tolist())
+    if isinstance(obj, (bool, np.bool_)):
+        return bool(obj)
+    if isinstance(obj, (int, np.integer)):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        return float(obj) if math.isfinite(obj) else None
+    return obj
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Per-system means with confidence intervals and paired tests against a baseline.
+
+    Attributes
+    ----------
+    systems : list of SystemRow
+        One row per (system, measure): ``name, measure, mean, ci_low, ci_high``.
+    pairs : list of PairRow
+        One row per compared (baseline, system, measure).
+    metadata : dict
+        Test, correction, alpha, n_resamples, seed, CI level and method, query
+        counts, Monte Carlo standard errors and notes (JSON-serializable).
+    query_ids : ndarray of str
+        The queries compared (after alignment).
+    per_query : dict
+        System name -> per-query values, shape (n_queries, n_measures), in the
+        order of ``query_ids`` and ``metadata["measures"]`` (used by the plots).
+    """
+
+    systems: list[SystemRow]
+    pairs: list[PairRow]
+    metadata: dict[str, Any]
+    query_ids: np.ndarray = field(default_factory=lambda: np.array([], dtype=str), repr=False, compare=False)
+    per_query: dict[str, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
+
+    # -- lookup ---------------------------------------------------------------------------
+
+    @property
+    def names(self) -> list[str]:
+        """System names, in the order given."""
+        return list(self.metadata["systems"])
+
+    @property
+    def measures(self) -> list[str]:
+        """Measure names, in the order of the evaluation."""
+        return list(self.metadata["measures"])
+
+    @property
+    def baseline(self) -> str:
+        """Name of the baseline system."""
+        return str(self.metadata["baseline"])
+
+    def values(self, name: str, measure: str) -> np.ndarray:
+        """Per-query values of system ``name`` on ``measure`` (aligned with :attr:`query_ids`)."""
+        if name not in self.per_query:
+            raise PolicyError(f"unknown system {name!r}; systems are {', '.join(self.names)}")
+        if measure not in self.measures:
+            raise PolicyError(f"unknown measure {measure!r}; measures are {', '.join(self.measures)}")
+        return self.per_query[name][:, self.measures.index(measure)]
+
+    def system(self, name: str, measure: str) -> SystemRow:
+        """The :class:`SystemRow` of ``name`` on ``measure``."""
+        for row in self.systems:
+            if row.name == name and row.measure == measure:
+                return row
+        raise PolicyError(f"no row for system {name!r} and measure {measure!r}")
+
+    def pair(self, measure: str, system: str, baseline: str | None = None) -> PairRow | None:
+        """The :class:`PairRow` comparing ``system`` with ``baseline`` (default: the baseline).
+
+        Rows are found in either orientation; ``None`` when the pair was not tested.
+        """
+        other = self.baseline if baseline is None else baseline
+        for row in self.pairs:
+            if row.measure == measure and {row.baseline, row.system} == {other, system} and other != system:
+                return row
+        return None
+
+    # -- exports --------------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain dict ``{"systems": [...], "pairs": [...], "metadata": {...}}``.
+
+        Floats stay Python floats (``nan`` / ``inf`` included); see :meth:`to_json`.
+        """
+        return {
+            "systems": [asdict(r) for r in self.systems],
+            "pairs": [asdict(r) for r in self.pairs],
+            "metadata": json.loads(json.dumps(_jsonable(self.metadata))),
+        }
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """Strict JSON of :meth:`to_dict`; NaN and infinite numbers become ``null``."""
+        return json.dumps(_jsonable(self.to_dict()), indent=indent, allow_nan=False)
+
+    def _records(self, table: str) -> tuple[list[str], list[dict[str, Any]]]:
+        if table == "pairs":
+            return [f.name for f in fields(PairRow)], [asdict(r) for r in self.pairs]
+        if table == "systems":
+            return [f.name for f in fields(SystemRow)], [asdict(r) for r in self.systems]
+        raise PolicyError(f"unknown table {table!r}; choose one of {', '.join(TABLES)}")
+
+    def to_pandas(self, table: str = "pairs") -> Any:
+        """A :class:`pandas.DataFrame` of the ``"pairs"`` or ``"systems"`` rows (needs pandas)."""
+        import pandas as pd
+
+        columns, records = self._records(table)
+        return pd.DataFrame.from_records(records, columns=columns)
+
+    def to_csv(self, table: str = "pairs") -> str:
+        """CSV text of the ``"pairs"`` or ``"systems"`` rows (header line first)."""
+        columns, records = self._records(table)
+        buf = io.StringIO()
+        writer = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(records)
+        return buf.getvalue()
+
+    def to_markdown(self, *, ci: bool = True, details: bool = True) -> str:
+        """Markdown tables; see :func:`rankmeter.report.tables.render_markdown`."""
+        from rankmeter.report.tables import render_markdown
+
+        return render_markdown(self, ci=ci, details=details)
+
+    def to_latex(self, *, ci: bool = False) -> str:
+        """LaTeX booktabs table; see :func:`rankmeter.report.tables.render_latex`."""
+        from rankmeter.report.tables import render_latex
+
+        return render_latex(self, ci=ci)
