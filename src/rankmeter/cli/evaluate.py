@@ -1,0 +1,118 @@
+"""``rankmeter evaluate QRELS RUN -m MEASURE ...``: evaluate a run and print a table, JSON or CSV."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from typing import Any
+
+from rankmeter.aggregate import EMPTY_POLICIES
+from rankmeter.core.align import DUPLICATE_POLICIES, MISSING_POLICIES
+from rankmeter.core.ties import TIE_POLICIES
+
+DEFAULT_MEASURES = ["ndcg@10", "ndcg", "map", "p@10", "r@100", "rr", "num_q", "num_ret", "num_rel", "num_rel_ret"]
+
+
+def add_parser(sub: Any) -> None:
+    """Register the ``evaluate`` subcommand."""
+    p = sub.add_parser(
+        "evaluate",
+        help="evaluate a run against qrels",
+        description="Evaluate a TREC run (or '-' for stdin) against TREC qrels (.gz accepted).",
+    )
+    p.add_argument("qrels", help="qrels file: qid iter docno rel")
+    p.add_argument("run", help="run file: qid Q0 docno rank score tag ('-' reads stdin)")
+    p.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
+                   help="measure name, repeatable (e.g. ndcg@10, 'ndcg(gain=exp)@[5,10]', map); "
+                   f"default: {' '.join(DEFAULT_MEASURES)}")
+    p.add_argument("--ties", choices=TIE_POLICIES, default="trec", help="tie policy (default: trec)")
+    p.add_argument("--empty", choices=EMPTY_POLICIES, default="zero",
+                   help="queries with no relevant judged document (default: zero)")
+    p.add_argument("--missing", choices=MISSING_POLICIES, default="zero",
+                   help="judged queries absent from the run (default: zero, as trec_eval -c)")
+    p.add_argument("--duplicates", choices=DUPLICATE_POLICIES, default="error",
+                   help="repeated (query, document) pairs (default: error)")
+    p.add_argument("--depth", type=int, default=None, help="evaluate only the top N of each query (trec_eval -M)")
+    p.add_argument("--judged-only", action="store_true", help="drop unjudged documents (trec_eval -J)")
+    p.add_argument("--seed", type=int, default=None, help="seed for --ties shuffle")
+    p.add_argument("--per-query", action="store_true", help="also print per-query values")
+    p.add_argument("--format", choices=("table", "json", "csv", "trec"), default="table")
+    p.add_argument("--digits", type=int, default=4, help="decimals in the table (default: 4)")
+    p.add_argument("-o", "--output", default=None, help="write to this file instead of stdout")
+    p.set_defaults(handler=run)
+
+
+def _fmt(name: str, value: float, digits: int) -> str:
+    if math.isnan(value):
+        return "nan"
+    if name.startswith("num_"):
+        return str(int(round(value)))
+    return f"{value:.{digits}f}"
+
+
+def render_table(result: Any, per_query: bool, digits: int) -> str:
+    """A rich table of the aggregates (and per-query values) as plain text."""
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=None, show_edge=False, header_style="bold")
+    table.add_column("query")
+    for name in result.measure_names:
+        table.add_column(name, justify="right")
+    if per_query:
+        for qi, qid in enumerate(result.query_ids.tolist()):
+            row = [
+                _fmt(n, float(result.values[qi, mi]), digits) if result.included[qi, mi] else "-"
+                for mi, n in enumerate(result.measure_names)
+            ]
+            table.add_row(qid, *row)
+        table.add_section()
+    table.add_row("all", *[_fmt(n, result.aggregate[n], digits) for n in result.measure_names], style="bold")
+    console = Console(width=10_000, record=True, file=open("/dev/null", "w"), color_system=None)  # noqa: SIM115
+    console.print(table)
+    text = console.export_text()
+    meta = result.metadata
+    notes = [
+        f"{meta['queries_evaluated']} queries evaluated",
+        f"ties={meta['ties']}",
+        f"empty={meta['empty']} ({meta['queries_empty']} without relevant documents)",
+    ]
+    if "missing" in meta:
+        notes.append(f"missing={meta['missing']} ({meta['queries_missing']} missing from the run)")
+        notes.append(f"{meta['queries_run_only']} run-only queries ignored")
+    if meta.get("queries_with_ties_at_cutoff"):
+        notes.append(f"{meta['queries_with_ties_at_cutoff']} queries with a tied group across a cutoff")
+    return text + "; ".join(notes) + "\n"
+
+
+def run(args: argparse.Namespace) -> int:
+    """Execute ``rankmeter evaluate``."""
+    from rankmeter.evaluate import evaluate
+
+    result = evaluate(
+        args.qrels, args.run, args.measures or DEFAULT_MEASURES, ties=args.ties, empty=args.empty,
+        missing=args.missing, duplicates=args.duplicates, depth=args.depth, judged_only=args.judged_only,
+        seed=args.seed,
+    )
+    if args.format == "json":
+        data = result.to_dict()
+        if not args.per_query:
+            data["per_query"] = result.per_query  # the JSON always carries per-query rows
+        import json
+
+        from rankmeter.results import _json_safe
+
+        text = json.dumps(_json_safe(data), indent=2) + "\n"
+    elif args.format == "csv":
+        text = result.to_csv()
+    elif args.format == "trec":
+        text = result.to_trec_eval(per_query=args.per_query)
+    else:
+        text = render_table(result, args.per_query, args.digits)
+    if args.output:
+        with open(args.output, "w") as fh:
+            fh.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0

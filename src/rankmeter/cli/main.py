@@ -1,0 +1,54 @@
+"""``rankmeter`` console script: dispatches to one module per subcommand.
+
+Each subcommand module exposes ``add_parser(subparsers)`` and ``run(args) -> int``.
+Errors derived from :class:`~rankmeter.errors.RankmeterError` are printed as one
+line on stderr (exit status 2), never as a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from rankmeter._version import __version__
+from rankmeter.errors import RankmeterError
+
+SUBCOMMANDS = ("evaluate", "measures", "compare", "retrieval")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The top-level parser with every available subcommand."""
+    parser = argparse.ArgumentParser(
+        prog="rankmeter", description="Exact, explicit and fast evaluation of rankings."
+    )
+    parser.add_argument("--version", action="version", version=f"rankmeter {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for name in SUBCOMMANDS:
+        try:
+            module = importlib.import_module(f"rankmeter.cli.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"rankmeter.cli.{name}":
+                continue
+            raise
+        module.add_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.handler(args) or 0)
+    except RankmeterError as exc:
+        print(f"rankmeter {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # pragma: no cover - e.g. `rankmeter ... | head`
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
