@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import csv
 import io
 import json
@@ -155,7 +156,7 @@ class Comparison:
         return {
             "systems": [asdict(r) for r in self.systems],
             "pairs": [asdict(r) for r in self.pairs],
-            "metadata": json.loads(json.dumps(_jsonable(self.metadata))),
+            "metadata": copy.deepcopy(self.metadata),
         }
 
     def to_json(self, indent: int | None = 2) -> str:

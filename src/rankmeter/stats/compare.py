@@ -1,0 +1,367 @@
+"""Compare several systems: per-system means with CIs, paired tests against a baseline, corrections.
+
+:func:`compare` evaluates runs with :func:`rankmeter.evaluate.evaluate`;
+:func:`compare_per_query` does all the statistics on per-query values that
+were computed elsewhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from rankmeter.errors import InputFormatError, PolicyError
+from rankmeter.stats._arrays import positive_int
+from rankmeter.stats._types import TestResult
+from rankmeter.stats.align import QUERY_SET_POLICIES, Aligned, PerQuery, align_queries
+from rankmeter.stats.bootstrap import canonical_ci_method, mean_ci
+from rankmeter.stats.comparison import Comparison, PairRow, SystemRow
+from rankmeter.stats.corrections import adjust, canonical_correction
+from rankmeter.stats.effects import cohens_dz, mean_difference, wins_ties_losses
+from rankmeter.stats.paired import PAIRED_TESTS, canonical_test, paired_test
+from rankmeter.stats.tukey import randomized_tukey_hsd, tukey_hsd
+
+#: Tests of all system pairs, whose p-values are already family-wise adjusted.
+ALL_PAIRS_TESTS = ("tukey", "randomized-tukey")
+#: Every test name :func:`compare` accepts.
+TESTS = PAIRED_TESTS + ALL_PAIRS_TESTS
+#: Tests whose p-value is a Monte Carlo estimate.
+RESAMPLING_TESTS = ("randomization", "bootstrap", "randomized-tukey")
+
+_TUKEY_ALIASES = {
+    "tukey": "tukey",
+    "tukey-hsd": "tukey",
+    "hsd": "tukey",
+    "randomized-tukey": "randomized-tukey",
+    "randomised-tukey": "randomized-tukey",
+    "tukey-randomized": "randomized-tukey",
+    "randomized-tukey-hsd": "randomized-tukey",
+}
+
+
+@dataclass(frozen=True)
+class _Options:
+    test: str
+    correction: str
+    alpha: float
+    n_resamples: int
+    seed: int
+    ci: float
+    ci_method: str
+    query_sets: str
+
+
+def canonical_compare_test(name: str) -> str:
+    """Canonical name of any test :func:`compare` accepts.
+
+    Examples
+    --------
+    >>> canonical_compare_test("Tukey-HSD"), canonical_compare_test("permutation")
+    ('tukey', 'randomization')
+    """
+    key = str(name).strip().lower()
+    if key in _TUKEY_ALIASES:
+        return _TUKEY_ALIASES[key]
+    try:
+        return canonical_test(key)
+    except PolicyError:
+        raise PolicyError(f"unknown test {name!r}; choose one of {', '.join(TESTS)}") from None
+
+
+def _options(
+    test: str, correction: str | None, alpha: float, n_resamples: int, seed: int | None,
+    ci: float, ci_method: str, query_sets: str,
+) -> _Options:
+    if not 0.0 < float(alpha) < 1.0:
+        raise PolicyError(f"alpha must be in (0, 1), got {alpha!r}")
+    if not 0.0 < float(ci) < 1.0:
+        raise PolicyError(f"ci (the confidence level) must be in (0, 1), got {ci!r}")
+    if query_sets not in QUERY_SET_POLICIES:
+        raise PolicyError(
+            f"unknown query_sets policy {query_sets!r}; choose one of {', '.join(QUERY_SET_POLICIES)}"
+        )
+    if seed is None:
+        entropy = np.random.SeedSequence().entropy
+        seed = int(entropy) if entropy is not None else 0
+    elif isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise PolicyError(f"seed must be a non-negative integer or None, got {seed!r}")
+    return _Options(
+        test=canonical_compare_test(test),
+        correction=canonical_correction(correction),
+        alpha=float(alpha),
+        n_resamples=positive_int(n_resamples, "n_resamples"),
+        seed=int(seed),
+        ci=float(ci),
+        ci_method=canonical_ci_method(ci_method),
+        query_sets=query_sets,
+    )
+
+
+def _pair_tests(aligned: Aligned, order: list[str], opts: _Options) -> list[tuple[str, str, str, TestResult]]:
+    """``(measure, baseline, system, result)`` for every tested pair, measure by measure."""
+    out = []
+    for j, measure in enumerate(aligned.measure_names):
+        if opts.test in PAIRED_TESTS:
+            base = order[0]
+            for name in order[1:]:
+                res = paired_test(
+                    aligned.scores[base][:, j], aligned.scores[name][:, j], opts.test,
+                    n_resamples=opts.n_resamples, seed=opts.seed,
+                )
+                out.append((measure, base, name, res))
+            continue
+        matrix = np.column_stack([aligned.scores[name][:, j] for name in order])
+        if opts.test == "tukey":
+            tk = tukey_hsd(matrix)
+        else:
+            tk = randomized_tukey_hsd(matrix, n_resamples=opts.n_resamples, seed=opts.seed)
+        n = matrix.shape[0]
+        for i in range(len(order)):
+            for k in range(i + 1, len(order)):
+                p = float(tk.p_value[i, k])
+                se = None if tk.mc_error is None else float(tk.mc_error[i, k])
+                res = TestResult(tk.test, float(tk.statistic[k, i]), p, n, tk.n_resamples, se)
+                out.append((measure, order[i], order[k], res))
+    return out
+
+
+def compare_per_query(
+    per_query: Mapping[str, PerQuery],
+    *,
+    baseline: str | None = None,
+    test: str = "t",
+    correction: str | None = "holm",
+    alpha: float = 0.05,
+    n_resamples: int = 10_000,
+    seed: int | None = 0,
+    ci: float = 0.95,
+    ci_method: str = "BCa",
+    query_sets: str = "error",
+) -> Comparison:
+    """Compare systems from their per-query values (the work behind :func:`compare`).
+
+    For every system and measure, the mean over queries and its bootstrap
+    confidence interval (:func:`rankmeter.stats.bootstrap.mean_ci`). For every
+    measure and every system other than the baseline, a paired test of
+    ``system`` against ``baseline`` on the aligned per-query values, the mean
+    difference :math:`\\bar d`, Cohen's :math:`d_z = \\bar d / s_d` and
+    wins / ties / losses. The p-values of all (system x measure) pairs form one
+    family for the multiple-testing ``correction``; a pair is significant when
+    its adjusted p-value is ``< alpha``.
+
+    With ``test="tukey"`` or ``"randomized-tukey"`` every pair of systems is
+    tested (the baseline first, then the other systems in the given order);
+    those p-values are already adjusted over the system pairs of a measure, so
+    ``correction`` is not applied again (``p_adjusted == p_value``;
+    ``metadata["correction"]`` is ``"none"`` and a note says why).
+
+    Every resampling step (CIs, randomization, bootstrap and randomized Tukey
+    tests) is seeded with the same ``seed`` (common random numbers): the result
+    for a pair equals the stand-alone test with that seed and does not change
+    when other systems are added.
+
+    Parameters
+    ----------
+    per_query : mapping
+        System name -> ``(query_ids, measure_names, values)`` with ``values``
+        of shape (n_queries, n_measures). At least two systems; insertion order
+        is the display order.
+    baseline : str, optional
+        Name of the baseline system; default the first one.
+    test : {"t", "wilcoxon", "randomization", "bootstrap", "tukey", "randomized-tukey"}
+        The significance test (see :mod:`rankmeter.stats.paired`,
+        :mod:`rankmeter.stats.resampling`, :mod:`rankmeter.stats.tukey`).
+    correction : {"holm", "bonferroni", "bh", "none"} or None, default "holm"
+        Multiple-testing correction over all (system x measure) pairs.
+    alpha : float, default 0.05
+        Significance level for ``PairRow.significant``.
+    n_resamples : int, default 10_000
+        Resamples of the bootstrap CIs and of the resampling tests.
+    seed : int or None, default 0
+        Seed of every random draw; ``None`` draws fresh entropy, recorded in
+        ``metadata["seed"]`` so that the result can be reproduced.
+    ci : float, default 0.95
+        Confidence level of the intervals.
+    ci_method : {"BCa", "percentile", "basic"}, default "BCa"
+        Bootstrap interval method.
+    query_sets : {"error", "intersect"}, default "error"
+        What to do when systems cover different queries (see
+        :func:`rankmeter.stats.align.align_queries`).
+
+    Returns
+    -------
+    Comparison
+
+    Raises
+    ------
+    rankmeter.errors.PolicyError
+        Unknown option, unknown baseline, or different query sets under ``"error"``.
+    rankmeter.errors.InputFormatError
+        Fewer than two systems, mismatched measures, or non-finite values.
+
+    Examples
+    --------
+    >>> qids = ["q1", "q2", "q3", "q4", "q5", "q6", "q7", "q8"]
+    >>> bm25 = (qids, ["ndcg@10"], [[0.31], [0.45], [0.22], [0.60], [0.38], [0.27], [0.5], [0.1]])
+    >>> rerank = (qids, ["ndcg@10"], [[0.40], [0.52], [0.25], [0.66], [0.37], [0.35], [0.5], [0.2]])
+    >>> cmp = compare_per_query({"bm25": bm25, "rerank": rerank}, test="randomization", seed=1)
+    >>> row = cmp.pairs[0]
+    >>> row.system, round(row.mean_difference, 4), (row.wins, row.ties, row.losses)
+    ('rerank', 0.0525, (6, 1, 1))
+    >>> row.p_value < 0.05, row.significant
+    (True, True)
+    """
+    opts = _options(test, correction, alpha, n_resamples, seed, ci, ci_method, query_sets)
+    names = list(per_query)
+    if len(names) < 2:
+        raise InputFormatError(f"compare needs at least 2 systems, got {len(names)}")
+    base = names[0] if baseline is None else baseline
+    if base not in per_query:
+        raise PolicyError(f"baseline {base!r} is not one of the systems: {', '.join(map(repr, names))}")
+    aligned = align_queries(per_query, opts.query_sets)
+    measures = aligned.measure_names
+    notes: list[str] = []
+
+    systems = []
+    for name in names:
+        for j, measure in enumerate(measures):
+            interval = mean_ci(
+                aligned.scores[name][:, j], level=opts.ci, method=opts.ci_method,
+                n_resamples=opts.n_resamples, seed=opts.seed,
+            )
+            if interval.note:
+                notes.append(f"CI of {name} / {measure}: {interval.note}")
+            systems.append(SystemRow(name, measure, interval.estimate, interval.low, interval.high))
+
+    order = [base] + [n for n in names if n != base]
+    tested = _pair_tests(aligned, order, opts)
+    raw = np.array([res.p_value for *_, res in tested], dtype=np.float64)
+    effective_correction = opts.correction
+    if opts.test in ALL_PAIRS_TESTS:
+        adjusted = raw.copy()
+        if opts.correction != "none":
+            notes.append(
+                f"{opts.test} p-values are already adjusted over all system pairs of a measure; "
+                f"correction {opts.correction!r} was not applied on top"
+            )
+        effective_correction = "none"
+    else:
+        adjusted = adjust(raw, opts.correction)
+
+    pairs = []
+    mc_errors = []
+    for (measure, b_name, s_name, res), p_adj in zip(tested, adjusted, strict=True):
+        j = measures.index(measure)
+        a_vals, b_vals = aligned.scores[b_name][:, j], aligned.scores[s_name][:, j]
+        delta = mean_difference(a_vals, b_vals)
+        wtl = wins_ties_losses(a_vals, b_vals)
+        if res.note:
+            notes.append(f"{res.test} test of {s_name} vs {b_name} on {measure}: {res.note}")
+        if res.mc_error is not None:
+            mc_errors.append(
+                {"measure": measure, "baseline": b_name, "system": s_name,
+                 "p_value": res.p_value, "se": res.mc_error}
+            )
+        pairs.append(
+            PairRow(
+                measure=measure, baseline=b_name, system=s_name, test=res.test,
+                statistic=res.statistic, p_value=res.p_value, p_adjusted=float(p_adj),
+                effect_size=delta, wins=wtl.wins, ties=wtl.ties, losses=wtl.losses,
+                effect_size_standardized=cohens_dz(a_vals, b_vals), mean_difference=delta,
+                significant=bool(p_adj < opts.alpha), p_value_mc_se=res.mc_error, note=res.note,
+            )
+        )
+
+    metadata: dict[str, Any] = {
+        "test": opts.test,
+        "correction": effective_correction,
+        "correction_requested": opts.correction,
+        "family_size": int(np.count_nonzero(~np.isnan(raw))),
+        "alpha": opts.alpha,
+        "significance": "p_adjusted < alpha",
+        "n_resamples": opts.n_resamples,
+        "seed": opts.seed,
+        "ci_level": opts.ci,
+        "ci_method": opts.ci_method,
+        "baseline": base,
+        "systems": names,
+        "measures": list(measures),
+        "query_sets": opts.query_sets,
+        "queries": {
+            "compared": int(aligned.query_ids.size),
+            "per_system": dict(aligned.original_counts),
+            "dropped": dict(aligned.dropped),
+        },
+        "monte_carlo_se": mc_errors,
+        "notes": notes,
+    }
+    return Comparison(
+        systems=systems, pairs=pairs, metadata=metadata,
+        query_ids=aligned.query_ids, per_query=dict(aligned.scores),
+    )
+
+
+def compare(
+    qrels: Any,
+    runs: Mapping[str, Any],
+    measures: str | Sequence[str],
+    *,
+    baseline: str | None = None,
+    test: str = "t",
+    correction: str | None = "holm",
+    alpha: float = 0.05,
+    n_resamples: int = 10_000,
+    seed: int | None = 0,
+    ci: float = 0.95,
+    ci_method: str = "BCa",
+    query_sets: str = "error",
+) -> Comparison:
+    """Evaluate several runs and compare them with significance tests.
+
+    Each run is evaluated with :func:`rankmeter.evaluate.evaluate` on
+    ``qrels`` and ``measures``; the per-query values then go to
+    :func:`compare_per_query`, which documents the statistics and every
+    keyword argument.
+
+    Parameters
+    ----------
+    qrels : path or Qrels
+        Relevance judgments, as accepted by :func:`rankmeter.evaluate.evaluate`.
+    runs : mapping
+        System name -> run (path or Run). At least two; the first is the
+        default baseline.
+    measures : str or sequence of str
+        Measure names, e.g. ``["ndcg@10", "map"]``.
+    baseline, test, correction, alpha, n_resamples, seed, ci, ci_method, query_sets
+        See :func:`compare_per_query`.
+
+    Returns
+    -------
+    Comparison
+
+    Examples
+    --------
+    >>> cmp = compare("qrels.txt", {"bm25": "bm25.run", "dense": "dense.run"},
+    ...               ["ndcg@10", "map"], test="randomization")  # doctest: +SKIP
+    >>> print(cmp.to_markdown())  # doctest: +SKIP
+    """
+    # Validate the options before the (possibly slow) evaluation.
+    _options(test, correction, alpha, n_resamples, 0 if seed is None else seed, ci, ci_method, query_sets)
+    if len(runs) < 2:
+        raise InputFormatError(f"compare needs at least 2 runs, got {len(runs)}")
+    if baseline is not None and baseline not in runs:
+        raise PolicyError(f"baseline {baseline!r} is not one of the runs: {', '.join(map(repr, runs))}")
+    from rankmeter.evaluate import evaluate
+
+    wanted = [measures] if isinstance(measures, str) else list(measures)
+    per_query: dict[str, PerQuery] = {}
+    for name, run in runs.items():
+        result = evaluate(qrels, run, wanted)
+        per_query[name] = (result.query_ids, list(result.measure_names), result.values)
+    return compare_per_query(
+        per_query, baseline=baseline, test=test, correction=correction, alpha=alpha,
+        n_resamples=n_resamples, seed=seed, ci=ci, ci_method=ci_method, query_sets=query_sets,
+    )
