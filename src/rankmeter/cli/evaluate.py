@@ -23,16 +23,34 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("qrels", help="qrels file: qid iter docno rel")
     p.add_argument("run", help="run file: qid Q0 docno rank score tag ('-' reads stdin)")
-    p.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
-                   help="measure name, repeatable (e.g. ndcg@10, 'ndcg(gain=exp)@[5,10]', map); "
-                   f"default: {' '.join(DEFAULT_MEASURES)}")
+    p.add_argument(
+        "-m",
+        "--measure",
+        action="append",
+        dest="measures",
+        metavar="MEASURE",
+        help="measure name, repeatable (e.g. ndcg@10, 'ndcg(gain=exp)@[5,10]', map); "
+        f"default: {' '.join(DEFAULT_MEASURES)}",
+    )
     p.add_argument("--ties", choices=TIE_POLICIES, default="trec", help="tie policy (default: trec)")
-    p.add_argument("--empty", choices=EMPTY_POLICIES, default="zero",
-                   help="queries with no relevant judged document (default: zero)")
-    p.add_argument("--missing", choices=MISSING_POLICIES, default="zero",
-                   help="judged queries absent from the run (default: zero, as trec_eval -c)")
-    p.add_argument("--duplicates", choices=DUPLICATE_POLICIES, default="error",
-                   help="repeated (query, document) pairs (default: error)")
+    p.add_argument(
+        "--empty",
+        choices=EMPTY_POLICIES,
+        default="zero",
+        help="queries with no relevant judged document (default: zero)",
+    )
+    p.add_argument(
+        "--missing",
+        choices=MISSING_POLICIES,
+        default="zero",
+        help="judged queries absent from the run (default: zero, as trec_eval -c)",
+    )
+    p.add_argument(
+        "--duplicates",
+        choices=DUPLICATE_POLICIES,
+        default="error",
+        help="repeated (query, document) pairs (default: error)",
+    )
     p.add_argument("--depth", type=int, default=None, help="evaluate only the top N of each query (trec_eval -M)")
     p.add_argument("--judged-only", action="store_true", help="drop unjudged documents (trec_eval -J)")
     p.add_argument("--seed", type=int, default=None, help="seed for --ties shuffle")
@@ -91,8 +109,15 @@ def run(args: argparse.Namespace) -> int:
     from rankmeter.evaluate import evaluate
 
     result = evaluate(
-        args.qrels, args.run, args.measures or DEFAULT_MEASURES, ties=args.ties, empty=args.empty,
-        missing=args.missing, duplicates=args.duplicates, depth=args.depth, judged_only=args.judged_only,
+        args.qrels,
+        args.run,
+        args.measures or DEFAULT_MEASURES,
+        ties=args.ties,
+        empty=args.empty,
+        missing=args.missing,
+        duplicates=args.duplicates,
+        depth=args.depth,
+        judged_only=args.judged_only,
         seed=args.seed,
     )
     if args.format == "json":

@@ -20,9 +20,7 @@ SUBCOMMANDS = ("evaluate", "measures", "compare", "retrieval")
 
 def build_parser() -> argparse.ArgumentParser:
     """The top-level parser with every available subcommand."""
-    parser = argparse.ArgumentParser(
-        prog="rankmeter", description="Exact, explicit and fast evaluation of rankings."
-    )
+    parser = argparse.ArgumentParser(prog="rankmeter", description="Exact, explicit and fast evaluation of rankings.")
     parser.add_argument("--version", action="version", version=f"rankmeter {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True

@@ -6,9 +6,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from rankmeter.core.ids import intern
+from rankmeter.core.ids import duplicate_rows, encode, id_at, intern, lookup, take
 from rankmeter.core.ranked_lists import RankedLists
-from rankmeter.core.ties import rank_order, tie_group_starts
+from rankmeter.core.ties import check_policy, rank_order, tie_group_starts
 from rankmeter.errors import DuplicateEntryError, PolicyError, where
 from rankmeter.io.tables import Qrels, Run
 
@@ -35,31 +35,30 @@ def _choose(policy: str, allowed: tuple[str, ...], name: str) -> str:
     return policy
 
 
-def _deduplicate(
-    keys: np.ndarray, values: np.ndarray, policy: str, table: Qrels | Run, what: str
-) -> tuple[np.ndarray, int]:
-    """Indices of the rows to keep (sorted by key) under the duplicates policy."""
-    order = np.argsort(keys, kind="stable")
-    sorted_keys = keys[order]
-    same = sorted_keys[1:] == sorted_keys[:-1]
-    if not same.any():
-        return order, 0
+def _duplicate_error(table: Qrels | Run, first: int, second: int, values: np.ndarray, what: str) -> DuplicateEntryError:
+    src, line = table.location(second)
+    _, first_line = table.location(first)
+    kind = "score" if what == "run" else "grade"
+    return DuplicateEntryError(
+        f"{where(src, line)}query '{id_at(table.query_ids, second)}', document '{id_at(table.doc_ids, second)}' "
+        f"appears twice in the {what} (first at line {first_line}; {kind} {float(values[second])!r} here, "
+        f"{float(values[first])!r} there); pass duplicates='first' or 'max' to keep one"
+    )
+
+
+def _rows_to_drop(pairs: np.ndarray, values: np.ndarray, policy: str, table: Qrels | Run, what: str) -> np.ndarray:
+    """Rows removed by the duplicates policy, given (first, repeat) pairs."""
+    if not len(pairs):
+        return np.zeros(0, dtype=np.int64)
     if policy == "error":
-        i = int(np.flatnonzero(same)[0])
-        first, second = int(order[i]), int(order[i + 1])
-        src, line = table.location(second)
-        _, first_line = table.location(first)
-        raise DuplicateEntryError(
-            f"{where(src, line)}query '{table.query_ids[second]}', document '{table.doc_ids[second]}' "
-            f"appears twice in the {what} (first at line {first_line}, {what == 'run' and 'score' or 'grade'} "
-            f"{values[second]!r}); pass duplicates='first' or 'max' to keep one"
-        )
-    if policy == "max":
-        # within equal keys, put the largest value first (stable for equal values)
-        order = np.lexsort((np.arange(len(keys)), -values, keys))
-        sorted_keys = keys[order]
-    keep = np.concatenate(([True], sorted_keys[1:] != sorted_keys[:-1]))
-    return order[keep], int((~keep).sum())
+        raise _duplicate_error(table, int(pairs[0, 0]), int(pairs[0, 1]), values, what)
+    if policy == "first":
+        return pairs[:, 1]
+    group = np.concatenate((np.unique(pairs[:, 0]), pairs[:, 1]))
+    heads = np.concatenate((np.unique(pairs[:, 0]), pairs[:, 0]))
+    order = np.lexsort((group, -values[group], heads))  # per group: max value, then earliest row
+    keep_first = np.concatenate(([True], heads[order][1:] != heads[order][:-1]))
+    return group[order][~keep_first]
 
 
 def align(
@@ -99,6 +98,7 @@ def align(
         Queries are those of the qrels (sorted by id); queries only in the run
         are dropped and listed in ``AlignInfo.run_only_queries``.
     """
+    check_policy(ties)
     _choose(missing, MISSING_POLICIES, "missing")
     _choose(duplicates, DUPLICATE_POLICIES, "duplicates")
     if depth is not None and depth < 1:
@@ -108,66 +108,72 @@ def align(
     info = AlignInfo()
 
     qvocab, (qq, rq) = intern(qrels.query_ids, run.query_ids)
-    dvocab, (qd, rd) = intern(qrels.doc_ids, run.doc_ids)
+
+    # qrels: sorted by (query, doc) key, duplicates resolved
+    dvocab, qd = encode(qrels.doc_ids)
     n_docs = max(len(dvocab), 1)
-
     qkeys = qq * n_docs + qd
-    keep_q, dropped_q = _deduplicate(qkeys, qrels.relevance, duplicates, qrels, "qrels")
-    rkeys = rq * n_docs + rd
-    keep_r, dropped_r = _deduplicate(rkeys, run.scores, duplicates, run, "run")
-    info.duplicates_dropped = dropped_q + dropped_r
+    qorder = np.argsort(qkeys, kind="stable")
+    same = np.flatnonzero(qkeys[qorder][1:] == qkeys[qorder][:-1])
+    qpairs = np.stack((qorder[same], qorder[same + 1]), axis=1) if len(same) else np.zeros((0, 2), np.int64)
+    qdrop = _rows_to_drop(qpairs, qrels.relevance, duplicates, qrels, "qrels")
+    qkeep = np.ones(len(qkeys), dtype=bool)
+    qkeep[qdrop] = False
+    qorder = qorder[qkeep[qorder]]
+    qkeys_sorted, qgrades_sorted, qq_sorted = qkeys[qorder], qrels.relevance[qorder], qq[qorder]
 
-    qkeys_sorted = qkeys[keep_q]
-    qgrades_sorted = qrels.relevance[keep_q]
-    qq_kept = qq[keep_q]
-    keep_r = np.sort(keep_r)  # back to input order: 'stable' ties mean input order
-    rq, rd, rscores, rkeys = rq[keep_r], rd[keep_r], run.scores[keep_r], rkeys[keep_r]
+    # run: duplicates, then grades by exact lookup through the qrels' document vocabulary
+    rdrop = _rows_to_drop(duplicate_rows(rq, run.doc_ids), run.scores, duplicates, run, "run")
+    info.duplicates_dropped = len(qdrop) + len(rdrop)
+    rd = lookup(run.doc_ids, dvocab)
+    rkeys = np.where(rd >= 0, rq * n_docs + rd, -1)
+    pos = np.minimum(np.searchsorted(qkeys_sorted, rkeys), max(len(qkeys_sorted) - 1, 0))
+    judged = (rd >= 0) & (qkeys_sorted[pos] == rkeys) if len(qkeys_sorted) else np.zeros(len(rkeys), bool)
+    grades = np.where(judged, qgrades_sorted[pos] if len(qkeys_sorted) else 0.0, 0.0)
 
-    pos = np.searchsorted(qkeys_sorted, rkeys)
-    pos_clipped = np.minimum(pos, max(len(qkeys_sorted) - 1, 0))
-    judged = (pos < len(qkeys_sorted)) & (qkeys_sorted[pos_clipped] == rkeys) if len(qkeys_sorted) else (
-        np.zeros(len(rkeys), dtype=bool)
-    )
-    grades = np.where(judged, qgrades_sorted[pos_clipped] if len(qkeys_sorted) else 0.0, 0.0)
-
-    judged_q = np.unique(qq_kept)
+    judged_q = np.unique(qq_sorted)
     run_q = np.unique(rq)
-    info.judged_queries = len(judged_q)
-    info.run_queries = len(run_q)
+    info.judged_queries, info.run_queries = len(judged_q), len(run_q)
     run_only = np.setdiff1d(run_q, judged_q, assume_unique=True)
     missing_q = np.setdiff1d(judged_q, run_q, assume_unique=True)
-    info.run_only_queries = [str(q) for q in qvocab[run_only]]
-    info.missing_queries = [str(q) for q in qvocab[missing_q]]
+    info.run_only_queries = qvocab[run_only].tolist()
+    info.missing_queries = qvocab[missing_q].tolist()
     if missing == "error" and len(missing_q):
         raise PolicyError(
-            f"{len(missing_q)} judged queries have no documents in the run "
-            f"{run.source or ''}: {', '.join(info.missing_queries[:5])}"
-            f"{' ...' if len(missing_q) > 5 else ''} (missing='error'; use 'zero' or 'skip')"
+            f"{len(missing_q)} judged queries have no documents in the run {run.source or ''}: "
+            f"{', '.join(info.missing_queries[:5])}{' ...' if len(missing_q) > 5 else ''} "
+            "(missing='error'; use 'zero' or 'skip')"
         )
     evaluated = np.setdiff1d(judged_q, missing_q, assume_unique=True) if missing == "skip" else judged_q
 
-    in_eval = np.isin(rq, evaluated)
+    keep = np.zeros(len(qvocab), dtype=bool)
+    keep[evaluated] = True
+    keep_rows = keep[rq] if len(rq) else np.zeros(0, bool)
+    keep_rows[rdrop] = False
     if judged_only:
-        info.unjudged_dropped = int((in_eval & ~judged).sum())
-        in_eval &= judged
-    rq, rd, rscores, grades, judged = rq[in_eval], rd[in_eval], rscores[in_eval], grades[in_eval], judged[in_eval]
+        info.unjudged_dropped = int((keep_rows & ~judged).sum())
+        keep_rows &= judged
+    rows = np.flatnonzero(keep_rows)
+    rq, scores, grades, judged = rq[rows], run.scores[rows], grades[rows], judged[rows]
 
-    order = rank_order(rq, rscores, ties=ties, doc_codes=rd, grades=grades, seed=seed)
-    rq, rscores, grades, judged = rq[order], rscores[order], grades[order], judged[order]
+    def doc_order(items: np.ndarray) -> np.ndarray:
+        _, codes = np.unique(take(run.doc_ids, rows[items]), return_inverse=True)
+        return codes.reshape(-1)
+
+    order = rank_order(rq, scores, ties=ties, doc_codes=doc_order, grades=grades, seed=seed)
+    rq, scores, grades, judged = rq[order], scores[order], grades[order], judged[order]
     qindex = np.searchsorted(evaluated, rq)
     counts = np.bincount(qindex, minlength=len(evaluated))
-    offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
     if depth is not None:
-        positions = np.arange(len(rq)) - np.repeat(offsets[:-1], counts)
-        keep = positions < depth
-        info.truncated_by_depth = int((~keep).sum())
-        rq, rscores, grades, judged = rq[keep], rscores[keep], grades[keep], judged[keep]
+        positions = np.arange(len(rq)) - np.repeat(np.concatenate(([0], np.cumsum(counts)[:-1])), counts)
+        top = positions < depth
+        info.truncated_by_depth = int((~top).sum())
+        rq, scores, grades, judged = rq[top], scores[top], grades[top], judged[top]
         counts = np.minimum(counts, depth)
-        offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+    offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
 
-    ideal_sel = np.isin(qq_kept, evaluated)
-    ideal_q = qq_kept[ideal_sel]  # already sorted by query (keys sorted)
-    ideal_counts = np.bincount(np.searchsorted(evaluated, ideal_q), minlength=len(evaluated))
+    ideal_sel = keep[qq_sorted] if len(qq_sorted) else np.zeros(0, bool)
+    ideal_counts = np.bincount(np.searchsorted(evaluated, qq_sorted[ideal_sel]), minlength=len(evaluated))
     ideal_offsets = np.concatenate(([0], np.cumsum(ideal_counts))).astype(np.int64)
 
     ranked = RankedLists(
@@ -175,8 +181,8 @@ def align(
         offsets=offsets,
         grades=grades.astype(np.float64, copy=False),
         judged=judged,
-        scores=rscores,
-        group_starts=tie_group_starts(rq, rscores),
+        scores=scores,
+        group_starts=tie_group_starts(rq, scores),
         ideal_offsets=ideal_offsets,
         ideal_grades=qgrades_sorted[ideal_sel].astype(np.float64, copy=False),
         ties=ties,

@@ -1,21 +1,72 @@
-"""Exact interning of string ids to integer codes (never hashed).
+"""Exact id handling: interning to integer codes (never hashed), lookups and duplicate detection.
 
+Id columns may be NumPy string arrays or pyarrow string arrays (what the fast
+TREC reader produces); both are handled without building Python objects per row.
 Codes follow the ids' string order (code-point order, which for UTF-8 text is
 the byte order ``strcmp`` uses), so sorting by code sorts by id.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
+from rankmeter.io.arrow import arrow_to_numpy
 
-def intern(*columns: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+IdColumn = Any  # np.ndarray of str, or pyarrow (Chunked)Array of strings
+
+
+def _is_arrow(col: IdColumn) -> bool:
+    return type(col).__module__.startswith("pyarrow")
+
+
+def _arrow_array(col: IdColumn) -> Any:
+    import pyarrow as pa
+
+    if isinstance(col, pa.ChunkedArray):
+        col = col.combine_chunks()
+    if pa.types.is_large_string(col.type) or pa.types.is_string_view(col.type):
+        col = col.cast(pa.string())
+    return col
+
+
+def to_numpy_str(col: IdColumn) -> np.ndarray:
+    """Any id column as a NumPy unicode array."""
+    if _is_arrow(col):
+        return arrow_to_numpy(_arrow_array(col))
+    return np.asarray(col).astype(str, copy=False)
+
+
+def id_at(col: IdColumn, row: int) -> str:
+    """The id at one row, as ``str``."""
+    value = col[row]
+    return str(value.as_py() if hasattr(value, "as_py") else value)
+
+
+def encode(col: IdColumn) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted unique ids and the code of each row.
+
+    >>> import numpy as np
+    >>> vocab, codes = encode(np.array(["q2", "q10", "q2"]))
+    >>> vocab.tolist(), codes.tolist()
+    (['q10', 'q2'], [1, 0, 1])
+    """
+    if _is_arrow(col):
+        import pyarrow.compute as pc
+
+        enc = pc.dictionary_encode(_arrow_array(col))
+        dictionary = to_numpy_str(enc.dictionary)
+        order = np.argsort(dictionary, kind="stable")
+        rank = np.empty(len(order), dtype=np.int64)
+        rank[order] = np.arange(len(order))
+        return dictionary[order], rank[arrow_to_numpy(enc.indices).astype(np.int64)]
+    vocab, inverse = np.unique(to_numpy_str(col), return_inverse=True)
+    return vocab, inverse.astype(np.int64).reshape(-1)
+
+
+def intern(*columns: IdColumn) -> tuple[np.ndarray, list[np.ndarray]]:
     """Intern several id columns into one shared, sorted vocabulary.
-
-    Parameters
-    ----------
-    *columns : ndarray of str
-        Id columns that must share codes (e.g. the doc ids of qrels and run).
 
     Returns
     -------
@@ -31,13 +82,115 @@ def intern(*columns: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
     >>> vocab.tolist(), a.tolist(), b.tolist()
     (['d1', 'd10', 'd2'], [2, 1], [2, 0])
     """
-    arrays = [np.asarray(c).astype(str, copy=False) for c in columns]
-    joined = np.concatenate(arrays) if len(arrays) > 1 else arrays[0]
-    vocabulary, inverse = np.unique(joined, return_inverse=True)
-    inverse = inverse.astype(np.int64, copy=False).reshape(-1)
-    codes = []
-    start = 0
-    for a in arrays:
-        codes.append(inverse[start : start + len(a)])
-        start += len(a)
+    encoded = [encode(c) for c in columns]
+    vocabulary = np.unique(np.concatenate([v for v, _ in encoded])) if encoded else np.zeros(0, str)
+    codes = [np.searchsorted(vocabulary, v)[c] if len(c) else c for v, c in encoded]
     return vocabulary, codes
+
+
+def lookup(col: IdColumn, vocabulary: np.ndarray) -> np.ndarray:
+    """Code of each id in a sorted ``vocabulary``, or -1 where absent (exact match).
+
+    >>> import numpy as np
+    >>> lookup(np.array(["b", "z", "a"]), np.array(["a", "b"])).tolist()
+    [1, -1, 0]
+    """
+    if _is_arrow(col):
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        idx = pc.index_in(_arrow_array(col), value_set=pa.array(vocabulary.tolist(), pa.string()))
+        return arrow_to_numpy(idx.fill_null(-1)).astype(np.int64)
+    values = to_numpy_str(col)
+    if len(vocabulary) == 0:
+        return np.full(len(values), -1, dtype=np.int64)
+    pos = np.minimum(np.searchsorted(vocabulary, values), len(vocabulary) - 1)
+    return np.where(vocabulary[pos] == values, pos, -1).astype(np.int64)
+
+
+def take(col: IdColumn, rows: np.ndarray) -> np.ndarray:
+    """The ids at ``rows`` as a NumPy unicode array."""
+    if _is_arrow(col):
+        import pyarrow as pa
+
+        return to_numpy_str(_arrow_array(col).take(pa.array(rows, pa.int64())))
+    return to_numpy_str(np.asarray(col)[rows])
+
+
+def _words(data: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """The 8 bytes starting at each offset of ``data`` (zero-padded), as uint64."""
+    # an overlapping view: element i is the 8 bytes starting at byte i
+    as_u8 = np.ndarray(shape=(len(data) - 7,), dtype="<u8", buffer=data, strides=(1,))
+    return as_u8[at]
+
+
+def _string_keys(col: IdColumn) -> np.ndarray | None:
+    """A 64-bit key per string of an arrow column, equal for equal strings (None if unsuitable).
+
+    Mixes the length with the first, middle and last 8 bytes; distinct strings
+    can share a key, so callers verify candidates exactly.
+    """
+    arr = _arrow_array(col)
+    if arr.null_count or len(arr) == 0:
+        return None
+    offsets = np.frombuffer(arr.buffers()[1], dtype=np.int32)[arr.offset : arr.offset + len(arr) + 1]
+    raw = arr.buffers()[2]
+    data = np.frombuffer(raw, dtype=np.uint8) if raw is not None else np.zeros(0, np.uint8)
+    data = np.concatenate((data[: offsets[-1]], np.zeros(16, np.uint8)))
+    starts = offsets[:-1].astype(np.int64)
+    lengths = np.diff(offsets).astype(np.int64)
+    mask = np.where(lengths >= 8, np.uint64(0xFFFFFFFFFFFFFFFF), (np.uint64(1) << (8 * lengths).astype(np.uint64)) - 1)
+    first = _words(data, starts) & mask
+    last = _words(data, starts + np.maximum(lengths - 8, 0)) & mask
+    middle = _words(data, starts + np.maximum(lengths // 2 - 4, 0)) & mask
+    with np.errstate(over="ignore"):
+        key = lengths.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+        for word, mult in ((first, 0xC2B2AE3D27D4EB4F), (middle, 0x165667B19E3779F9), (last, 0x27D4EB2F165667C5)):
+            key = (key ^ word) * np.uint64(mult)
+            key ^= key >> np.uint64(29)
+    return key
+
+
+def duplicate_rows(query_codes: np.ndarray, doc_col: IdColumn) -> np.ndarray:
+    """Rows that repeat an earlier (query, document) pair, as ``(first, repeat)`` index pairs, exactly.
+
+    Candidates come from a 64-bit hash of the document id and are then
+    verified by exact string comparison, so no pair is ever reported by a
+    hash collision alone.
+
+    >>> import numpy as np
+    >>> duplicate_rows(np.array([0, 0, 1, 0]), np.array(["a", "b", "a", "a"])).tolist()
+    [[0, 3]]
+    """
+    hashes = _string_keys(doc_col) if _is_arrow(doc_col) else None
+    if hashes is None:
+        _, dcodes = encode(doc_col)
+        keys = query_codes.astype(np.int64) * (int(dcodes.max()) + 1 if len(dcodes) else 1) + dcodes
+        order = np.argsort(keys, kind="stable")
+        same = np.flatnonzero(keys[order][1:] == keys[order][:-1])
+        return np.stack((order[same], order[same + 1]), axis=1) if len(same) else np.zeros((0, 2), np.int64)
+    with np.errstate(over="ignore"):
+        keys = hashes ^ (query_codes.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
+    if not (np.diff(np.sort(keys)) == 0).any():
+        return np.zeros((0, 2), np.int64)
+    order = np.argsort(keys, kind="stable")
+    sk = keys[order]
+    in_run = np.zeros(len(sk), dtype=bool)
+    eq = sk[1:] == sk[:-1]
+    in_run[1:] |= eq
+    in_run[:-1] |= eq
+    candidates = np.sort(order[in_run])
+    if not len(candidates):
+        return np.zeros((0, 2), np.int64)
+    # exact check among the (few) candidates
+    text = np.char.add(np.char.add(query_codes[candidates].astype(str), "\x00"), take(doc_col, candidates))
+    _, inverse = np.unique(text, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    first_of = np.full(int(inverse.max()) + 1, -1, dtype=np.int64)
+    seen_order = np.argsort(inverse, kind="stable")
+    grp = inverse[seen_order]
+    head = np.concatenate(([True], grp[1:] != grp[:-1]))
+    first_of[grp[head]] = candidates[seen_order[head]]
+    repeat = ~head
+    pairs = np.stack((first_of[grp[repeat]], candidates[seen_order[repeat]]), axis=1)
+    return pairs[np.argsort(pairs[:, 1], kind="stable")]

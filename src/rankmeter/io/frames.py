@@ -20,7 +20,9 @@ from rankmeter.io.validate import check_finite
 def is_frame(obj: Any) -> bool:
     """Whether ``obj`` is a pandas / polars DataFrame or a pyarrow Table."""
     module = type(obj).__module__.split(".")[0]
-    return module in ("pandas", "polars", "pyarrow") and hasattr(obj, "column_names" if module == "pyarrow" else "columns")
+    return module in ("pandas", "polars", "pyarrow") and hasattr(
+        obj, "column_names" if module == "pyarrow" else "columns"
+    )
 
 
 def _column_names(frame: Any) -> list[str]:

@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import gzip
 import os
+import re
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from rankmeter.errors import InputFormatError, InvalidScoreError, where
+from rankmeter.io.arrow import arrow_to_numpy
 from rankmeter.io.tables import Qrels, Run
 from rankmeter.io.validate import check_finite
 
@@ -29,19 +32,18 @@ _QRELS_COLUMNS = 4
 _RUN_COLUMNS = 6
 
 
-def _read_text(path: PathLike) -> str:
+def _read_bytes(path: PathLike) -> bytes:
     p = Path(path)
     if str(path) == "-":
         import sys
 
-        return sys.stdin.buffer.read().decode("utf-8", "surrogateescape")
+        return sys.stdin.buffer.read()
     opener = gzip.open if p.suffix == ".gz" else open
     try:
         with opener(p, "rb") as fh:
-            data = fh.read()
+            return fh.read()
     except OSError as exc:
         raise InputFormatError(f"{p}: cannot read file: {exc.strerror or exc}") from exc
-    return data.decode("utf-8", "surrogateescape")
 
 
 def _token_counts_per_line(text: str) -> tuple[np.ndarray, np.ndarray]:
@@ -73,7 +75,9 @@ def _split_fields(text: str, n_columns: int, source: str) -> tuple[np.ndarray, n
     return fields, line_numbers
 
 
-def _parse_lines(text: str, n_min: int, n_max: int | None, source: str, layout: str) -> tuple[list[list[str]], list[int]]:
+def _parse_lines(
+    text: str, n_min: int, n_max: int | None, source: str, layout: str
+) -> tuple[list[list[str]], list[int]]:
     rows: list[list[str]] = []
     numbers: list[int] = []
     for number, line in enumerate(text.split("\n"), start=1):
@@ -93,7 +97,9 @@ def _parse_lines(text: str, n_min: int, n_max: int | None, source: str, layout: 
     return rows, numbers
 
 
-def _to_float(column: np.ndarray, what: str, fields: np.ndarray, lines: np.ndarray, source: str, doc_col: int) -> np.ndarray:
+def _to_float(
+    column: np.ndarray, what: str, fields: np.ndarray, lines: np.ndarray, source: str, doc_col: int
+) -> np.ndarray:
     try:
         return np.asarray(column, dtype=np.float64)
     except ValueError:
@@ -109,9 +115,55 @@ def _to_float(column: np.ndarray, what: str, fields: np.ndarray, lines: np.ndarr
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def _fields(path: PathLike, n_columns: int, exact: bool, layout: str) -> tuple[np.ndarray, np.ndarray, str]:
-    source = str(path)
-    text = _read_text(path)
+_WHITESPACE_RUN = re.compile(rb"[ \t\r\f\v]+")
+_LEADING_OR_TRAILING = re.compile(rb"(?m)^ | $")
+
+
+def _arrow_table(data: bytes, n_columns: int, keep: dict[int, Any]) -> tuple[Any, np.ndarray | None] | None:
+    """Fast path: parse with pyarrow's multi-threaded CSV reader.
+
+    Returns (table, line numbers or None when row i is line i + 1), or None
+    when the file needs the exact line-by-line parser (comments, irregular
+    columns, unparsable numbers): that parser then reports problems by line.
+    """
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    if not data or data.startswith(b"#") or b"\n#" in data:
+        return None
+    if b"\t" in data or b"  " in data or b"\r" in data or data.startswith(b" ") or b"\n " in data or b" \n" in data:
+        data = _LEADING_OR_TRAILING.sub(b"", _WHITESPACE_RUN.sub(b" ", data))
+    if data.startswith(b"\n") or b"\n\n" in data:
+        return None  # blank lines: row numbers would not be line numbers
+    names = [f"c{i}" for i in range(n_columns)]
+    try:
+        table = pacsv.read_csv(
+            pa.py_buffer(data),
+            read_options=pacsv.ReadOptions(column_names=names, block_size=1 << 24),
+            parse_options=pacsv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False, escape_char=False),
+            convert_options=pacsv.ConvertOptions(
+                column_types={f"c{i}": t for i, t in keep.items()},
+                include_columns=[f"c{i}" for i in keep],
+                strings_can_be_null=False,
+                quoted_strings_can_be_null=False,
+            ),
+        )
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+    if table.num_rows == 0:
+        return None
+    return table, None
+
+
+def _arrow_types(spec: dict[int, str]) -> dict[int, Any]:
+    import pyarrow as pa
+
+    return {i: pa.string() if t == "s" else pa.float64() for i, t in spec.items()}
+
+
+def _fields_from_text(
+    text: str, source: str, n_columns: int, exact: bool, layout: str
+) -> tuple[np.ndarray, np.ndarray, str]:
     fast = _split_fields(text, n_columns, source)
     if fast is not None:
         fields, lines = fast
@@ -149,7 +201,17 @@ def read_qrels(path: PathLike) -> Qrels:
     (['D#1', 'D2'], [2.0, 0.0])
     >>> os.unlink(f.name)
     """
-    fields, lines, source = _fields(path, _QRELS_COLUMNS, True, "qid iter docno rel")
+    data = _read_bytes(path)
+    fast = _arrow_table(data, _QRELS_COLUMNS, _arrow_types({0: "s", 2: "s", 3: "f"}))
+    if fast is not None:
+        table, lines = fast
+        qids, dids = table.column("c0"), table.column("c2")
+        relevance = arrow_to_numpy(table.column("c3")).astype(np.float64)
+        check_finite(relevance, "relevance", qids, dids, str(path), lines)
+        return Qrels(qids.combine_chunks(), dids.combine_chunks(), relevance, source=str(path), lines=lines)
+    fields, lines, source = _fields_from_text(
+        data.decode("utf-8", "surrogateescape"), str(path), _QRELS_COLUMNS, True, "qid iter docno rel"
+    )
     relevance = _to_float(fields[:, 3], "relevance", fields, lines, source, 2)
     qids = fields[:, 0].astype(str)
     dids = fields[:, 2].astype(str)
@@ -181,7 +243,18 @@ def read_run(path: PathLike) -> Run:
     (['D1', 'D2'], [2.5, 1.5], 'bm25')
     >>> os.unlink(f.name)
     """
-    fields, lines, source = _fields(path, _RUN_COLUMNS, False, "qid Q0 docno rank score tag")
+    data = _read_bytes(path)
+    fast = _arrow_table(data, _RUN_COLUMNS, _arrow_types({0: "s", 2: "s", 4: "f", 5: "s"}))
+    if fast is not None:
+        table, lines = fast
+        qids, dids = table.column("c0"), table.column("c2")
+        scores = arrow_to_numpy(table.column("c4")).astype(np.float64)
+        check_finite(scores, "score", qids, dids, str(path), lines)
+        name = table.column("c5")[0].as_py()
+        return Run(qids.combine_chunks(), dids.combine_chunks(), scores, source=str(path), lines=lines, name=name)
+    fields, lines, source = _fields_from_text(
+        data.decode("utf-8", "surrogateescape"), str(path), _RUN_COLUMNS, False, "qid Q0 docno rank score tag"
+    )
     scores = _to_float(fields[:, 4], "score", fields, lines, source, 2)
     qids = fields[:, 0].astype(str)
     dids = fields[:, 2].astype(str)

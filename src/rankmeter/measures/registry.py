@@ -63,7 +63,9 @@ def _parse_gain(text: str, source: str) -> Any:
             k, v = item.split(":", 1)
             table[_number(k.strip(), source)] = _number(v.strip(), source)
         return GainTable.of(table)
-    raise MeasureSyntaxError(f"measure {source!r}: gain must be linear, exp or a table {{grade:gain,...}}, got {text!r}")
+    raise MeasureSyntaxError(
+        f"measure {source!r}: gain must be linear, exp or a table {{grade:gain,...}}, got {text!r}"
+    )
 
 
 def _check_gain(value: Any, family: str) -> Any:
@@ -102,13 +104,25 @@ def _check_ideal(value: Any, family: str) -> str:
     return str(value)
 
 
-MIN_REL = Param(None, lambda t, s: _check_min_rel(_number(t, s), s), _check_min_rel,
-                "relevance threshold for binary relevance: grade >= min_rel (default: grade > 0); trec_eval -l")
+MIN_REL = Param(
+    None,
+    lambda t, s: _check_min_rel(_number(t, s), s),
+    _check_min_rel,
+    "relevance threshold for binary relevance: grade >= min_rel (default: grade > 0); trec_eval -l",
+)
 GAIN = Param("linear", _parse_gain, _check_gain, "linear (r) | exp (2^r - 1) | {grade:gain,...} | callable")
-DISCOUNT = Param("log2", _parse_discount, _check_discount,
-                 "log2 (1/log2(i+1)) | jarvelin(b) (1 for i < b, else 1/log_b(i)) | callable")
-IDEAL = Param("judged", lambda t, s: _check_ideal(t, s), _check_ideal,
-              "judged (all judged documents, trec_eval) | retrieved (the ranked list only, scikit-learn/keras-rs)")
+DISCOUNT = Param(
+    "log2",
+    _parse_discount,
+    _check_discount,
+    "log2 (1/log2(i+1)) | jarvelin(b) (1 for i < b, else 1/log_b(i)) | callable",
+)
+IDEAL = Param(
+    "judged",
+    lambda t, s: _check_ideal(t, s),
+    _check_ideal,
+    "judged (all judged documents, trec_eval) | retrieved (the ranked list only, scikit-learn/keras-rs)",
+)
 
 Kernel = Callable[[Any, Any], np.ndarray]
 
@@ -136,44 +150,127 @@ _BINARY = {"min_rel": MIN_REL}
 FAMILIES: dict[str, Family] = {
     f.name: f
     for f in [
-        Family("ndcg", dcg.ndcg, "normalised discounted cumulative gain, DCG@k / IDCG@k", params=_GRADED,
-               trec_name="ndcg / ndcg_cut.k"),
-        Family("dcg", dcg.dcg, "discounted cumulative gain, sum of g(r_i) d(i) over the top k",
-               params={"gain": GAIN, "discount": DISCOUNT}, trec_name="dcg"),
+        Family(
+            "ndcg",
+            dcg.ndcg,
+            "normalised discounted cumulative gain, DCG@k / IDCG@k",
+            params=_GRADED,
+            trec_name="ndcg / ndcg_cut.k",
+        ),
+        Family(
+            "dcg",
+            dcg.dcg,
+            "discounted cumulative gain, sum of g(r_i) d(i) over the top k",
+            params={"gain": GAIN, "discount": DISCOUNT},
+            trec_name="dcg",
+        ),
         Family("idcg", dcg.idcg, "DCG of the ideal ranking at k", params=_GRADED, trec_name="ideal_dcg"),
-        Family("cg", dcg.cg, "cumulative gain, sum of g(r_i) over the top k (no discount)",
-               params={"gain": GAIN}),
-        Family("map", average_precision.average_precision,
-               "average precision: sum of precision at each relevant rank <= k, / number relevant",
-               params=_BINARY, trec_name="map / map_cut.k"),
-        Family("ap", average_precision.average_precision, "average precision (same as map; per-query name)",
-               params=_BINARY),
-        Family("p", precision.precision, "precision: relevant in the top k / k", cutoff="required",
-               params=_BINARY, trec_name="P.k"),
-        Family("r", precision.recall, "recall: relevant in the top k / number relevant", params=_BINARY,
-               trec_name="recall.k"),
+        Family("cg", dcg.cg, "cumulative gain, sum of g(r_i) over the top k (no discount)", params={"gain": GAIN}),
+        Family(
+            "map",
+            average_precision.average_precision,
+            "average precision: sum of precision at each relevant rank <= k, / number relevant",
+            params=_BINARY,
+            trec_name="map / map_cut.k",
+        ),
+        Family(
+            "ap", average_precision.average_precision, "average precision (same as map; per-query name)", params=_BINARY
+        ),
+        Family(
+            "p",
+            precision.precision,
+            "precision: relevant in the top k / k",
+            cutoff="required",
+            params=_BINARY,
+            trec_name="P.k",
+        ),
+        Family(
+            "r",
+            precision.recall,
+            "recall: relevant in the top k / number relevant",
+            params=_BINARY,
+            trec_name="recall.k",
+        ),
         Family("f1", precision.f1, "F1 of p@k and r@k: 2 rel@k / (k + R)", params=_BINARY),
-        Family("rr", reciprocal_rank.reciprocal_rank, "reciprocal rank of the first relevant document (0 past k)",
-               params=_BINARY, trec_name="recip_rank"),
-        Family("rprec", precision.rprec, "R-precision: relevant in the top R / R (R = number relevant)",
-               cutoff="none", params=_BINARY, trec_name="Rprec"),
-        Family("success", precision.success, "1 if a relevant document is in the top k (hit rate)",
-               cutoff="required", params=_BINARY, trec_name="success.k"),
+        Family(
+            "rr",
+            reciprocal_rank.reciprocal_rank,
+            "reciprocal rank of the first relevant document (0 past k)",
+            params=_BINARY,
+            trec_name="recip_rank",
+        ),
+        Family(
+            "rprec",
+            precision.rprec,
+            "R-precision: relevant in the top R / R (R = number relevant)",
+            cutoff="none",
+            params=_BINARY,
+            trec_name="Rprec",
+        ),
+        Family(
+            "success",
+            precision.success,
+            "1 if a relevant document is in the top k (hit rate)",
+            cutoff="required",
+            params=_BINARY,
+            trec_name="success.k",
+        ),
         Family("judged", precision.judged, "judged documents in the top k / k", cutoff="required"),
         Family("acg", precision.acg, "average cumulative gain: mean grade of the top k", cutoff="required"),
-        Family("wap", average_precision.weighted_average_precision,
-               "weighted average precision: AP with ACG@i in place of precision@i (multi-level relevance)",
-               params=_BINARY),
-        Family("num_q", counts.num_q, "number of evaluated queries", cutoff="none", aggregate="sum",
-               trec_name="num_q"),
-        Family("num_ret", counts.num_ret, "number of documents retrieved", cutoff="none", aggregate="sum",
-               trec_name="num_ret"),
-        Family("num_rel", counts.num_rel, "number of relevant judged documents", cutoff="none",
-               params=_BINARY, aggregate="sum", trec_name="num_rel"),
-        Family("num_rel_ret", counts.num_rel_ret, "number of relevant documents retrieved", cutoff="none",
-               params=_BINARY, aggregate="sum", trec_name="num_rel_ret"),
+        Family(
+            "wap",
+            average_precision.weighted_average_precision,
+            "weighted average precision: AP with ACG@i in place of precision@i (multi-level relevance)",
+            params=_BINARY,
+        ),
+        Family("num_q", counts.num_q, "number of evaluated queries", cutoff="none", aggregate="sum", trec_name="num_q"),
+        Family(
+            "num_ret",
+            counts.num_ret,
+            "number of documents retrieved",
+            cutoff="none",
+            aggregate="sum",
+            trec_name="num_ret",
+        ),
+        Family(
+            "num_rel",
+            counts.num_rel,
+            "number of relevant judged documents",
+            cutoff="none",
+            params=_BINARY,
+            aggregate="sum",
+            trec_name="num_rel",
+        ),
+        Family(
+            "num_rel_ret",
+            counts.num_rel_ret,
+            "number of relevant documents retrieved",
+            cutoff="none",
+            params=_BINARY,
+            aggregate="sum",
+            trec_name="num_rel_ret",
+        ),
     ]
 }
+
+
+def _register_extensions() -> None:
+    """Add families defined outside this file (e.g. trec_eval's full set in ``trec_families``)."""
+    import importlib
+
+    for module_name in ("rankmeter.measures.trec_families",):
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name == module_name:
+                continue
+            raise
+        for fam in module.FAMILIES:
+            if fam.name in FAMILIES:
+                raise RuntimeError(f"measure family {fam.name!r} registered twice")
+            FAMILIES[fam.name] = fam
+        ALIASES.update(getattr(module, "ALIASES", {}))
+
 
 ALIASES: dict[str, str] = {
     "precision": "p",
@@ -191,3 +288,5 @@ ALIASES: dict[str, str] = {
     "mean_average_precision": "map",
     "average_precision": "ap",
 }
+
+_register_extensions()
