@@ -22,7 +22,9 @@ def _write_trec(path: Path, qids: np.ndarray, docs: np.ndarray, ranks: np.ndarra
             fh.writelines(lines)
 
 
-def trec_workload(name: str, n_queries: int, depth: int, graded: bool, judged_per_query: int, seed: int) -> tuple[Path, Path]:
+def trec_workload(
+    name: str, n_queries: int, depth: int, graded: bool, judged_per_query: int, seed: int
+) -> tuple[Path, Path]:
     """Write (qrels, run) TREC files once; return their paths."""
     DATA.mkdir(parents=True, exist_ok=True)
     qrels_path, run_path = DATA / f"{name}.qrels", DATA / f"{name}.run"

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from rankmeter.io.arrow import arrow_to_numpy
+from rankmeter.io.arrow import arrow_to_numpy, int64_array, string_array, validity
 
 IdColumn = Any  # np.ndarray of str, or pyarrow (Chunked)Array of strings
 
@@ -99,8 +99,11 @@ def lookup(col: IdColumn, vocabulary: np.ndarray) -> np.ndarray:
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        idx = pc.index_in(_arrow_array(col), value_set=pa.array(vocabulary.tolist(), pa.string()))
-        return arrow_to_numpy(idx.fill_null(-1)).astype(np.int64)
+        idx = pc.index_in(_arrow_array(col), value_set=string_array(vocabulary))
+        if isinstance(idx, pa.ChunkedArray):
+            idx = idx.combine_chunks()
+        positions = np.frombuffer(idx.buffers()[1], dtype=np.int32)[idx.offset : idx.offset + len(idx)]
+        return np.where(validity(idx), positions, -1).astype(np.int64)
     values = to_numpy_str(col)
     if len(vocabulary) == 0:
         return np.full(len(values), -1, dtype=np.int64)
@@ -111,9 +114,7 @@ def lookup(col: IdColumn, vocabulary: np.ndarray) -> np.ndarray:
 def take(col: IdColumn, rows: np.ndarray) -> np.ndarray:
     """The ids at ``rows`` as a NumPy unicode array."""
     if _is_arrow(col):
-        import pyarrow as pa
-
-        return to_numpy_str(_arrow_array(col).take(pa.array(rows, pa.int64())))
+        return to_numpy_str(_arrow_array(col).take(int64_array(rows)))
     return to_numpy_str(np.asarray(col)[rows])
 
 

@@ -14,6 +14,34 @@ def arrow_to_numpy(arr: Any) -> np.ndarray:
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.combine_chunks()
     if pa.types.is_floating(arr.type) or pa.types.is_integer(arr.type):
-        dtype = np.dtype(arr.type.to_pandas_dtype())
+        kind = "f" if pa.types.is_floating(arr.type) else ("i" if pa.types.is_signed_integer(arr.type) else "u")
+        dtype = np.dtype(f"{kind}{arr.type.bit_width // 8}")
         return np.frombuffer(arr.buffers()[1], dtype=dtype)[arr.offset : arr.offset + len(arr)]
     return np.array(arr.to_pylist(), dtype=str)
+
+
+def string_array(values: np.ndarray) -> Any:
+    """A pyarrow string array built from buffers (``pa.array`` would import pandas if it is installed)."""
+    import pyarrow as pa
+
+    encoded = [str(v).encode("utf-8", "surrogateescape") for v in values]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int32)
+    np.cumsum([len(e) for e in encoded], out=offsets[1:])
+    return pa.StringArray.from_buffers(len(encoded), pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded)))
+
+
+def int64_array(values: np.ndarray) -> Any:
+    """A pyarrow int64 array sharing NumPy's buffer."""
+    import pyarrow as pa
+
+    data = np.ascontiguousarray(values, dtype=np.int64)
+    return pa.Array.from_buffers(pa.int64(), len(data), [None, pa.py_buffer(data)])
+
+
+def validity(arr: Any) -> np.ndarray:
+    """Boolean mask of the non-null entries of a pyarrow array."""
+    bitmap = arr.buffers()[0]
+    if bitmap is None:
+        return np.ones(len(arr), dtype=bool)
+    bits = np.unpackbits(np.frombuffer(bitmap, dtype=np.uint8), bitorder="little")
+    return bits[arr.offset : arr.offset + len(arr)].astype(bool)

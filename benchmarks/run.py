@@ -1,0 +1,347 @@
+"""Side-by-side benchmarks: rankmeter and its peers on the same workloads, in one invocation.
+
+Usage::
+
+    pip install -e ".[bench]"
+    python benchmarks/run.py            # all workloads, 3 repeats
+    python benchmarks/run.py --quick    # 1 repeat, smaller W3
+
+Every tool runs in a fresh Python process (so import time and peak RSS count),
+values are checked to agree before anything is timed, and the table prints
+medians, the ratio peer / rankmeter (> 1 means rankmeter is faster), peak RSS
+and the floors (reading the file, parsing it with Arrow, sorting per query).
+Peers that are not installed are skipped with a note.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import workloads  # noqa: E402
+
+TREC_MEASURES = {
+    "ndcg@10": "ndcg_cut_10",
+    "ndcg": "ndcg",
+    "map": "map",
+    "p@10": "P_10",
+    "r@100": "recall_100",
+}
+
+CHILD_RANKMETER_FILES = """
+import json, sys, rankmeter
+res = rankmeter.evaluate(sys.argv[1], sys.argv[2], sys.argv[3].split(';'))
+print(json.dumps(res.aggregate))
+"""
+
+CHILD_PYTREC = """
+import json, sys, pytrec_eval
+names = dict(x.split('=') for x in sys.argv[3].split(';'))
+with open(sys.argv[1]) as f: qrel = pytrec_eval.parse_qrel(f)
+with open(sys.argv[2]) as f: run = pytrec_eval.parse_run(f)
+ev = pytrec_eval.RelevanceEvaluator(qrel, {'ndcg_cut', 'ndcg', 'map', 'P', 'recall'})
+res = ev.evaluate(run)
+out = {}
+for ours, theirs in names.items():
+    vals = [m[theirs] for m in res.values()]
+    out[ours] = sum(vals) / len(vals)
+print(json.dumps(out))
+"""
+
+CHILD_RANX = """
+import json, sys
+from ranx import Qrels, Run, evaluate
+names = dict(x.split('=') for x in sys.argv[3].split(';'))
+q = Qrels.from_file(sys.argv[1], kind='trec'); r = Run.from_file(sys.argv[2], kind='trec')
+m = {'ndcg@10': 'ndcg@10', 'ndcg': 'ndcg', 'map': 'map', 'p@10': 'precision@10', 'r@100': 'recall@100'}
+res = evaluate(q, r, [m[k] for k in names], make_comparable=True)
+res = res if isinstance(res, dict) else {m[list(names)[0]]: res}
+print(json.dumps({k: float(res[m[k]]) for k in names}))
+"""
+
+CHILD_IRM = """
+import json, sys, ir_measures
+from ir_measures import nDCG, AP, P, R
+m = {'ndcg@10': nDCG@10, 'ndcg': nDCG, 'map': AP, 'p@10': P@10, 'r@100': R@100}
+names = [x.split('=')[0] for x in sys.argv[3].split(';')]
+qrels = list(ir_measures.read_trec_qrels(sys.argv[1])); run = list(ir_measures.read_trec_run(sys.argv[2]))
+agg = ir_measures.calc_aggregate([m[k] for k in names], qrels, run)
+print(json.dumps({k: float(agg[m[k]]) for k in names}))
+"""
+
+CHILD_RANKMETER_FRAME = """
+import json, sys, time, pyarrow.csv as pc, rankmeter
+opts = pc.ParseOptions(delimiter=' ')
+q = pc.read_csv(sys.argv[1], read_options=pc.ReadOptions(column_names=['query_id','it','doc_id','relevance']), parse_options=opts,
+                convert_options=pc.ConvertOptions(column_types={'query_id':'string','doc_id':'string'})).to_pandas()
+r = pc.read_csv(sys.argv[2], read_options=pc.ReadOptions(column_names=['query_id','q0','doc_id','rank','score','tag']), parse_options=opts,
+                convert_options=pc.ConvertOptions(column_types={'query_id':'string','doc_id':'string'})).to_pandas()
+t = time.perf_counter()
+res = rankmeter.evaluate(q, r, sys.argv[3].split(';'))
+print(json.dumps({'seconds': time.perf_counter() - t, **res.aggregate}))
+"""
+
+CHILD_RANX_FRAME = """
+import json, sys, time, pyarrow.csv as pc
+from ranx import Qrels, Run, evaluate
+opts = pc.ParseOptions(delimiter=' ')
+q = pc.read_csv(sys.argv[1], read_options=pc.ReadOptions(column_names=['q_id','it','doc_id','score']), parse_options=opts,
+                convert_options=pc.ConvertOptions(column_types={'q_id':'string','doc_id':'string'})).to_pandas()
+r = pc.read_csv(sys.argv[2], read_options=pc.ReadOptions(column_names=['q_id','q0','doc_id','rank','score','tag']), parse_options=opts,
+                convert_options=pc.ConvertOptions(column_types={'q_id':'string','doc_id':'string'})).to_pandas()
+evaluate(Qrels({'a': {'x': 1}}), Run({'a': {'x': 1.0}}), ['ndcg@10'])  # JIT warm-up excluded from the timing
+t = time.perf_counter()
+qr = Qrels.from_df(q, q_id_col='q_id', doc_id_col='doc_id', score_col='score')
+ru = Run.from_df(r, q_id_col='q_id', doc_id_col='doc_id', score_col='score')
+res = evaluate(qr, ru, ['ndcg@10', 'ndcg', 'map'], make_comparable=True)
+print(json.dumps({'seconds': time.perf_counter() - t, 'ndcg@10': float(res['ndcg@10']), 'ndcg': float(res['ndcg']), 'map': float(res['map'])}))
+"""
+
+CHILD_DENSE_RANKMETER = """
+import json, sys, time
+sys.path.insert(0, sys.argv[1]); import workloads, rankmeter
+y, s = workloads.w3(int(sys.argv[2]))
+t = time.perf_counter()
+res = rankmeter.evaluate_arrays(y, s, ['ndcg@10', 'ndcg', 'map'], ties='expected')
+print(json.dumps({'seconds': time.perf_counter() - t, **res.aggregate}))
+"""
+
+CHILD_DENSE_SKLEARN = """
+import json, sys, time
+sys.path.insert(0, sys.argv[1]); import workloads
+from sklearn.metrics import ndcg_score
+y, s = workloads.w3(int(sys.argv[2]))
+t = time.perf_counter()
+v10 = ndcg_score(y, s, k=10); v = ndcg_score(y, s)
+print(json.dumps({'seconds': time.perf_counter() - t, 'ndcg@10': float(v10), 'ndcg': float(v)}))
+"""
+
+CHILD_TINY = """
+import json, time
+t0 = time.perf_counter()
+import rankmeter
+t1 = time.perf_counter()
+qrels = {"q1": {f"d{i}": i % 3 for i in range(10)}, "q2": {f"d{i}": (i + 1) % 2 for i in range(10)}}
+run = {q: {f"d{i}": float(10 - i) for i in range(10)} for q in ("q1", "q2")}
+res = rankmeter.evaluate(qrels, run, ['ndcg@10', 'ndcg', 'map'])
+t2 = time.perf_counter()
+print(json.dumps({'import': t1 - t0, 'first_call': t2 - t1, **res.aggregate}))
+"""
+
+
+def run_child(code: str, *args: str) -> tuple[dict, float, float]:
+    """Run ``python -c code args``; return (its JSON output, wall seconds, peak RSS in MB)."""
+    start = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-c", code, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    out = proc.stdout.read().decode() if proc.stdout else ""
+    err = proc.stderr.read().decode() if proc.stderr else ""
+    if status != 0:
+        raise RuntimeError(f"child failed ({status}):\n{err[-2000:]}")
+    return json.loads(out.strip().splitlines()[-1]), wall, usage.ru_maxrss / 1024
+
+
+def have(module: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(module) is not None
+
+
+def agree(reference: dict, other: dict, tol: float = 1e-6) -> str:
+    diffs = {k: abs(reference[k] - other[k]) for k in other if k in reference and k != "seconds"}
+    bad = {k: d for k, d in diffs.items() if d > tol}
+    return "agree" if not bad else "DIFFER " + ", ".join(f"{k}: {d:.2e}" for k, d in bad.items())
+
+
+def floors(run_path: Path) -> dict:
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    t = time.perf_counter()
+    data = run_path.read_bytes()
+    read = time.perf_counter() - t
+    t = time.perf_counter()
+    table = pacsv.read_csv(
+        pa.py_buffer(data),
+        read_options=pacsv.ReadOptions(column_names=[f"c{i}" for i in range(6)]),
+        parse_options=pacsv.ParseOptions(delimiter=" "),
+        convert_options=pacsv.ConvertOptions(include_columns=["c0", "c2", "c4"]),
+    )
+    parse = time.perf_counter() - t
+    scores = table.column("c4").to_numpy()
+    q = np.repeat(np.arange(len(scores) // 1000 + 1), 1000)[: len(scores)]
+    t = time.perf_counter()
+    np.lexsort((-scores, q))
+    sort = time.perf_counter() - t
+    return {"read": read, "parse": parse, "sort": sort}
+
+
+def timed(label: str, code: str, args: list[str], repeats: int, rows: list, reference: dict | None) -> dict | None:
+    results = []
+    for _ in range(repeats):
+        try:
+            results.append(run_child(code, *args))
+        except RuntimeError as exc:
+            rows.append((label, None, None, f"failed: {str(exc).splitlines()[-1][:80]}"))
+            return None
+    values = results[0][0]
+    inner = [r[0].get("seconds") for r in results]
+    wall = statistics.median(r[1] for r in results) if inner[0] is None else statistics.median(inner)
+    rss = max(r[2] for r in results)
+    note = agree(reference, values) if reference is not None else "reference"
+    rows.append((label, wall, rss, note))
+    return values
+
+
+def print_table(title: str, rows: list) -> None:
+    base = rows[0][1] if rows and rows[0][1] else None
+    print(f"\n## {title}\n")
+    print("| tool | median s | peer / rankmeter | peak RSS MB | values |")
+    print("|---|---:|---:|---:|---|")
+    for label, secs, rss, note in rows:
+        if secs is None:
+            print(f"| {label} | – | – | – | {note} |")
+            continue
+        ratio = f"{secs / base:.1f}x" if base and label != rows[0][0] else "1.0x"
+        print(f"| {label} | {secs:.3f} | {ratio} | {rss:.0f} | {note} |")
+
+
+def trec_benchmark(name: str, paths: tuple[Path, Path], measures: list[str], repeats: int) -> None:
+    qrels, run = (str(p) for p in paths)
+    spec = ";".join(f"{m}={TREC_MEASURES[m]}" for m in measures)
+    rows: list = []
+    ref = timed(
+        "rankmeter (process, from files)", CHILD_RANKMETER_FILES, [qrels, run, ";".join(measures)], repeats, rows, None
+    )
+    if have("pytrec_eval"):
+        timed("pytrec_eval", CHILD_PYTREC, [qrels, run, spec], repeats, rows, ref)
+    else:
+        rows.append(("pytrec_eval", None, None, "not installed"))
+    if shutil.which("trec_eval"):
+        te_args = ["-c"] + [
+            a
+            for m in measures
+            for a in (
+                "-m",
+                TREC_MEASURES[m].replace("_cut_", "_cut.").replace("P_", "P.").replace("recall_", "recall."),
+            )
+        ]
+        start = time.perf_counter()
+        subprocess.run(["trec_eval", *te_args, qrels, run], capture_output=True, check=True)
+        rows.append(("trec_eval (C)", time.perf_counter() - start, float("nan"), "values not parsed"))
+    else:
+        rows.append(("trec_eval (C)", None, None, "not on PATH"))
+    for label, module, code in (("ranx", "ranx", CHILD_RANX), ("ir_measures", "ir_measures", CHILD_IRM)):
+        if have(module):
+            timed(label, code, [qrels, run, spec], max(1, repeats // 3), rows, ref)
+        else:
+            rows.append((label, None, None, "not installed (pip install -e .[bench])"))
+    print_table(f"{name}: end to end from TREC files, whole process ({', '.join(measures)})", rows)
+    f = floors(paths[1])
+    print(
+        f"\nfloors: read file {f['read']:.3f} s, Arrow CSV parse {f['parse']:.3f} s, per-query sort {f['sort']:.3f} s; "
+        f"floor = {f['read'] + f['parse'] + f['sort']:.3f} s"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="1 repeat, smaller dense workload")
+    parser.add_argument("--only", default="W1,W2,W3,W4,CUTOFFS", help="comma-separated workloads")
+    args = parser.parse_args()
+    repeats = 1 if args.quick else 3
+    only = set(args.only.upper().split(","))
+    import platform
+
+    print(
+        f"# rankmeter benchmarks\n\nmachine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+    )
+    if "W1" in only:
+        paths = workloads.w1()
+        trec_benchmark(
+            "W1 MS MARCO dev-like (6,980 q x 1,000 docs)", paths, ["ndcg@10", "ndcg", "map", "p@10", "r@100"], repeats
+        )
+        rows: list = []
+        ref = timed(
+            "rankmeter (pandas frames -> measures)",
+            CHILD_RANKMETER_FRAME,
+            [str(paths[0]), str(paths[1]), "ndcg@10;ndcg;map"],
+            repeats,
+            rows,
+            None,
+        )
+        if have("ranx"):
+            timed("ranx (from_df + evaluate, JIT warm)", CHILD_RANX_FRAME, [str(paths[0]), str(paths[1])], 1, rows, ref)
+        else:
+            rows.append(("ranx", None, None, "not installed (pip install -e .[bench])"))
+        print_table("W1 from in-memory pandas tables (convert + compute, in-process timing)", rows)
+    if "W2" in only:
+        trec_benchmark(
+            "W2 TREC DL-like (200 q x 1,000 docs, graded)", workloads.w2(), ["ndcg@10", "ndcg", "map"], repeats
+        )
+    if "W3" in only:
+        users = "4000" if args.quick else "20000"
+        rows = []
+        here = str(HERE)
+        ref = timed(
+            "rankmeter evaluate_arrays (ties=expected; ndcg@10, ndcg, map)",
+            CHILD_DENSE_RANKMETER,
+            [here, users],
+            repeats,
+            rows,
+            None,
+        )
+        if have("sklearn"):
+            timed(
+                "scikit-learn ndcg_score (tie-averaged; ndcg@10, ndcg)",
+                CHILD_DENSE_SKLEARN,
+                [here, users],
+                1,
+                rows,
+                ref,
+            )
+        print_table(f"W3 dense recommender ({users} users x 2,000 items, in-process timing)", rows)
+    if "W4" in only:
+        runs = [run_child(CHILD_TINY) for _ in range(5)]
+        imp = statistics.median(r[0]["import"] for r in runs)
+        first = statistics.median(r[0]["first_call"] for r in runs)
+        print(
+            f"\n## W4 tiny (2 q x 10 docs, fresh process)\n\nimport rankmeter: {imp * 1000:.0f} ms (goal <= 150 ms); "
+            f"first call: {first * 1000:.1f} ms (goal <= 20 ms)"
+        )
+    if "CUTOFFS" in only:
+        import rankmeter
+        from rankmeter.core.align import align
+        from rankmeter.io import read_qrels, read_run
+
+        paths = workloads.w1()
+        ranked, _ = align(read_qrels(paths[0]), read_run(paths[1]))
+        times = {}
+        for m in ("ndcg@10", "ndcg@[1,3,5,10,20,100,1000]"):
+            samples = []
+            for _ in range(repeats):
+                t = time.perf_counter()
+                rankmeter.evaluate_ranked(ranked, m)
+                samples.append(time.perf_counter() - t)
+            times[m] = statistics.median(samples)
+        print(
+            f"\n## Many cutoffs in one pass (W1, kernels only)\n\nndcg@10: {times['ndcg@10']:.3f} s; "
+            f"ndcg@[1,3,5,10,20,100,1000]: {times['ndcg@[1,3,5,10,20,100,1000]']:.3f} s "
+            f"(ratio {times['ndcg@[1,3,5,10,20,100,1000]'] / times['ndcg@10']:.2f}, goal < 1.5)"
+        )
+
+
+if __name__ == "__main__":
+    main()
