@@ -25,6 +25,7 @@ class Context:
     def __init__(self, ranked: RankedLists) -> None:
         self.ranked = ranked
         self.expected = ranked.ties == "expected"
+        self._cache: dict[object, np.ndarray] = {}
 
     # --- items -----------------------------------------------------------
     @cached_property
@@ -43,6 +44,18 @@ class Context:
     @cached_property
     def item_query(self) -> np.ndarray:
         return self.ranked.item_query
+
+    def discounts(self, discount: object) -> np.ndarray:
+        """Discount multiplier at each item's rank, from a per-rank table computed once per discount."""
+        from rankmeter.measures.params import discount_values
+
+        key = ("discount", str(discount) if isinstance(discount, str) else id(discount))
+        table = self._cache.get(key)
+        longest = int(max(self.lengths.max(initial=0), np.diff(self.ranked.ideal_offsets).max(initial=0)))
+        if table is None or len(table) < longest:
+            table = discount_values(discount, np.arange(1, longest + 1, dtype=np.float64))
+            self._cache[key] = table
+        return table[self.positions]
 
     def relevant(self, min_rel: float | None) -> np.ndarray:
         """Binary relevance of each ranked item: judged and grade >= min_rel (grade > 0 by default)."""

@@ -66,7 +66,7 @@ def cg(ctx: Context, measure: Measure) -> np.ndarray:
 def dcg(ctx: Context, measure: Measure) -> np.ndarray:
     """Discounted cumulative gain of the top k."""
     gains = ctx.tie_mean(_item_gains(ctx, measure))
-    discounts = discount_values(measure.param("discount", "log2"), ctx.ranks)
+    discounts = ctx.discounts(measure.param("discount", "log2"))
     return ctx.sums_at(gains * discounts, list(_cutoffs(measure)))
 
 
