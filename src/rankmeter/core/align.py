@@ -131,8 +131,8 @@ def align(
     judged = (rd >= 0) & (qkeys_sorted[pos] == rkeys) if len(qkeys_sorted) else np.zeros(len(rkeys), bool)
     grades = np.where(judged, qgrades_sorted[pos] if len(qkeys_sorted) else 0.0, 0.0)
 
-    judged_q = np.unique(qq_sorted)
-    run_q = np.unique(rq)
+    judged_q = np.flatnonzero(np.bincount(qq_sorted, minlength=len(qvocab)))
+    run_q = np.flatnonzero(np.bincount(rq, minlength=len(qvocab)))
     info.judged_queries, info.run_queries = len(judged_q), len(run_q)
     run_only = np.setdiff1d(run_q, judged_q, assume_unique=True)
     missing_q = np.setdiff1d(judged_q, run_q, assume_unique=True)
