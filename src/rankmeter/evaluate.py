@@ -96,7 +96,7 @@ def evaluate_ranked(
                 col,
                 _empty_mask(ctx, single, col),
                 empty,
-                is_count=family.is_count,
+                is_count=family.empty_exempt,
                 query_ids=ranked.query_ids,
                 measure_name=name,
             )

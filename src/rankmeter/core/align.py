@@ -160,7 +160,7 @@ def align(
         _, codes = np.unique(take(run.doc_ids, rows[items]), return_inverse=True)
         return codes.reshape(-1)
 
-    order = rank_order(rq, scores, ties=ties, doc_codes=doc_order, grades=grades, seed=seed)
+    order = rank_order(rq, scores, ties=ties, doc_codes=doc_order, grades=grades, judged=judged, seed=seed)
     rq, scores, grades, judged = rq[order], scores[order], grades[order], judged[order]
     qindex = np.searchsorted(evaluated, rq)
     counts = np.bincount(qindex, minlength=len(evaluated))

@@ -73,6 +73,7 @@ def rank_order(
     ties: str,
     doc_codes: np.ndarray | Callable[[np.ndarray], np.ndarray] | None = None,
     grades: np.ndarray | None = None,
+    judged: np.ndarray | None = None,
     seed: int | None = None,
 ) -> np.ndarray:
     """Permutation that sorts items by query, then score descending, then the tie rule.
@@ -91,6 +92,9 @@ def rank_order(
         tied groups are ever asked for).
     grades : ndarray of float64, optional
         Needed for ``optimistic`` and ``pessimistic``.
+    judged : ndarray of bool, optional
+        For ``optimistic`` / ``pessimistic``: among equal grades, judged
+        documents go first / last (so judged@k is bounded too).
     seed : int, optional
         Seed for ``shuffle``.
 
@@ -130,15 +134,18 @@ def rank_order(
         np.arange(len(group)) - np.repeat(np.concatenate(([0], np.cumsum(tied_sizes)[:-1])), tied_sizes)
     )
     rows = order[tied_pos]
+    keys: list[np.ndarray]
     if ties == "trec":
         codes = doc_codes(rows) if callable(doc_codes) else np.asarray(doc_codes)[rows]
-        key: np.ndarray = -np.asarray(codes)
+        keys = [-np.asarray(codes)]
     elif ties == "shuffle":
-        key = np.random.default_rng(seed).random(len(rows))
+        keys = [np.random.default_rng(seed).random(len(rows))]
     else:
+        sign = -1.0 if ties == "optimistic" else 1.0
         g = np.asarray(grades, dtype=np.float64)[rows]
-        key = -g if ties == "optimistic" else g
-    order[tied_pos] = rows[np.lexsort((key, group))]
+        j = np.zeros(len(rows)) if judged is None else np.asarray(judged, dtype=np.float64)[rows]
+        keys = [sign * j, sign * g]  # lexsort: last key is the primary one
+    order[tied_pos] = rows[np.lexsort((*keys, group))]
     return order
 
 

@@ -13,6 +13,8 @@ def arrow_to_numpy(arr: Any) -> np.ndarray:
 
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.combine_chunks()
+    if arr.null_count:
+        raise ValueError("arrow_to_numpy needs a column without nulls")
     if pa.types.is_floating(arr.type) or pa.types.is_integer(arr.type):
         kind = "f" if pa.types.is_floating(arr.type) else ("i" if pa.types.is_signed_integer(arr.type) else "u")
         dtype = np.dtype(f"{kind}{arr.type.bit_width // 8}")

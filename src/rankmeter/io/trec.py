@@ -28,6 +28,8 @@ from rankmeter.io.validate import check_finite
 
 PathLike = str | os.PathLike[str]
 
+# fields are separated by ASCII whitespace only (C isspace), as trec_eval reads them
+_ASCII_FIELDS = re.compile(r"[^ \t\n\r\f\v]+")
 _QRELS_COLUMNS = 4
 _RUN_COLUMNS = 6
 
@@ -70,7 +72,7 @@ def _split_fields(text: str, n_columns: int, source: str) -> tuple[np.ndarray, n
     line_numbers, counts = _token_counts_per_line(text)
     if not np.all(counts == n_columns):
         return None
-    tokens = text.split()
+    tokens = _ASCII_FIELDS.findall(text)
     fields = np.array(tokens, dtype=object).reshape(-1, n_columns)
     return fields, line_numbers
 
@@ -83,7 +85,7 @@ def _parse_lines(
     for number, line in enumerate(text.split("\n"), start=1):
         if line.startswith("#"):
             continue
-        fields = line.split()
+        fields = _ASCII_FIELDS.findall(line)
         if not fields:
             continue
         if len(fields) < n_min or (n_max is not None and len(fields) > n_max):
@@ -144,6 +146,7 @@ def _arrow_table(data: bytes, n_columns: int, keep: dict[int, Any]) -> tuple[Any
             convert_options=pacsv.ConvertOptions(
                 column_types={f"c{i}": t for i, t in keep.items()},
                 include_columns=[f"c{i}" for i in keep],
+                null_values=[],
                 strings_can_be_null=False,
                 quoted_strings_can_be_null=False,
             ),

@@ -138,10 +138,16 @@ class Family:
     params: dict[str, Param] = field(default_factory=dict)
     aggregate: str = "mean"  # "mean" | "sum"
     trec_name: str | None = None
+    needs_relevant: bool = True  # False: defined without relevant documents (counts, judged@k)
 
     @property
     def is_count(self) -> bool:
         return self.aggregate == "sum"
+
+    @property
+    def empty_exempt(self) -> bool:
+        """Whether the empty-query policy keeps this family's values (except ``skip``/``error``)."""
+        return self.is_count or not self.needs_relevant
 
 
 _GRADED = {"gain": GAIN, "discount": DISCOUNT, "ideal": IDEAL}
@@ -215,7 +221,9 @@ FAMILIES: dict[str, Family] = {
             params=_BINARY,
             trec_name="success.k",
         ),
-        Family("judged", precision.judged, "judged documents in the top k / k", cutoff="required"),
+        Family(
+            "judged", precision.judged, "judged documents in the top k / k", cutoff="required", needs_relevant=False
+        ),
         Family("acg", precision.acg, "average cumulative gain: mean grade of the top k", cutoff="required"),
         Family(
             "wap",
