@@ -20,6 +20,14 @@ from rankmeter.io import Qrels, Run, read_qrels, read_run
 from rankmeter.measures import FAMILIES, GainTable, Jarvelin, Measure, measure, parse
 from rankmeter.results import EvaluationResult
 
+
+def evaluate_stream(*args, **kwargs):  # type: ignore[no-untyped-def]
+    """Evaluate a run file in blocks of whole queries; see :func:`rankmeter.stream.evaluate_stream`."""
+    from rankmeter.stream import evaluate_stream as _evaluate_stream
+
+    return _evaluate_stream(*args, **kwargs)
+
+
 parse_measure = parse
 
 __all__ = [
@@ -41,6 +49,7 @@ __all__ = [
     "evaluate_arrays",
     "evaluate_lists",
     "evaluate_ranked",
+    "evaluate_stream",
     "measure",
     "parse",
     "parse_measure",

@@ -24,6 +24,7 @@ from rankmeter.results import EvaluationResult
 
 MeasuresArg = str | Measure | Iterable[str | Measure]
 _GRADED = ("ndcg", "dcg", "idcg", "cg")
+_UNNORMALISED_GAINS = ("dcg", "idcg", "cg")
 
 
 def _parse_all(measures: MeasuresArg) -> list[Measure]:
@@ -78,6 +79,7 @@ def evaluate_ranked(
     columns: list[np.ndarray] = []
     included: list[np.ndarray] = []
     aggregate: dict[str, float] = {}
+    seen: dict[str, Measure] = {}
     cutoffs: set[int] = set()
     per_query_cutoffs: list[np.ndarray] = []
     for m in parsed:
@@ -88,10 +90,19 @@ def evaluate_ranked(
         if m.family == "rprec":
             per_query_cutoffs.append(ctx.num_relevant(m.param("min_rel")))
         weights = _list_weights(ctx, m)
+        if ranked.item_weights is not None and m.family in _UNNORMALISED_GAINS and weights is not None:
+            # item weights already scale the gains; divide them out of the per-list value (keras-rs's DCG)
+            block = np.divide(block, weights[:, None], out=np.zeros_like(block), where=weights[:, None] > 0)
         for single, col in zip(m.expand(), block.T, strict=True):
             name = str(single)
             if name in aggregate:
+                if seen[name] != single:
+                    raise MeasureSyntaxError(
+                        f"two different measures are both named {name!r} (callables with the same __name__?); "
+                        "give each callable a distinct name"
+                    )
                 continue
+            seen[name] = single
             values, inc = apply_empty_policy(
                 col,
                 _empty_mask(ctx, single, col),

@@ -54,6 +54,14 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--depth", type=int, default=None, help="evaluate only the top N of each query (trec_eval -M)")
     p.add_argument("--judged-only", action="store_true", help="drop unjudged documents (trec_eval -J)")
     p.add_argument("--seed", type=int, default=None, help="seed for --ties shuffle")
+    p.add_argument(
+        "--stream",
+        action="store_true",
+        help="read the run in blocks of whole queries (bounded memory; the run must list each query's "
+        "lines together); same result as without",
+    )
+    p.add_argument("--block-mb", type=int, default=64, help="block size for --stream in MiB (default: 64)")
+    p.add_argument("--progress", action="store_true", help="show a progress bar with --stream")
     p.add_argument("--per-query", action="store_true", help="also print per-query values")
     p.add_argument("--format", choices=("table", "json", "csv", "trec"), default="table")
     p.add_argument("--digits", type=int, default=4, help="decimals in the table (default: 4)")
@@ -106,20 +114,26 @@ def render_table(result: Any, per_query: bool, digits: int) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Execute ``rankmeter evaluate``."""
-    from rankmeter.evaluate import evaluate
-
-    result = evaluate(
-        args.qrels,
-        args.run,
-        args.measures or DEFAULT_MEASURES,
+    measures = args.measures or DEFAULT_MEASURES
+    options = dict(
         ties=args.ties,
         empty=args.empty,
         missing=args.missing,
         duplicates=args.duplicates,
         depth=args.depth,
         judged_only=args.judged_only,
-        seed=args.seed,
     )
+    if args.stream:
+        from rankmeter.stream import evaluate_stream
+
+        progress = True if args.progress else None
+        result = evaluate_stream(
+            args.qrels, args.run, measures, block_bytes=args.block_mb << 20, progress=progress, **options
+        )
+    else:
+        from rankmeter.evaluate import evaluate
+
+        result = evaluate(args.qrels, args.run, measures, seed=args.seed, **options)
     if args.format == "json":
         data = result.to_dict()
         if not args.per_query:

@@ -20,6 +20,8 @@ def rank_flat_lists(flat: FlatLists, *, ties: str, seed: int | None = None) -> R
     order = rank_order(query, flat.scores, ties=ties, doc_codes=flat.columns, grades=flat.grades, seed=seed)
     scores = flat.scores[order]
     weights = flat.item_weights[order] if flat.item_weights is not None else None
+    # a list with no items (fully masked) has nothing to evaluate: weight 0, as keras-rs gives it
+    list_weights = (lengths > 0).astype(np.float64) if flat.item_weights is None and (lengths == 0).any() else None
     return RankedLists(
         query_ids=np.arange(len(lengths)).astype(str),
         offsets=flat.offsets,
@@ -32,4 +34,5 @@ def rank_flat_lists(flat: FlatLists, *, ties: str, seed: int | None = None) -> R
         ties=ties,
         item_weights=weights,
         ideal_weights=flat.item_weights,
+        list_weights=list_weights,
     )

@@ -142,7 +142,7 @@ def rank_order(
         keys = [np.random.default_rng(seed).random(len(rows))]
     else:
         sign = -1.0 if ties == "optimistic" else 1.0
-        g = np.asarray(grades, dtype=np.float64)[rows]
+        g = np.maximum(np.asarray(grades, dtype=np.float64)[rows], 0.0)  # negative grades gain like 0
         j = np.zeros(len(rows)) if judged is None else np.asarray(judged, dtype=np.float64)[rows]
         keys = [sign * j, sign * g]  # lexsort: last key is the primary one
     order[tied_pos] = rows[np.lexsort((*keys, group))]

@@ -47,3 +47,23 @@ def validity(arr: Any) -> np.ndarray:
         return np.ones(len(arr), dtype=bool)
     bits = np.unpackbits(np.frombuffer(bitmap, dtype=np.uint8), bitorder="little")
     return bits[arr.offset : arr.offset + len(arr)].astype(bool)
+
+
+def bool_to_numpy(arr: Any) -> np.ndarray:
+    """A null-free pyarrow boolean array as a NumPy bool array."""
+    import pyarrow as pa
+
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    bits = np.unpackbits(np.frombuffer(arr.buffers()[1], dtype=np.uint8), bitorder="little")
+    return bits[arr.offset : arr.offset + len(arr)].astype(bool)
+
+
+def change_points(arr: Any) -> np.ndarray:
+    """Indices i > 0 where ``arr[i] != arr[i - 1]`` (no per-row Python objects)."""
+    import pyarrow.compute as pc
+
+    n = len(arr)
+    if n < 2:
+        return np.zeros(0, dtype=np.int64)
+    return np.flatnonzero(bool_to_numpy(pc.not_equal(arr.slice(1), arr.slice(0, n - 1)))) + 1

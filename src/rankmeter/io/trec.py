@@ -246,18 +246,23 @@ def read_run(path: PathLike) -> Run:
     (['D1', 'D2'], [2.5, 1.5], 'bm25')
     >>> os.unlink(f.name)
     """
-    data = _read_bytes(path)
+    return parse_run_bytes(_read_bytes(path), str(path))
+
+
+def parse_run_bytes(data: bytes, source: str, first_line: int = 1) -> Run:
+    """Parse the bytes of (part of) a TREC run; ``first_line`` numbers the first line for messages."""
     fast = _arrow_table(data, _RUN_COLUMNS, _arrow_types({0: "s", 2: "s", 4: "f", 5: "s"}))
     if fast is not None:
-        table, lines = fast
+        table, _ = fast
         qids, dids = table.column("c0"), table.column("c2")
         scores = arrow_to_numpy(table.column("c4")).astype(np.float64)
-        check_finite(scores, "score", qids, dids, str(path), lines)
+        lines = None if first_line == 1 else np.arange(first_line, first_line + len(scores), dtype=np.int64)
+        check_finite(scores, "score", qids, dids, source, lines)
         name = table.column("c5")[0].as_py()
-        return Run(qids.combine_chunks(), dids.combine_chunks(), scores, source=str(path), lines=lines, name=name)
-    fields, lines, source = _fields_from_text(
-        data.decode("utf-8", "surrogateescape"), str(path), _RUN_COLUMNS, False, "qid Q0 docno rank score tag"
-    )
+        return Run(qids.combine_chunks(), dids.combine_chunks(), scores, source=source, lines=lines, name=name)
+    text = data.decode("utf-8", "surrogateescape")
+    fields, lines, source = _fields_from_text(text, source, _RUN_COLUMNS, False, "qid Q0 docno rank score tag")
+    lines = lines + (first_line - 1)
     scores = _to_float(fields[:, 4], "score", fields, lines, source, 2)
     qids = fields[:, 0].astype(str)
     dids = fields[:, 2].astype(str)

@@ -16,7 +16,7 @@ QUERY_SET_POLICIES = ("error", "intersect")
 #: How many example query ids an error message names.
 _EXAMPLES = 5
 
-PerQuery = tuple[Sequence[Any], Sequence[str], Any]
+PerQuery = tuple[Any, Sequence[str], Any]
 """``(query_ids, measure_names, values)`` with ``values`` of shape (n_queries, n_measures)."""
 
 

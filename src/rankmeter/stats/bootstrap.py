@@ -95,6 +95,9 @@ def mean_ci(
     m = positive_int(n_resamples, "n_resamples")
     if values.size == 0:
         return ConfidenceInterval(math.nan, math.nan, math.nan, level, name, note="no queries")
+    if np.all(values == values[0]):  # exactly constant: the mean is the value, without rounding
+        v = float(values[0])
+        return ConfidenceInterval(v, v, v, level, "degenerate")
     estimate = float(np.mean(values))
     if is_zero_spread(values):
         return ConfidenceInterval(estimate, estimate, estimate, level, "degenerate")

@@ -85,7 +85,7 @@ def _options(
         )
     if seed is None:
         entropy = np.random.SeedSequence().entropy
-        seed = int(entropy) if entropy is not None else 0
+        seed = int(entropy) if isinstance(entropy, int) else 0
     elif isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise PolicyError(f"seed must be a non-negative integer or None, got {seed!r}")
     return _Options(
@@ -360,7 +360,7 @@ def compare(
     per_query: dict[str, PerQuery] = {}
     for name, run in runs.items():
         result = evaluate(qrels, run, wanted)
-        per_query[name] = (result.query_ids, list(result.measure_names), result.values)
+        per_query[name] = (list(result.query_ids), list(result.measure_names), result.values)
     return compare_per_query(
         per_query, baseline=baseline, test=test, correction=correction, alpha=alpha,
         n_resamples=n_resamples, seed=seed, ci=ci, ci_method=ci_method, query_sets=query_sets,

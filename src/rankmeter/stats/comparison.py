@@ -95,6 +95,22 @@ class Comparison:
     per_query : dict
         System name -> per-query values, shape (n_queries, n_measures), in the
         order of ``query_ids`` and ``metadata["measures"]`` (used by the plots).
+
+    Examples
+    --------
+    >>> from rankmeter.stats import compare_per_query
+    >>> q = ["q1", "q2", "q3", "q4"]
+    >>> cmp = compare_per_query({"bm25": (q, ["map"], [[.2], [.4], [.1], [.5]]),
+    ...                          "dense": (q, ["map"], [[.3], [.5], [.1], [.7]])}, test="wilcoxon")
+    >>> cmp.baseline, cmp.names, cmp.measures
+    ('bm25', ['bm25', 'dense'], ['map'])
+    >>> pair = cmp.pair("map", "dense")
+    >>> pair.test, (pair.wins, pair.ties, pair.losses), pair.p_value
+    ('wilcoxon', (3, 1, 0), 0.25)
+    >>> sorted(cmp.to_dict())
+    ['metadata', 'pairs', 'systems']
+    >>> print(cmp.to_csv("systems").splitlines()[0])
+    name,measure,mean,ci_low,ci_high
     """
 
     systems: list[SystemRow]

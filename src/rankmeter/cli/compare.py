@@ -1,0 +1,173 @@
+"""``rankmeter compare``: evaluate several runs and test their differences against a baseline.
+
+Usage::
+
+    rankmeter compare QRELS RUN_A RUN_B [RUN_C ...] -m ndcg@10 -m map
+        [--test t|wilcoxon|randomization|bootstrap|tukey|randomized-tukey]
+        [--correction holm|bonferroni|bh|none] [--alpha 0.05] [--seed 0]
+        [--n-resamples 10000] [--baseline NAME] [--ci 0.95] [--ci-method BCa|percentile|basic]
+        [--query-sets error|intersect] [--format table|markdown|latex|json|csv] [--plot out.png]
+
+Systems are named after their run file's stem (``runs/bm25.txt`` -> ``bm25``);
+when two stems clash the file names are used, and the paths as given when
+those clash too. The first run is the baseline unless ``--baseline`` names one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from rankmeter.errors import PolicyError
+
+FORMATS = ("table", "markdown", "latex", "json", "csv")
+
+
+def system_names(paths: list[str]) -> list[str]:
+    """Name each run after its file stem, falling back to file name, then to the path.
+
+    Raises :class:`~rankmeter.errors.PolicyError` when the same path is given twice.
+
+    Examples
+    --------
+    >>> system_names(["runs/bm25.txt", "runs/dense.txt"])
+    ['bm25', 'dense']
+    >>> system_names(["a/bm25.txt", "a/bm25.tsv", "b/dense.txt"])
+    ['bm25.txt', 'bm25.tsv', 'dense.txt']
+    >>> system_names(["a/bm25.txt", "b/bm25.txt"])
+    ['a/bm25.txt', 'b/bm25.txt']
+    """
+    for naming in (lambda p: Path(p).stem, lambda p: Path(p).name, str):
+        names = [naming(p) for p in paths]
+        if len(set(names)) == len(names):
+            return names
+    twice = sorted(p for p, count in Counter(paths).items() if count > 1)
+    raise PolicyError(f"the same run is given twice: {', '.join(twice)}")
+
+
+def add_parser(subparsers: Any) -> None:
+    """Register the ``compare`` subcommand on an :mod:`argparse` subparsers object.
+
+    The parser's defaults include ``handler=run`` (what :func:`rankmeter.cli.main.main` calls).
+
+    Examples
+    --------
+    >>> parser = argparse.ArgumentParser(prog="rankmeter")
+    >>> add_parser(parser.add_subparsers(dest="command"))
+    >>> args = parser.parse_args(["compare", "q.txt", "a.run", "b.run", "-m", "ndcg@10", "--test", "t"])
+    >>> args.runs, args.measures, args.correction, args.handler is run
+    (['a.run', 'b.run'], ['ndcg@10'], 'holm', True)
+    """
+    from rankmeter.stats.bootstrap import CI_METHODS
+    from rankmeter.stats.compare import TESTS
+    from rankmeter.stats.corrections import CORRECTIONS
+
+    p = subparsers.add_parser(
+        "compare",
+        help="compare runs with significance tests",
+        description=(
+            "Evaluate every run, then report per-system means with bootstrap confidence intervals "
+            "and paired significance tests of every system against the baseline (the first run "
+            "unless --baseline), with a multiple-testing correction over all (system x measure) pairs."
+        ),
+    )
+    p.add_argument("qrels", metavar="QRELS", help="relevance judgments")
+    p.add_argument("runs", metavar="RUN", nargs="+", help="two or more runs; named after their file stem")
+    p.add_argument("-m", "--measure", dest="measures", action="append", required=True,
+                   metavar="MEASURE", help="measure to compare on (repeatable), e.g. -m ndcg@10 -m map")
+    p.add_argument("--test", default="t", choices=TESTS, help="significance test (default: t)")
+    p.add_argument("--correction", default="holm", choices=CORRECTIONS,
+                   help="multiple-testing correction (default: holm)")
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level (default: 0.05)")
+    p.add_argument("--seed", type=int, default=0, help="seed of all resampling (default: 0)")
+    p.add_argument("--n-resamples", type=int, default=10_000,
+                   help="resamples for CIs and resampling tests (default: 10000)")
+    p.add_argument("--baseline", metavar="NAME", help="name of the baseline system (default: first run)")
+    p.add_argument("--ci", type=float, default=0.95, help="confidence level of the intervals (default: 0.95)")
+    p.add_argument("--ci-method", default="BCa", choices=CI_METHODS,
+                   help="bootstrap CI method (default: BCa)")
+    p.add_argument("--query-sets", default="error", choices=("error", "intersect"),
+                   help="when runs cover different queries: fail, or keep the common ones (default: error)")
+    p.add_argument("--format", default="table", choices=FORMATS, help="output format (default: table)")
+    p.add_argument("--plot", metavar="PNG", help="also write an overview plot (needs matplotlib)")
+    p.set_defaults(handler=run)
+
+
+def _render(comparison: Any, fmt: str) -> str | None:
+    if fmt == "json":
+        return comparison.to_json() + "\n"
+    if fmt == "csv":
+        return str(comparison.to_csv("pairs"))
+    if fmt == "markdown":
+        return str(comparison.to_markdown())
+    if fmt == "latex":
+        return str(comparison.to_latex())
+    return None
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``rankmeter compare``.
+
+    Evaluates the runs, prints the comparison in ``args.format`` on stdout and
+    writes the overview plot to ``args.plot`` if given. Errors are printed as
+    one line on stderr.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        Parsed by the parser of :func:`add_parser`.
+
+    Returns
+    -------
+    int
+        Exit status: 0 on success, 2 for bad input or options.
+    """
+    from rankmeter.errors import RankmeterError
+    from rankmeter.stats.compare import compare
+
+    def fail(message: str) -> int:
+        print(f"rankmeter compare: error: {message}", file=sys.stderr)
+        return 2
+
+    if len(args.runs) < 2:
+        return fail(f"need at least 2 runs to compare, got {len(args.runs)}")
+    try:
+        names = system_names(list(args.runs))
+        comparison = compare(
+            args.qrels,
+            dict(zip(names, args.runs, strict=True)),
+            args.measures,
+            baseline=args.baseline,
+            test=args.test,
+            correction=args.correction,
+            alpha=args.alpha,
+            n_resamples=args.n_resamples,
+            seed=args.seed,
+            ci=args.ci,
+            ci_method=args.ci_method,
+            query_sets=args.query_sets,
+        )
+    except RankmeterError as exc:
+        return fail(str(exc))
+    except OSError as exc:
+        return fail(f"{exc.filename or ''}: {exc.strerror or exc}")
+
+    text = _render(comparison, args.format)
+    if text is None:
+        from rankmeter.report.tables import print_table
+
+        print_table(comparison)
+    else:
+        sys.stdout.write(text)
+    if args.plot:
+        try:
+            from rankmeter.report.plots import plot_overview
+
+            path = plot_overview(comparison, args.plot)
+        except ImportError as exc:
+            return fail(str(exc))
+        print(f"plot written to {path}", file=sys.stderr)
+    return 0

@@ -1,0 +1,102 @@
+"""Read a TREC run in blocks of whole queries, for files larger than memory."""
+
+from __future__ import annotations
+
+import gzip
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+from rankmeter.errors import InputFormatError
+from rankmeter.io.tables import Run
+from rankmeter.io.trec import parse_run_bytes
+
+_FIRST_FIELD = re.compile(rb"[ \t\r\f\v]*([^ \t\r\f\v\n]*)")
+
+
+def _last_query_start(block: bytes) -> int:
+    """Byte offset where the lines of the block's last query begin (0 if the block is one query)."""
+    end = len(block) - 1  # block ends with a newline
+    line_start = block.rfind(b"\n", 0, end) + 1
+    last = _FIRST_FIELD.match(block, line_start)
+    qid = last.group(1) if last else b""
+    while line_start > 0:
+        prev_start = block.rfind(b"\n", 0, line_start - 1) + 1
+        m = _FIRST_FIELD.match(block, prev_start)
+        if (m.group(1) if m else b"") != qid and not block.startswith(b"#", prev_start):
+            return line_start
+        line_start = prev_start
+    return 0
+
+
+def iter_run_chunks(path: str | Path, *, block_bytes: int = 64 << 20) -> Iterator[tuple[Run, int]]:
+    """Yield ``(run, bytes_read)`` pieces of a TREC run, each holding only complete queries.
+
+    Each block is parsed by the same code as :func:`~rankmeter.io.trec.read_run`
+    (so whitespace, comments and error messages with file:line are the same).
+    The file must list each query's lines together, as every TREC run does; a
+    query that reappears later raises :class:`~rankmeter.errors.InputFormatError`.
+    Memory is bounded by ``block_bytes`` plus the largest query.
+
+    >>> import tempfile, os
+    >>> with tempfile.NamedTemporaryFile("w", suffix=".run", delete=False) as f:
+    ...     _ = f.write("1 Q0 a 1 2.0 t\\n1\\tQ0 b 2 1.0 t\\n2 Q0 a 1 3.0 t\\n")
+    >>> [r.query_ids.tolist() for r, _ in iter_run_chunks(f.name, block_bytes=16)]
+    [['1', '1'], ['2']]
+    >>> os.unlink(f.name)
+    """
+    source = str(path)
+    seen: set[str] = set()
+    carry = b""
+    line = 1
+    with gzip.open(path, "rb") if source.endswith(".gz") else open(path, "rb") as fh:  # noqa: SIM115
+        while True:
+            data = fh.read(block_bytes)
+            block = carry + data
+            if not data:
+                if block.strip():
+                    yield (
+                        _checked(
+                            parse_run_bytes(block if block.endswith(b"\n") else block + b"\n", source, line), seen
+                        ),
+                        fh.tell(),
+                    )
+                return
+            cut = block.rfind(b"\n") + 1
+            if cut == 0:
+                carry = block
+                continue
+            boundary = _last_query_start(block[:cut])
+            if boundary == 0:
+                carry = block
+                continue
+            emit, carry = block[:boundary], block[boundary:]
+            yield _checked(parse_run_bytes(emit, source, line), seen), fh.tell()
+            line += emit.count(b"\n")
+
+
+def _checked(run: Run, seen: set[str]) -> Run:
+    from rankmeter.core.ids import id_at
+
+    qids = run.query_ids
+    n = len(qids)
+    starts = [0]
+    if n > 1:
+        import numpy as np
+
+        if hasattr(qids, "to_pylist"):
+            from rankmeter.io.arrow import change_points
+
+            starts += change_points(qids).tolist()
+        else:
+            starts += (np.flatnonzero(qids[1:] != qids[:-1]) + 1).tolist()
+    for row in starts:
+        q = id_at(qids, row)
+        if q in seen:
+            src, line = run.location(row)
+            raise InputFormatError(
+                f"{src}:{line}: query '{q}' appears again after other queries; streaming needs each "
+                "query's lines together (sort the run by query, or evaluate without streaming)"
+            )
+        seen.add(q)
+    return run

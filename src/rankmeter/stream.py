@@ -1,0 +1,173 @@
+"""Streaming evaluation: a run file larger than memory, evaluated query block by query block.
+
+The result is exactly the in-memory one: per-query values do not depend on
+other queries, and the aggregates are computed once from all per-query values.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from rankmeter.aggregate import aggregate_column, check_empty_policy
+from rankmeter.core.align import align
+from rankmeter.core.ids import to_numpy_str
+from rankmeter.core.ties import check_policy
+from rankmeter.evaluate import MeasuresArg, _parse_all, evaluate_ranked
+from rankmeter.io.load import as_qrels
+from rankmeter.io.stream import iter_run_chunks
+from rankmeter.io.tables import Qrels, Run
+from rankmeter.measures import FAMILIES, parse
+from rankmeter.results import EvaluationResult
+
+
+def _subset(qrels: Qrels, keep: np.ndarray) -> Qrels:
+    lines = qrels.lines[keep] if qrels.lines is not None else np.flatnonzero(keep) + 1
+    return Qrels(qrels.query_ids[keep], qrels.doc_ids[keep], qrels.relevance[keep], qrels.source, lines)
+
+
+def evaluate_stream(
+    qrels: Any,
+    run_path: str | os.PathLike[str],
+    measures: MeasuresArg,
+    *,
+    ties: str = "trec",
+    empty: str = "zero",
+    missing: str = "zero",
+    duplicates: str = "error",
+    depth: int | None = None,
+    judged_only: bool = False,
+    block_bytes: int = 64 << 20,
+    progress: bool | None = None,
+) -> EvaluationResult:
+    """Evaluate a TREC run file in blocks of whole queries, with memory bounded by ``block_bytes``.
+
+    Takes the same options as :func:`rankmeter.evaluate` and returns the same
+    result; the run must list each query's lines together.
+
+    Parameters
+    ----------
+    qrels : path, table, dict or Qrels
+        Judgments (held in memory; they are small next to runs).
+    run_path : path
+        TREC run file (``.gz`` accepted).
+    measures : str, Measure or iterable of them
+    block_bytes : int, default 64 MiB
+        Bytes of run text parsed at a time.
+    progress : bool, optional
+        Show a progress bar (default: when the file is larger than 256 MiB).
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> with tempfile.NamedTemporaryFile("w", suffix=".run", delete=False) as f:
+    ...     _ = f.write("1 Q0 a 1 2.0 t\\n1 Q0 b 2 1.0 t\\n2 Q0 a 1 3.0 t\\n")
+    >>> res = evaluate_stream({"1": {"b": 1}, "2": {"a": 1}}, f.name, "rr", block_bytes=16)
+    >>> res.by_query("rr")
+    {'1': 0.5, '2': 1.0}
+    >>> os.unlink(f.name)
+    """
+    check_policy(ties)
+    check_empty_policy(empty)
+    parsed = _parse_all(measures)
+    q = as_qrels(qrels)
+    q = Qrels(to_numpy_str(q.query_ids), to_numpy_str(q.doc_ids), q.relevance, q.source, q.lines)
+    qids_all = q.query_ids
+    size = Path(run_path).stat().st_size
+    show = progress if progress is not None else size > (256 << 20)
+    parts: list[EvaluationResult] = []
+    seen: list[np.ndarray] = []
+    run_only = 0
+    name = None
+    bar = None
+    if show:
+        from rich.console import Console
+        from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn
+
+        bar = Progress(
+            "[progress.description]{task.description}",
+            BarColumn(),
+            DownloadColumn(),
+            TimeRemainingColumn(),
+            console=Console(stderr=True),
+        )
+        bar.start()
+        task = bar.add_task("evaluating", total=size)
+    try:
+        for run, done_bytes in iter_run_chunks(run_path, block_bytes=block_bytes):
+            name = name or run.name
+            chunk_q = np.unique(to_numpy_str(run.query_ids))
+            seen.append(chunk_q)
+            keep = np.isin(qids_all, chunk_q)
+            run_only += int((~np.isin(chunk_q, qids_all)).sum())
+            if keep.any():
+                ranked, _ = align(
+                    _subset(q, keep),
+                    run,
+                    ties=ties,
+                    missing="skip",
+                    duplicates=duplicates,
+                    depth=depth,
+                    judged_only=judged_only,
+                )
+                parts.append(evaluate_ranked(ranked, parsed, empty=empty))
+            if bar is not None:
+                bar.update(task, completed=done_bytes)
+    finally:
+        if bar is not None:
+            bar.stop()
+    seen_q = np.unique(np.concatenate(seen)) if seen else np.zeros(0, dtype=str)
+    missing_mask = ~np.isin(qids_all, seen_q)
+    missing_ids = np.unique(qids_all[missing_mask])
+    if len(missing_ids) and missing != "skip":
+        empty_run = Run(np.zeros(0, dtype=str), np.zeros(0, dtype=str), np.zeros(0), source=str(run_path))
+        ranked, _ = align(_subset(q, missing_mask), empty_run, ties=ties, missing=missing, duplicates=duplicates)
+        parts.append(evaluate_ranked(ranked, parsed, empty=empty))
+    return _merge(
+        parts,
+        parsed,
+        empty,
+        {
+            "ties": ties,
+            "missing": missing,
+            "duplicates": duplicates,
+            "depth": depth,
+            "judged_only": judged_only,
+            "queries_missing": len(missing_ids),
+            "missing_query_ids": missing_ids.tolist(),
+            "queries_run_only": run_only,
+            "run_source": str(run_path),
+            "run_name": name,
+            "streamed": True,
+            "qrels_source": q.source,
+        },
+    )
+
+
+def _merge(parts: list[EvaluationResult], parsed: list[Any], empty: str, extra: dict[str, Any]) -> EvaluationResult:
+    names = [str(s) for m in parsed for s in m.expand()]
+    names = list(dict.fromkeys(names))
+    if not parts:
+        values = np.zeros((0, len(names)))
+        included = np.zeros((0, len(names)), dtype=bool)
+        qids = np.zeros(0, dtype=str)
+        meta: dict[str, Any] = {}
+    else:
+        qids = np.concatenate([p.query_ids for p in parts])
+        order = np.argsort(qids, kind="stable")
+        qids = qids[order]
+        values = np.concatenate([p.values for p in parts])[order]
+        included = np.concatenate([p.included for p in parts])[order]
+        meta = dict(parts[0].metadata)
+        for key in ("queries_empty", "queries_with_ties", "queries_with_ties_at_cutoff"):
+            meta[key] = int(sum(p.metadata[key] for p in parts))
+    aggregate = {
+        n: aggregate_column(values[:, i], included[:, i], is_count=FAMILIES[parse(n).family].is_count, weights=None)
+        for i, n in enumerate(names)
+    }
+    meta.update(extra)
+    meta.update({"measures": names, "empty": empty, "queries_evaluated": len(qids)})
+    return EvaluationResult(qids, names, values, included, aggregate, meta)
