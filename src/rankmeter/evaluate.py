@@ -10,11 +10,11 @@ import numpy as np
 from rankmeter._version import __version__
 from rankmeter.aggregate import aggregate_column, apply_empty_policy, check_empty_policy, keras_list_weights
 from rankmeter.core.align import align
-from rankmeter.core.lists import rank_flat_lists
+from rankmeter.core.lists import rank_dense_top, rank_flat_lists
 from rankmeter.core.ranked_lists import RankedLists
 from rankmeter.core.ties import check_policy, straddling_queries
 from rankmeter.errors import MeasureSyntaxError
-from rankmeter.io.dense import flatten_dense, flatten_ragged
+from rankmeter.io.dense import dense_arrays, flatten_dense, flatten_ragged
 from rankmeter.io.load import as_qrels, as_run
 from rankmeter.measures import FAMILIES, Measure, parse
 from rankmeter.measures.kernels.context import Context
@@ -36,7 +36,7 @@ def _parse_all(measures: MeasuresArg) -> list[Measure]:
 
 def _empty_mask(ctx: Context, m: Measure, values: np.ndarray) -> np.ndarray:
     """Queries with no relevant document for measure ``m`` (or where it is undefined)."""
-    if m.family in _GRADED and m.param("ideal", "judged") == "retrieved":
+    if m.family in _GRADED and m.param("ideal", "judged") == "retrieved" and not ctx.ranked.ideal_is_list:
         count = segment_sum(ctx.relevant(None), ctx.ranked.offsets)
     else:
         count = ctx.num_relevant(m.param("min_rel"))
@@ -226,6 +226,17 @@ def evaluate(
     return evaluate_ranked(ranked, parsed, empty=empty, metadata=extra)
 
 
+# families whose value at a cutoff k depends only on the top k items and on the complete ideal list
+_TOP_K_FAMILIES = ("ndcg", "dcg", "idcg", "cg", "p", "r", "f1", "success", "rr", "map", "ap", "wap", "acg", "judged")
+
+
+def _top_k_only(measures: list[Measure], ties: str) -> int | None:
+    """The largest cutoff when every measure only looks at the top k (dense fast path), else None."""
+    if ties == "shuffle" or any(m.cutoffs is None or m.family not in _TOP_K_FAMILIES for m in measures):
+        return None
+    return max(max(m.cutoffs or (0,)) for m in measures)
+
+
 def evaluate_arrays(
     y_true: Any,
     y_score: Any,
@@ -273,9 +284,16 @@ def evaluate_arrays(
     check_policy(ties)
     check_empty_policy(empty)
     parsed = _parse_all(measures)
-    flat = flatten_dense(y_true, y_score, mask, sample_weight)
-    ranked = rank_flat_lists(flat, ties=ties, seed=seed)
-    return evaluate_ranked(ranked, parsed, empty=empty, metadata={"input": "dense"})
+    extra: dict[str, Any] = {"input": "dense"}
+    top = _top_k_only(parsed, ties) if mask is None and sample_weight is None else None
+    dense = dense_arrays(y_true, y_score) if top is not None else None
+    if dense is not None and top is not None and top < dense[0].shape[1]:
+        ranked = rank_dense_top(dense[0], dense[1], top, ties=ties)
+        extra["ranked_top_k"] = top  # only the top of each row was ranked; tie counts refer to it
+    else:
+        flat = flatten_dense(y_true, y_score, mask, sample_weight)
+        ranked = rank_flat_lists(flat, ties=ties, seed=seed)
+    return evaluate_ranked(ranked, parsed, empty=empty, metadata=extra)
 
 
 def evaluate_lists(

@@ -35,4 +35,39 @@ def rank_flat_lists(flat: FlatLists, *, ties: str, seed: int | None = None) -> R
         item_weights=weights,
         ideal_weights=flat.item_weights,
         list_weights=list_weights,
+        ideal_is_list=True,
+    )
+
+
+def rank_dense_top(y_true: np.ndarray, y_score: np.ndarray, k: int, *, ties: str) -> RankedLists:
+    """Rank only the top of each row of a dense matrix: every item scoring at least the k-th score.
+
+    The whole tied group at the k-th position is kept, so every measure at a
+    cutoff <= k is exact under every deterministic tie policy and under
+    ``expected``; the ideal arrays keep the complete rows. Runs in O(n m)
+    with partial selection instead of sorting every row.
+
+    >>> import numpy as np
+    >>> r = rank_dense_top(np.array([[0., 1, 2, 0]]), np.array([[.1, .5, .5, .9]]), 2, ties="expected")
+    >>> r.offsets.tolist(), r.scores.tolist()
+    ([0, 3], [0.9, 0.5, 0.5])
+    """
+    n, m = y_true.shape
+    kth = np.partition(y_score, m - k, axis=1)[:, m - k]  # the k-th largest score of each row
+    keep = y_score >= kth[:, None]
+    rows, cols = np.nonzero(keep)
+    grades, scores = y_true[rows, cols], y_score[rows, cols]
+    order = rank_order(rows, scores, ties=ties, doc_codes=cols, grades=grades)
+    counts = np.bincount(rows, minlength=n)
+    return RankedLists(
+        query_ids=np.arange(n).astype(str),
+        offsets=np.concatenate(([0], np.cumsum(counts))).astype(np.int64),
+        grades=grades[order],
+        judged=np.ones(len(order), dtype=bool),
+        scores=scores[order].astype(np.float64),
+        group_starts=tie_group_starts(rows[order], scores[order]),
+        ideal_offsets=np.arange(0, n * m + 1, m, dtype=np.int64),
+        ideal_grades=y_true.reshape(-1),
+        ties=ties,
+        ideal_is_list=True,
     )

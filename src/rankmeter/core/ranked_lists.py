@@ -35,6 +35,10 @@ class RankedLists:
         and for the ideal items.
     list_weights : ndarray of float64 or None, shape (Q,)
         Weight of each query in the aggregate (``None``: all equal).
+    ideal_is_list : bool
+        Dense input: the ideal arrays hold each complete list (every item is
+        judged), so ``ideal=retrieved`` reads them too. Needed when the
+        ranked items are only the top of each list (top-k selection).
     """
 
     query_ids: np.ndarray
@@ -49,6 +53,7 @@ class RankedLists:
     item_weights: np.ndarray | None = None
     ideal_weights: np.ndarray | None = None
     list_weights: np.ndarray | None = None
+    ideal_is_list: bool = False
 
     @property
     def n_queries(self) -> int:

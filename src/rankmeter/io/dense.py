@@ -29,9 +29,11 @@ def _finite(a: np.ndarray, name: str, valid: np.ndarray) -> None:
         raise InvalidScoreError(f"{name}[{row}, {col}] is {a[row, col]}; values must be finite numbers")
 
 
-def _as_2d(a: Any, name: str) -> np.ndarray:
+def _as_2d(a: Any, name: str, keep_float32: bool = False) -> np.ndarray:
     try:
-        arr = np.asarray(a, dtype=np.float64)
+        arr = np.asarray(a)
+        if not (keep_float32 and arr.dtype == np.float32):
+            arr = arr.astype(np.float64, copy=False)
     except (TypeError, ValueError) as exc:
         raise InputFormatError(f"{name}: cannot convert to a float array ({exc})") from None
     if arr.ndim == 1:
@@ -39,6 +41,22 @@ def _as_2d(a: Any, name: str) -> np.ndarray:
     if arr.ndim != 2:
         raise InputFormatError(f"{name} must have shape (n_lists, list_size), got shape {arr.shape}")
     return arr
+
+
+def dense_arrays(y_true: Any, y_score: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Validated 2-D float64 ``y_true`` and ``y_score`` of the same shape, all finite.
+
+    >>> dense_arrays([1, 0], [0.2, 0.1])[0].shape
+    (1, 2)
+    """
+    t = _as_2d(y_true, "y_true")
+    s = _as_2d(y_score, "y_score", keep_float32=True)  # scores are only compared: float32 stays exact
+    if t.shape != s.shape:
+        raise InputFormatError(f"y_true has shape {t.shape} but y_score has shape {s.shape}")
+    everywhere = np.ones(t.shape, dtype=bool)
+    _finite(t, "y_true", everywhere)
+    _finite(s, "y_score", everywhere)
+    return t, s
 
 
 def flatten_dense(y_true: Any, y_score: Any, mask: Any = None, sample_weight: Any = None) -> FlatLists:

@@ -43,7 +43,7 @@ def ideal_dcg(ctx: Context, measure: Measure, discounted: bool = True) -> np.nda
     """IDCG (or ICG) of every query at every cutoff: shape (Q, C)."""
     ranked = ctx.ranked
     gain = measure.param("gain", "linear")
-    if measure.param("ideal", "judged") == "retrieved":
+    if measure.param("ideal", "judged") == "retrieved" and not ranked.ideal_is_list:
         offsets, grades, weights = ranked.offsets, ranked.grades, ranked.item_weights
         gains = np.where(ranked.judged, gain_values(gain, grades), 0.0)
     else:
@@ -51,11 +51,35 @@ def ideal_dcg(ctx: Context, measure: Measure, discounted: bool = True) -> np.nda
         gains = gain_values(gain, grades)
     if weights is not None:
         gains = gains * weights
+    cutoffs = _cutoffs(measure)
+    # dense rows only: a query's value must never depend on which other queries are evaluated with it
+    top = _top_of_equal_segments(gains, offsets, cutoffs) if ranked.ideal_is_list else None
+    if top is not None:
+        d = discount_values(measure.param("discount", "log2"), np.arange(1, top.shape[1] + 1, dtype=np.float64))
+        running = np.cumsum(top * d if discounted else top, axis=1)
+        return running[:, [k - 1 for k in cutoffs if k is not None]]
     gains = sort_segments_desc(gains, offsets)
     positions = segment_positions(offsets, len(gains))
     if discounted:
         gains = gains * discount_values(measure.param("discount", "log2"), positions + 1.0)
     return sums_at_cutoffs(gains, offsets, positions, list(_cutoffs(measure)))
+
+
+def _top_of_equal_segments(gains: np.ndarray, offsets: np.ndarray, cutoffs: list[int | None]) -> np.ndarray | None:
+    """The K largest gains of each segment, sorted descending, when every segment has the same length L > K.
+
+    Partial selection (np.partition) on the (segments, L) matrix: O(L) per row instead of a sort.
+    """
+    lengths = np.diff(offsets)
+    if not len(lengths) or None in cutoffs or np.any(lengths != lengths[0]):
+        return None
+    width = int(lengths[0])
+    k = max(c for c in cutoffs if c is not None)
+    if k >= width:
+        return None
+    rows = gains.reshape(len(lengths), width)
+    largest = np.partition(rows, width - k, axis=1)[:, width - k :]
+    return -np.sort(-largest, axis=1)
 
 
 def cg(ctx: Context, measure: Measure) -> np.ndarray:
