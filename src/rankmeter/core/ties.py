@@ -191,7 +191,7 @@ def straddling_queries(
         hit = (a < k) & (k < end)
         out[query[hit]] = True
     for ks in per_query_cutoffs:
-        k = ks[query]
-        hit = (a < k) & (k < end)
+        limit = ks[query]
+        hit = (a < limit) & (limit < end)
         out[query[hit]] = True
     return out

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import gzip
+import os
 import re
 from collections.abc import Iterator
-from pathlib import Path
 
 from rankmeter.errors import InputFormatError
 from rankmeter.io.tables import Run
@@ -29,7 +29,7 @@ def _last_query_start(block: bytes) -> int:
     return 0
 
 
-def iter_run_chunks(path: str | Path, *, block_bytes: int = 64 << 20) -> Iterator[tuple[Run, int]]:
+def iter_run_chunks(path: str | os.PathLike[str], *, block_bytes: int = 64 << 20) -> Iterator[tuple[Run, int]]:
     """Yield ``(run, bytes_read)`` pieces of a TREC run, each holding only complete queries.
 
     Each block is parsed by the same code as :func:`~rankmeter.io.trec.read_run`

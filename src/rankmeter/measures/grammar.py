@@ -26,7 +26,9 @@ _HEAD = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_\-]*)\s*")
 
 
 def _split_top_level(text: str) -> list[str]:
-    parts, depth, current = [], 0, []
+    parts: list[str] = []
+    depth = 0
+    current: list[str] = []
     for ch in text:
         if ch in "([{":
             depth += 1
