@@ -204,22 +204,8 @@ def read_qrels(path: PathLike) -> Qrels:
     (['D#1', 'D2'], [2.0, 0.0])
     >>> os.unlink(f.name)
     """
-    data = _read_bytes(path)
-    fast = _arrow_table(data, _QRELS_COLUMNS, _arrow_types({0: "s", 2: "s", 3: "f"}))
-    if fast is not None:
-        table, lines = fast
-        qids, dids = table.column("c0"), table.column("c2")
-        relevance = arrow_to_numpy(table.column("c3")).astype(np.float64)
-        check_finite(relevance, "relevance", qids, dids, str(path), lines)
-        return Qrels(qids.combine_chunks(), dids.combine_chunks(), relevance, source=str(path), lines=lines)
-    fields, lines, source = _fields_from_text(
-        data.decode("utf-8", "surrogateescape"), str(path), _QRELS_COLUMNS, True, "qid iter docno rel"
-    )
-    relevance = _to_float(fields[:, 3], "relevance", fields, lines, source, 2)
-    qids = fields[:, 0].astype(str)
-    dids = fields[:, 2].astype(str)
-    check_finite(relevance, "relevance", qids, dids, source, lines)
-    return Qrels(qids, dids, relevance, source=source, lines=lines)
+    qids, dids, relevance, lines, _ = _parse_columns(_read_bytes(path), str(path), 1, qrels=True)
+    return Qrels(qids, dids, relevance, source=str(path), lines=lines)
 
 
 def read_run(path: PathLike) -> Run:
@@ -251,20 +237,28 @@ def read_run(path: PathLike) -> Run:
 
 def parse_run_bytes(data: bytes, source: str, first_line: int = 1) -> Run:
     """Parse the bytes of (part of) a TREC run; ``first_line`` numbers the first line for messages."""
-    fast = _arrow_table(data, _RUN_COLUMNS, _arrow_types({0: "s", 2: "s", 4: "f", 5: "s"}))
+    qids, dids, scores, lines, name = _parse_columns(data, source, first_line, qrels=False)
+    return Run(qids, dids, scores, source=source, lines=lines, name=name)
+
+
+def _parse_columns(data: bytes, source: str, first_line: int, *, qrels: bool) -> tuple[Any, Any, np.ndarray, Any, Any]:
+    """(query ids, doc ids, values, line numbers, run tag) of qrels or run bytes: fast path, else line by line."""
+    n_columns, value_col, what = (_QRELS_COLUMNS, 3, "relevance") if qrels else (_RUN_COLUMNS, 4, "score")
+    layout = "qid iter docno rel" if qrels else "qid Q0 docno rank score tag"
+    kinds = {0: "s", 2: "s", value_col: "f"} if qrels else {0: "s", 2: "s", 4: "f", 5: "s"}
+    fast = _arrow_table(data, n_columns, _arrow_types(kinds))
     if fast is not None:
         table, _ = fast
-        qids, dids = table.column("c0"), table.column("c2")
-        scores = arrow_to_numpy(table.column("c4")).astype(np.float64)
-        lines = None if first_line == 1 else np.arange(first_line, first_line + len(scores), dtype=np.int64)
-        check_finite(scores, "score", qids, dids, source, lines)
-        name = table.column("c5")[0].as_py()
-        return Run(qids.combine_chunks(), dids.combine_chunks(), scores, source=source, lines=lines, name=name)
-    text = data.decode("utf-8", "surrogateescape")
-    fields, lines, source = _fields_from_text(text, source, _RUN_COLUMNS, False, "qid Q0 docno rank score tag")
-    lines = lines + (first_line - 1)
-    scores = _to_float(fields[:, 4], "score", fields, lines, source, 2)
-    qids = fields[:, 0].astype(str)
-    dids = fields[:, 2].astype(str)
-    check_finite(scores, "score", qids, dids, source, lines)
-    return Run(qids, dids, scores, source=source, lines=lines, name=str(fields[0, 5]))
+        qids, dids = table.column("c0").combine_chunks(), table.column("c2").combine_chunks()
+        values = arrow_to_numpy(table.column(f"c{value_col}")).astype(np.float64)
+        lines = None if first_line == 1 else np.arange(first_line, first_line + len(values), dtype=np.int64)
+        name = None if qrels else table.column("c5")[0].as_py()
+    else:
+        text = data.decode("utf-8", "surrogateescape")
+        fields, lines, source = _fields_from_text(text, source, n_columns, qrels, layout)
+        lines = lines + (first_line - 1)
+        values = _to_float(fields[:, value_col], what, fields, lines, source, 2)
+        qids, dids = fields[:, 0].astype(str), fields[:, 2].astype(str)
+        name = None if qrels else str(fields[0, 5])
+    check_finite(values, what, qids, dids, source, lines)
+    return qids, dids, values, lines, name
