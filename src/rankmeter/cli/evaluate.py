@@ -63,6 +63,20 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--block-mb", type=int, default=64, help="block size for --stream in MiB (default: 64)")
     p.add_argument("--progress", action="store_true", help="show a progress bar with --stream")
     p.add_argument("--per-query", action="store_true", help="also print per-query values")
+    p.add_argument(
+        "--ci",
+        type=float,
+        default=None,
+        metavar="LEVEL",
+        help="add a bootstrap confidence interval of each mean over queries, e.g. --ci 0.95",
+    )
+    p.add_argument(
+        "--ci-method",
+        default="BCa",
+        choices=("BCa", "percentile", "basic"),
+        help="bootstrap method for --ci (default: BCa)",
+    )
+    p.add_argument("--n-resamples", type=int, default=10_000, help="bootstrap resamples for --ci (default: 10000)")
     p.add_argument("--format", choices=("table", "json", "csv", "trec"), default="table")
     p.add_argument("--digits", type=int, default=4, help="decimals in the table (default: 4)")
     p.add_argument("-o", "--output", default=None, help="write to this file instead of stdout")
@@ -77,7 +91,7 @@ def _fmt(name: str, value: float, digits: int) -> str:
     return f"{value:.{digits}f}"
 
 
-def render_table(result: Any, per_query: bool, digits: int) -> str:
+def render_table(result: Any, per_query: bool, digits: int, intervals: dict[str, Any] | None = None) -> str:
     """A rich table of the aggregates (and per-query values) as plain text."""
     from rich.console import Console
     from rich.table import Table
@@ -95,6 +109,15 @@ def render_table(result: Any, per_query: bool, digits: int) -> str:
             table.add_row(qid, *row)
         table.add_section()
     table.add_row("all", *[_fmt(n, result.aggregate[n], digits) for n in result.measure_names], style="bold")
+    if intervals:
+        level = next((ci.level for ci in intervals.values() if ci is not None), None)
+        cells = [
+            ""
+            if intervals.get(n) is None
+            else f"[{_fmt(n, intervals[n].low, digits)}, {_fmt(n, intervals[n].high, digits)}]"
+            for n in result.measure_names
+        ]
+        table.add_row(f"{level:.0%} CI" if level is not None else "CI", *cells)
     console = Console(width=10_000, record=True, file=open("/dev/null", "w"), color_system=None)  # noqa: SIM115
     console.print(table)
     text = console.export_text()
@@ -134,8 +157,23 @@ def run(args: argparse.Namespace) -> int:
         from rankmeter.evaluate import evaluate
 
         result = evaluate(args.qrels, args.run, measures, seed=args.seed, **options)
+    intervals = None
+    if args.ci is not None:
+        from rankmeter.stats.intervals import result_intervals
+
+        intervals = result_intervals(
+            result,
+            level=args.ci,
+            method=args.ci_method,
+            n_resamples=args.n_resamples,
+            seed=args.seed if args.seed is not None else 0,
+        )
     if args.format == "json":
         data = result.to_dict()
+        if intervals is not None:
+            from rankmeter.stats.intervals import intervals_as_dict
+
+            data["ci"] = intervals_as_dict(intervals)
         if not args.per_query:
             data["per_query"] = result.per_query  # the JSON always carries per-query rows
         import json
@@ -148,7 +186,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.format == "trec":
         text = result.to_trec_eval(per_query=args.per_query)
     else:
-        text = render_table(result, args.per_query, args.digits)
+        text = render_table(result, args.per_query, args.digits, intervals)
     if args.output:
         with open(args.output, "w") as fh:
             fh.write(text)
