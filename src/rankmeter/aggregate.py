@@ -89,20 +89,40 @@ def keras_list_weights(item_weights: np.ndarray, relevance: np.ndarray, offsets:
     return np.where(sum_w > 0, np.where(sum_rel > 0, per_list, default), 0.0)
 
 
-def aggregate_column(values: np.ndarray, included: np.ndarray, *, is_count: bool, weights: np.ndarray | None) -> float:
-    """Sum (counting measures) or (weighted) mean over included, non-NaN values.
+GMEAN_FLOOR = 1e-5  # trec_eval's floor for gm_map / gm_bpref: log(max(v, 1e-5))
+
+
+def aggregate_column(
+    values: np.ndarray,
+    included: np.ndarray,
+    *,
+    is_count: bool = False,
+    weights: np.ndarray | None = None,
+    kind: str | None = None,
+) -> float:
+    r"""Aggregate one measure over included, non-NaN values.
+
+    ``kind`` is the family's aggregation: ``"sum"`` (counting measures),
+    ``"mean"`` (weighted when ``weights`` is given) or ``"gmean"``, the
+    geometric mean with trec_eval's floor, :math:`\exp(rac{1}{n}\sum \ln \max(v, 10^{-5}))`.
 
     >>> import numpy as np
-    >>> aggregate_column(np.array([1.0, 0.0, np.nan]), np.array([True, True, True]), is_count=False, weights=None)
+    >>> aggregate_column(np.array([1.0, 0.0, np.nan]), np.array([True, True, True]), kind="mean")
     0.5
+    >>> round(aggregate_column(np.array([0.5, 0.125]), np.array([True, True]), kind="gmean"), 6)
+    0.25
     """
+    kind = kind or ("sum" if is_count else "mean")
     keep = included & ~np.isnan(values)
-    if is_count:
+    if kind == "sum":
         return float(values[keep].sum())
     if not keep.any():
         return float("nan")
+    v = np.log(np.maximum(values[keep], GMEAN_FLOOR)) if kind == "gmean" else values[keep]
     if weights is None:
-        return float(values[keep].mean())
-    w = weights[keep]
-    total = w.sum()
-    return float((values[keep] * w).sum() / total) if total > 0 else 0.0
+        out = float(v.mean())
+    else:
+        w = weights[keep]
+        total = w.sum()
+        out = float((v * w).sum() / total) if total > 0 else 0.0
+    return float(np.exp(out)) if kind == "gmean" else out

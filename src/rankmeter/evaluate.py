@@ -114,7 +114,7 @@ def evaluate_ranked(
             names.append(name)
             columns.append(values)
             included.append(inc)
-            aggregate[name] = aggregate_column(values, inc, is_count=family.is_count, weights=weights)
+            aggregate[name] = aggregate_column(values, inc, weights=weights, kind=family.aggregate)
     n_q = ranked.n_queries
     straddle = straddling_queries(ranked.offsets, ranked.group_starts, sorted(cutoffs), per_query_cutoffs)
     no_relevant = int((ctx.num_relevant(None) == 0).sum())

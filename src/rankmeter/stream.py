@@ -165,7 +165,7 @@ def _merge(parts: list[EvaluationResult], parsed: list[Any], empty: str, extra: 
         for key in ("queries_empty", "queries_with_ties", "queries_with_ties_at_cutoff"):
             meta[key] = int(sum(p.metadata[key] for p in parts))
     aggregate = {
-        n: aggregate_column(values[:, i], included[:, i], is_count=FAMILIES[parse(n).family].is_count, weights=None)
+        n: aggregate_column(values[:, i], included[:, i], kind=FAMILIES[parse(n).family].aggregate)
         for i, n in enumerate(names)
     }
     meta.update(extra)

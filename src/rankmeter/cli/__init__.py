@@ -1,1 +1,1 @@
-"""Command-line interface: ``rankmeter evaluate | measures | compare | retrieval``."""
+"""Command-line interface: ``rankmeter evaluate | measures | compare | retrieval | trec_eval``."""

@@ -136,7 +136,7 @@ class Family:
     description: str
     cutoff: str = "optional"  # "required" | "optional" | "none"
     params: dict[str, Param] = field(default_factory=dict)
-    aggregate: str = "mean"  # "mean" | "sum"
+    aggregate: str = "mean"  # "mean" | "sum" | "gmean"
     trec_name: str | None = None
     needs_relevant: bool = True  # False: defined without relevant documents (counts, judged@k)
 

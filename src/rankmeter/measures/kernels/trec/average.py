@@ -19,7 +19,12 @@ from rankmeter.measures.kernels.trec._common import deterministic_only
 
 
 def yaap(ctx: Context, measure: Measure) -> np.ndarray:
-    """log((1 + S) / (1 + R - S)) with S = R * AP."""
+    """log((1 + S) / (1 + R - S)) with S = R * AP.
+
+    >>> import rankmeter
+    >>> round(rankmeter.evaluate_lists([[1, 0]], [[2, 1]], "yaap", ties="stable")["yaap"], 4)
+    0.6931
+    """
     deterministic_only(ctx, measure)
     min_rel = measure.param("min_rel")
     b = ctx.relevant(min_rel)

@@ -58,7 +58,12 @@ def bing(ctx: Context, measure: Measure) -> np.ndarray:
 
 
 def g(ctx: Context, measure: Measure) -> np.ndarray:
-    """trec_eval's G; NaN when the ideal gain sum is 0."""
+    """trec_eval's G; NaN when the ideal gain sum is 0.
+
+    >>> import rankmeter
+    >>> rankmeter.evaluate_lists([[2, 1]], [[2, 1]], ["g", "bing"], ties="stable").aggregate
+    {'g': 1.0, 'bing': 1.0}
+    """
     deterministic_only(ctx, measure)
     gain = measure.param("gain", "linear")
     offsets = ctx.ranked.offsets

@@ -88,7 +88,13 @@ def _undefined_when_no_relevant(ctx: Context, measure: Measure, values: np.ndarr
 
 
 def iprec_at_recall(ctx: Context, measure: Measure) -> np.ndarray:
-    """Interpolated precision at one recall level; NaN when R = 0."""
+    """Interpolated precision at one recall level; NaN when R = 0.
+
+    >>> import rankmeter
+    >>> res = rankmeter.evaluate_lists([[0, 1, 0, 1]], [[4, 3, 2, 1]], "iprec_at_recall(recall=0.5)", ties="stable")
+    >>> res["iprec_at_recall(recall=0.5)"]
+    0.5
+    """
     deterministic_only(ctx, measure)
     values = interpolated_precision(ctx, measure.param("min_rel"), _levels(measure), measure.param("offset", 0.5))
     return _undefined_when_no_relevant(ctx, measure, values)

@@ -40,7 +40,12 @@ INFAP_EPSILON = 1e-5
 
 
 def bpref(ctx: Context, measure: Measure) -> np.ndarray:
-    """bpref of every query; NaN when R = 0."""
+    """bpref of every query; NaN when R = 0.
+
+    >>> import rankmeter
+    >>> rankmeter.evaluate({"q": {"a": 1, "b": 0, "c": 1}}, {"q": {"a": 3, "b": 2, "c": 1}}, "bpref")["bpref"]
+    0.5
+    """
     deterministic_only(ctx, measure)
     min_rel = measure.param("min_rel")
     rel = ctx.relevant(min_rel)
@@ -57,7 +62,12 @@ def bpref(ctx: Context, measure: Measure) -> np.ndarray:
 
 
 def infap(ctx: Context, measure: Measure) -> np.ndarray:
-    """Inferred AP of every query; NaN when R = 0."""
+    """Inferred AP of every query; NaN when R = 0.
+
+    >>> import rankmeter
+    >>> round(rankmeter.evaluate({"q": {"a": 1, "b": 0}}, {"q": {"b": 2, "a": 1}}, "infap")["infap"], 6)
+    0.500005
+    """
     deterministic_only(ctx, measure)
     min_rel = measure.param("min_rel")
     rel = ctx.relevant(min_rel)

@@ -75,7 +75,12 @@ def scaled_gains(ctx: Context, gain: object) -> np.ndarray:
 
 
 def rbp(ctx: Context, measure: Measure) -> np.ndarray:
-    """(1 - p) * sum of scaled gains discounted by p^i."""
+    """(1 - p) * sum of scaled gains discounted by p^i.
+
+    >>> import rankmeter
+    >>> rankmeter.evaluate_lists([[1, 0, 1]], [[3, 2, 1]], "rbp(p=0.5)", ties="stable")["rbp(p=0.5)"]
+    0.625
+    """
     p = float(measure.param("p", 0.9))
     gains = ctx.tie_mean(scaled_gains(ctx, measure.param("gain", "linear")))
     weights = np.power(p, ctx.positions.astype(np.float64))

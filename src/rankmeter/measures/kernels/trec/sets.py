@@ -71,7 +71,12 @@ def set_map(ctx: Context, measure: Measure) -> np.ndarray:
 
 
 def set_f(ctx: Context, measure: Measure) -> np.ndarray:
-    """Weighted harmonic mean of set precision and set recall; NaN when R = 0."""
+    """Weighted harmonic mean of set precision and set recall; NaN when R = 0.
+
+    >>> import rankmeter
+    >>> round(rankmeter.evaluate({"q": {"a": 1, "b": 1}}, {"q": {"a": 1, "x": 0}}, "set_f")["set_f"], 4)
+    0.5
+    """
     n, big_r, found = _counts(ctx, measure)
     beta = float(measure.param("beta", 1.0))
     p = np.divide(found, n, out=np.zeros_like(n), where=n > 0)
