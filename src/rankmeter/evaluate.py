@@ -10,7 +10,7 @@ import numpy as np
 from rankmeter._version import __version__
 from rankmeter.aggregate import aggregate_column, apply_empty_policy, check_empty_policy, keras_list_weights
 from rankmeter.core.align import align
-from rankmeter.core.lists import rank_dense_top, rank_flat_lists
+from rankmeter.core.lists import rank_dense, rank_dense_top, rank_flat_lists
 from rankmeter.core.ranked_lists import RankedLists
 from rankmeter.core.ties import check_policy, straddling_queries
 from rankmeter.errors import MeasureSyntaxError
@@ -285,11 +285,14 @@ def evaluate_arrays(
     check_empty_policy(empty)
     parsed = _parse_all(measures)
     extra: dict[str, Any] = {"input": "dense"}
-    top = _top_k_only(parsed, ties) if mask is None and sample_weight is None else None
-    dense = dense_arrays(y_true, y_score) if top is not None else None
+    plain = mask is None and sample_weight is None
+    top = _top_k_only(parsed, ties) if plain else None
+    dense = dense_arrays(y_true, y_score) if plain else None
     if dense is not None and top is not None and top < dense[0].shape[1]:
         ranked = rank_dense_top(dense[0], dense[1], top, ties=ties)
         extra["ranked_top_k"] = top  # only the top of each row was ranked; tie counts refer to it
+    elif dense is not None:
+        ranked = rank_dense(dense[0], dense[1], ties=ties, seed=seed)
     else:
         flat = flatten_dense(y_true, y_score, mask, sample_weight)
         ranked = rank_flat_lists(flat, ties=ties, seed=seed)

@@ -71,3 +71,34 @@ def rank_dense_top(y_true: np.ndarray, y_score: np.ndarray, k: int, *, ties: str
         ties=ties,
         ideal_is_list=True,
     )
+
+
+def rank_dense(y_true: np.ndarray, y_score: np.ndarray, *, ties: str, seed: int | None = None) -> RankedLists:
+    """Rank every row of a dense matrix with one row-wise stable sort (no global sort of all items).
+
+    >>> import numpy as np
+    >>> r = rank_dense(np.array([[0., 1, 2]]), np.array([[.1, .5, .9]]), ties="stable")
+    >>> r.grades.tolist()
+    [2.0, 1.0, 0.0]
+    """
+    n, m = y_true.shape
+    by_row = np.argsort(-y_score, axis=1, kind="stable")
+    order = (by_row + (np.arange(n, dtype=np.int64) * m)[:, None]).reshape(-1)
+    query = np.repeat(np.arange(n), m)
+    flat_scores = y_score.reshape(-1)
+    flat_grades = y_true.reshape(-1)
+    columns = np.tile(np.arange(m), n)
+    order = rank_order(query, flat_scores, ties=ties, doc_codes=columns, grades=flat_grades, seed=seed, order=order)
+    scores = flat_scores[order]
+    return RankedLists(
+        query_ids=np.arange(n).astype(str),
+        offsets=np.arange(0, n * m + 1, m, dtype=np.int64),
+        grades=flat_grades[order],
+        judged=np.ones(n * m, dtype=bool),
+        scores=scores,
+        group_starts=tie_group_starts(query, scores),
+        ideal_offsets=np.arange(0, n * m + 1, m, dtype=np.int64),
+        ideal_grades=flat_grades,
+        ties=ties,
+        ideal_is_list=True,
+    )

@@ -75,6 +75,7 @@ def rank_order(
     grades: np.ndarray | None = None,
     judged: np.ndarray | None = None,
     seed: int | None = None,
+    order: np.ndarray | None = None,
 ) -> np.ndarray:
     """Permutation that sorts items by query, then score descending, then the tie rule.
 
@@ -97,6 +98,10 @@ def rank_order(
         documents go first / last (so judged@k is bounded too).
     seed : int, optional
         Seed for ``shuffle``.
+    order : ndarray of int64, optional
+        An order already sorted by query, then score descending, ties in input
+        order (e.g. a row-wise stable argsort of a dense matrix); only the tie
+        rule is then applied.
 
     Returns
     -------
@@ -119,8 +124,8 @@ def rank_order(
         raise PolicyError("ties='trec' needs document ids; use 'stable' or 'expected' for arrays")
     if ties in ("optimistic", "pessimistic") and grades is None:  # pragma: no cover - callers pass grades
         raise PolicyError(f"ties={ties!r} needs relevance grades")
-    scores = np.asarray(scores, dtype=np.float64)
-    order = base_order(query_codes, scores)
+    scores = np.asarray(scores)
+    order = base_order(query_codes, scores) if order is None else order
     if ties in ("stable", "expected") or len(order) < 2:
         return order
     starts = tie_group_starts(query_codes[order], scores[order])

@@ -43,8 +43,34 @@ def _column(frame: Any, name: str) -> np.ndarray:
     return np.asarray(series.to_numpy())
 
 
-def _ids(values: np.ndarray) -> np.ndarray:
-    return values.astype(str) if values.dtype.kind != "U" else values
+def _ids(frame: Any, name: str) -> Any:
+    """An id column as a pyarrow string array (the core's fast path), ids of other types as their text."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if hasattr(frame, "column_names"):  # pyarrow
+        col = frame.column(name)
+    elif type(frame).__module__.startswith("polars"):
+        col = frame[name].to_arrow()
+    else:  # pandas
+        series = frame[name]
+        if series.isna().any():
+            raise InputFormatError(f"column {name!r} has {int(series.isna().sum())} missing values")
+        if series.dtype.kind in "iuf":
+            return np.asarray(series.to_numpy()).astype(str)
+        try:
+            col = pa.Array.from_pandas(series)
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            return np.asarray(series.to_numpy()).astype(str)
+    if col.null_count:
+        raise InputFormatError(f"column {name!r} has {col.null_count} missing values")
+    if isinstance(col, pa.ChunkedArray):
+        col = col.combine_chunks()
+    if not pa.types.is_string(col.type):
+        if pa.types.is_floating(col.type):
+            return np.asarray(col.to_pylist()).astype(str)
+        col = pc.cast(col, pa.string())
+    return col
 
 
 def _numbers(values: np.ndarray, name: str, qids: np.ndarray, dids: np.ndarray) -> np.ndarray:
@@ -71,8 +97,8 @@ def _read(frame: Any, value_column: str, columns: Mapping[str, str] | None) -> t
                 f"table has no column {mapping[role]!r} for {role} (columns: {', '.join(names)}); "
                 f"pass columns={{'{role}': '<name>'}}"
             )
-    qids = _ids(_column(frame, mapping["query_id"]))
-    dids = _ids(_column(frame, mapping["doc_id"]))
+    qids = _ids(frame, mapping["query_id"])
+    dids = _ids(frame, mapping["doc_id"])
     values = _numbers(_column(frame, mapping[value_column]), value_column, qids, dids)
     check_finite(values, value_column, qids, dids, None, None)
     return qids, dids, values

@@ -121,40 +121,53 @@ _WHITESPACE_RUN = re.compile(rb"[ \t\r\f\v]+")
 _LEADING_OR_TRAILING = re.compile(rb"(?m)^ | $")
 
 
-def _arrow_table(data: bytes, n_columns: int, keep: dict[int, Any]) -> tuple[Any, np.ndarray | None] | None:
-    """Fast path: parse with pyarrow's multi-threaded CSV reader.
-
-    Returns (table, line numbers or None when row i is line i + 1), or None
-    when the file needs the exact line-by-line parser (comments, irregular
-    columns, unparsable numbers): that parser then reports problems by line.
-    """
+def _arrow_read(data: bytes, n_columns: int, keep: dict[int, Any]) -> Any:
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
-    if not data or data.startswith(b"#") or b"\n#" in data:
-        return None
-    if b"\t" in data or b"  " in data or b"\r" in data or data.startswith(b" ") or b"\n " in data or b" \n" in data:
-        data = _LEADING_OR_TRAILING.sub(b"", _WHITESPACE_RUN.sub(b" ", data))
-    if data.startswith(b"\n") or b"\n\n" in data:
-        return None  # blank lines: row numbers would not be line numbers
     names = [f"c{i}" for i in range(n_columns)]
+    return pacsv.read_csv(
+        pa.py_buffer(data),
+        read_options=pacsv.ReadOptions(column_names=names, block_size=1 << 22),
+        parse_options=pacsv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False, escape_char=False),
+        convert_options=pacsv.ConvertOptions(
+            column_types={f"c{i}": t for i, t in keep.items()},
+            include_columns=[f"c{i}" for i in keep],
+            null_values=[],
+            strings_can_be_null=False,
+            quoted_strings_can_be_null=False,
+        ),
+    )
+
+
+def _arrow_table(data: bytes, n_columns: int, keep: dict[int, Any]) -> tuple[Any, np.ndarray | None] | None:
+    """Fast path: parse with pyarrow's multi-threaded CSV reader.
+
+    Single-space separated files (what retrieval systems write) are parsed
+    directly; other whitespace is normalised first. Returns (table, None) when
+    row i is line i + 1, or None when the file needs the exact line-by-line
+    parser (comment or blank lines, irregular columns, unparsable numbers),
+    which then reports problems by line.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not data or data.startswith(b"#"):
+        return None
     try:
-        table = pacsv.read_csv(
-            pa.py_buffer(data),
-            read_options=pacsv.ReadOptions(column_names=names, block_size=1 << 24),
-            parse_options=pacsv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False, escape_char=False),
-            convert_options=pacsv.ConvertOptions(
-                column_types={f"c{i}": t for i, t in keep.items()},
-                include_columns=[f"c{i}" for i in keep],
-                null_values=[],
-                strings_can_be_null=False,
-                quoted_strings_can_be_null=False,
-            ),
-        )
+        table = _arrow_read(data, n_columns, keep)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        return None
-    if table.num_rows == 0:
-        return None
+        # tabs, runs of spaces, leading or trailing blanks: normalise, then parse again
+        data = _LEADING_OR_TRAILING.sub(b"", _WHITESPACE_RUN.sub(b" ", data))
+        try:
+            table = _arrow_read(data, n_columns, keep)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            return None
+    lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+    if table.num_rows == 0 or table.num_rows != lines:
+        return None  # blank lines were skipped: row numbers would not be line numbers
+    if pc.any(pc.starts_with(table.column("c0"), "#")).as_py():
+        return None  # a comment line that happens to have the right number of fields
     return table, None
 
 
@@ -241,18 +254,26 @@ def parse_run_bytes(data: bytes, source: str, first_line: int = 1) -> Run:
     return Run(qids, dids, scores, source=source, lines=lines, name=name)
 
 
+def _first_line_tag(data: bytes) -> str | None:
+    """The run tag (sixth field) of the first line, without parsing the column for every row."""
+    fields = _ASCII_FIELDS.findall(
+        data[: data.find(b"\n") if b"\n" in data[:4096] else 4096].decode("utf-8", "replace")
+    )
+    return fields[5] if len(fields) > 5 else None
+
+
 def _parse_columns(data: bytes, source: str, first_line: int, *, qrels: bool) -> tuple[Any, Any, np.ndarray, Any, Any]:
     """(query ids, doc ids, values, line numbers, run tag) of qrels or run bytes: fast path, else line by line."""
     n_columns, value_col, what = (_QRELS_COLUMNS, 3, "relevance") if qrels else (_RUN_COLUMNS, 4, "score")
     layout = "qid iter docno rel" if qrels else "qid Q0 docno rank score tag"
-    kinds = {0: "s", 2: "s", value_col: "f"} if qrels else {0: "s", 2: "s", 4: "f", 5: "s"}
+    kinds = {0: "s", 2: "s", value_col: "f"}
     fast = _arrow_table(data, n_columns, _arrow_types(kinds))
     if fast is not None:
         table, _ = fast
         qids, dids = table.column("c0").combine_chunks(), table.column("c2").combine_chunks()
         values = arrow_to_numpy(table.column(f"c{value_col}")).astype(np.float64)
         lines = None if first_line == 1 else np.arange(first_line, first_line + len(values), dtype=np.int64)
-        name = None if qrels else table.column("c5")[0].as_py()
+        name = None if qrels else _first_line_tag(data)
     else:
         text = data.decode("utf-8", "surrogateescape")
         fields, lines, source = _fields_from_text(text, source, n_columns, qrels, layout)

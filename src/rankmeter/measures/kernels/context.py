@@ -113,14 +113,30 @@ class Context:
     def per_item(self, group_values: np.ndarray) -> np.ndarray:
         return np.repeat(group_values, self.group_sizes)
 
+    @cached_property
+    def tied(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+        """Items of the tied groups with more than one item: (items, CSR offsets, sizes, group index)."""
+        sizes = self.group_sizes
+        multi = np.flatnonzero(sizes > 1)
+        if not len(multi):
+            return None
+        lengths = sizes[multi]
+        offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+        items = np.repeat(self.group_starts[:-1][multi], lengths) + segment_positions(offsets, int(offsets[-1]))
+        return items, offsets, lengths, multi
+
     def tie_mean(self, values: np.ndarray) -> np.ndarray:
         """Expected value at each position under ``expected`` ties: the mean over its tied group.
 
-        For any other policy the values are returned unchanged.
+        For any other policy the values are returned unchanged. Only groups of
+        two or more items are touched.
         """
-        if not self.expected:
+        if not self.expected or self.tied is None:
             return values
-        return self.per_item(self.group_sum(values) / self.group_sizes)
+        items, offsets, lengths, _ = self.tied
+        out = np.array(values, dtype=np.float64, copy=True)
+        out[items] = np.repeat(segment_sum(out[items], offsets) / lengths, lengths)
+        return out
 
     def prefix_products(self, b: np.ndarray, g: np.ndarray) -> np.ndarray:
         r"""E[b_i * sum_{j<=i} g_j] at each position i.
@@ -135,16 +151,20 @@ class Context:
 
         AP uses b = g = relevance; WAP uses b = relevance, g = grade.
         """
-        if not self.expected:
-            return b * segment_cumsum(g, self.ranked.offsets)
-        n = self.group_sizes.astype(np.float64)
-        big_b = self.group_sum(b)
-        big_g = self.group_sum(g)
-        big_bg = self.group_sum(b * g)
-        g_before = segment_cumsum(big_g, self.group_offsets) - big_g
-        pair = np.divide(big_b * big_g - big_bg, n * (n - 1.0), out=np.zeros_like(n), where=n > 1)
-        t = self.within_group.astype(np.float64)
-        return self.per_item(big_b / n * g_before + big_bg / n) + t * self.per_item(pair)
+        running = segment_cumsum(g, self.ranked.offsets)
+        exact = b * running
+        if not self.expected or self.tied is None:
+            return exact
+        items, offsets, lengths, multi = self.tied
+        n = lengths.astype(np.float64)
+        bi, gi = b[items], g[items]
+        big_b, big_g, big_bg = segment_sum(bi, offsets), segment_sum(gi, offsets), segment_sum(bi * gi, offsets)
+        first = self.group_starts[:-1][multi]
+        g_before = running[first] - g[first]
+        pair = (big_b * big_g - big_bg) / (n * (n - 1.0))
+        t = segment_positions(offsets, len(items)).astype(np.float64)
+        exact[items] = np.repeat(big_b / n * g_before + big_bg / n, lengths) + t * np.repeat(pair, lengths)
+        return exact
 
     def first_hit(self, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         r"""Distribution of the rank of the first relevant item of each query.
