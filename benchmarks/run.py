@@ -99,6 +99,9 @@ q = pc.read_csv(sys.argv[1], read_options=pc.ReadOptions(column_names=['q_id','i
                 convert_options=pc.ConvertOptions(column_types={'q_id':'string','doc_id':'string'})).to_pandas()
 r = pc.read_csv(sys.argv[2], read_options=pc.ReadOptions(column_names=['q_id','q0','doc_id','rank','score','tag']), parse_options=opts,
                 convert_options=pc.ConvertOptions(column_types={'q_id':'string','doc_id':'string'})).to_pandas()
+for frame in (q, r):
+    for col in ('q_id', 'doc_id'):
+        frame[col] = frame[col].astype(object)  # ranx requires object (str) columns
 evaluate(Qrels({'a': {'x': 1}}), Run({'a': {'x': 1.0}}), ['ndcg@10'])  # JIT warm-up excluded from the timing
 t = time.perf_counter()
 qr = Qrels.from_df(q, q_id_col='q_id', doc_id_col='doc_id', score_col='score')
