@@ -21,6 +21,13 @@ from rankmeter.measures import FAMILIES, GainTable, Jarvelin, Measure, measure, 
 from rankmeter.results import EvaluationResult
 
 
+def evaluate_vectors(*args, **kwargs):  # type: ignore[no-untyped-def]
+    """Evaluate embedding or hash-code retrieval; see :func:`rankmeter.vectors.evaluate_vectors`."""
+    from rankmeter.vectors import evaluate_vectors as _evaluate_vectors
+
+    return _evaluate_vectors(*args, **kwargs)
+
+
 def evaluate_stream(*args, **kwargs):  # type: ignore[no-untyped-def]
     """Evaluate a run file in blocks of whole queries; see :func:`rankmeter.stream.evaluate_stream`."""
     from rankmeter.stream import evaluate_stream as _evaluate_stream
@@ -50,6 +57,7 @@ __all__ = [
     "evaluate_lists",
     "evaluate_ranked",
     "evaluate_stream",
+    "evaluate_vectors",
     "measure",
     "parse",
     "parse_measure",

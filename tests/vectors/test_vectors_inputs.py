@@ -160,6 +160,16 @@ def test_batch_size_invariance(data, metric: str, ties: str) -> None:
             assert other.metadata[key] == runs[0].metadata[key]
 
 
+def test_batch_size_invariance_with_float_grades_and_features() -> None:
+    rng = np.random.default_rng(8)
+    q, db = rng.standard_normal((70, 6)), rng.standard_normal((90, 6))
+    ql, dl = rng.random((70, 4)) * (rng.random((70, 4)) < 0.5), rng.random((90, 4)) * (rng.random((90, 4)) < 0.5)
+    runs = [evaluate_vectors(q, db, ["ndcg@[5,30]", "map", "wap@10"], query_labels=ql, database_labels=dl,
+                             metric="cosine", batch_size=bs) for bs in (1, 7, 64, None)]
+    for other in runs[1:]:
+        assert np.array_equal(other.values, runs[0].values)
+
+
 def test_shuffle_is_seeded(data) -> None:
     q, db, ql, dl = data
     a = _run(q, db, ql, dl, ties="shuffle", seed=1)

@@ -309,19 +309,40 @@ def prepare_features(queries: Any, database: Any, metric: str) -> tuple[Features
 
 
 SCORE_CHUNK = 64
-_CHUNK_ELEMENTS = 1 << 20
+_CHUNK_ELEMENTS = 1 << 23
 
 
 def score_chunk(n_database: int) -> int:
     """Queries per matrix product: :data:`SCORE_CHUNK`, fewer for a huge database (a function of N only).
 
-    >>> score_chunk(1000), score_chunk(10**7)
-    (64, 1)
+    >>> score_chunk(1000), score_chunk(10**6), score_chunk(10**8)
+    (64, 8, 1)
     """
     return max(1, min(SCORE_CHUNK, _CHUNK_ELEMENTS // max(n_database, 1)))
 
 
-def score_block(queries: Features, database: Features, metric: str, start: int, stop: int) -> np.ndarray:
+def _chunk_scores(queries: Features, database: Features, metric: str, c0: int, c1: int) -> np.ndarray:
+    out = queries.x[c0:c1] @ database.x.T
+    if metric == "euclidean":
+        assert queries.sq_norms is not None and database.sq_norms is not None
+        out *= 2.0
+        out -= queries.sq_norms[c0:c1, None]
+        out -= database.sq_norms[None, :]
+        np.minimum(out, 0.0, out=out)
+    return out
+
+
+class ScoreCache:
+    """The last chunk of scores computed, reused when the next block of queries starts inside it."""
+
+    def __init__(self) -> None:
+        self.start = -1
+        self.scores: np.ndarray | None = None
+
+
+def score_block(
+    queries: Features, database: Features, metric: str, start: int, stop: int, cache: ScoreCache | None = None
+) -> np.ndarray:
     """Scores (higher ranks first) of queries ``start:stop`` against the database: shape (b, N), float64.
 
     cosine: cos(q, x); euclidean: minus the squared distance; inner: q . x.
@@ -329,27 +350,37 @@ def score_block(queries: Features, database: Features, metric: str, start: int, 
     The matrix products run on fixed, globally aligned chunks of
     :func:`score_chunk` queries, because BLAS rounds a row's products
     differently depending on the shape of the call: this way a query's scores
-    (and so its ties) are bit-for-bit the same whatever the batch size.
+    (and so its ties) are bit-for-bit the same whatever the batch size. A
+    ``cache`` keeps the last chunk, so blocks smaller than a chunk cost no
+    extra products.
 
     >>> q, d = prepare_features([[0.0, 0.0]], [[1.0, 0.0], [0.0, 2.0]], "euclidean")
     >>> score_block(q, d, "euclidean", 0, 1).tolist()
     [[-1.0, -4.0]]
     """
-    n_q = queries.x.shape[0]
-    out = np.empty((stop - start, database.x.shape[0]))
-    dt = database.x.T
-    chunk = score_chunk(database.x.shape[0])
-    first = (start // chunk) * chunk
-    for c0 in range(first, stop, chunk):
-        c1 = min(c0 + chunk, n_q)
-        prod = queries.x[c0:c1] @ dt
+    n_d = database.x.shape[0]
+    return aligned_rows(lambda c0, c1: _chunk_scores(queries, database, metric, c0, c1), queries.x.shape[0],
+                        n_d, start, stop, score_chunk(n_d), cache)
+
+
+def aligned_rows(
+    compute: Any, n_rows: int, n_cols: int, start: int, stop: int, chunk: int, cache: ScoreCache | None
+) -> np.ndarray:
+    """Rows ``start:stop`` of a row-wise product computed on globally aligned chunks ``compute(c0, c1)``.
+
+    >>> import numpy as np
+    >>> aligned_rows(lambda a, b: np.arange(a, b)[:, None] * np.ones((1, 2)), 5, 2, 1, 3, 2, None).tolist()
+    [[1.0, 1.0], [2.0, 2.0]]
+    """
+    out = np.empty((stop - start, n_cols))
+    for c0 in range((start // chunk) * chunk, stop, chunk):
+        c1 = min(c0 + chunk, n_rows)
+        if cache is not None and cache.start == c0 and cache.scores is not None:
+            rows = cache.scores
+        else:
+            rows = compute(c0, c1)
+            if cache is not None:
+                cache.start, cache.scores = c0, rows
         lo, hi = max(c0, start), min(c1, stop)
-        out[lo - start : hi - start] = prod[lo - c0 : hi - c0]
-    if metric != "euclidean":
-        return out
-    assert queries.sq_norms is not None and database.sq_norms is not None
-    out *= 2.0
-    out -= queries.sq_norms[start:stop, None]
-    out -= database.sq_norms[None, :]
-    np.minimum(out, 0.0, out=out)
+        out[lo - start : hi - start] = rows[lo - c0 : hi - c0]
     return out

@@ -20,12 +20,12 @@ from rankmeter.results import EvaluationResult
 from rankmeter.vectors.distances import (
     Features,
     PackedCodes,
+    ScoreCache,
     check_metric,
     hamming_block,
     prepare_codes,
     prepare_features,
     score_block,
-    score_chunk,
 )
 from rankmeter.vectors.hamming import (
     BUCKET_FAMILIES,
@@ -48,7 +48,7 @@ _GRADED = ("ndcg", "dcg", "idcg", "cg")
 _TRUNCATABLE = frozenset({"ndcg", "dcg", "idcg", "cg", "map", "ap", "wap", "p", "r", "f1", "rr", "success",
                           "judged", "acg"})
 _RADIUS = re.compile(r"^\s*(p|r|precision|recall)\s*\(\s*radius\s*=\s*(\d+)\s*\)\s*$", re.IGNORECASE)
-_BUCKET_ELEMENTS = 1 << 22  # items (query x database pairs) per block on the bucket path
+_BUCKET_ELEMENTS = 1 << 20  # items (query x database pairs) per block on the bucket path (fits the caches)
 _SORT_ELEMENTS = 1 << 20  # ... on the general (sorting) path
 _AUTO_PROGRESS_PAIRS = 2_000_000_000
 
@@ -130,6 +130,7 @@ class _Inputs:
     codes: tuple[PackedCodes, PackedCodes] | None
     features: tuple[Features, Features] | None
     relevance: Relevance
+    cache: ScoreCache = field(default_factory=ScoreCache)
 
     @property
     def bits(self) -> int:
@@ -143,7 +144,7 @@ class _Inputs:
             return hamming_block(qc.rows(start, stop), dc)
         assert self.features is not None
         qf, df = self.features
-        s = score_block(qf, df, self.metric, start, stop)
+        s = score_block(qf, df, self.metric, start, stop, self.cache)
         np.negative(s, out=s)
         return s
 
@@ -267,7 +268,7 @@ def evaluate_vectors(
         database; queries with index >= n_database keep every item).
     batch_size : int, optional
         Queries per block; memory is O(batch_size * n_database). Default: about
-        4M (bucket path) or 1M (sorting path) query-item pairs per block.
+        1M query-item pairs per block.
     progress : bool, optional
         Show a progress bar on stderr; default: only for long jobs (>= 2e9
         pairs) on a terminal.
@@ -322,9 +323,6 @@ def evaluate_vectors(
     all_bucket = bucket_ok and all(plan.bucket) and data.relevance.integral
     if batch_size is None:
         batch_size = max(1, (_BUCKET_ELEMENTS if all_bucket else _SORT_ELEMENTS) // n_d)
-        if metric != "hamming":  # whole chunks of the score products (see distances.score_block)
-            chunk = score_chunk(n_d)
-            batch_size = max(chunk, batch_size // chunk * chunk)
     show = progress if progress is not None else (n_q * n_d >= _AUTO_PROGRESS_PAIRS and sys.stderr.isatty())
     evaluator = _BlockEvaluator(plan, data, ties, exclude_self, seed)
     n_cols = len(plan.columns)
@@ -434,8 +432,6 @@ class _BlockEvaluator:
             return None
         for m in general:
             if m.family not in _TRUNCATABLE or m.cutoffs is None:
-                return None
-            if m.family in _GRADED and m.param("ideal", "judged") == "retrieved":
                 return None
         return max(k for m in general for k in (m.cutoffs or ()))
 

@@ -129,30 +129,29 @@ def bucket_counts(
     return n.astype(np.float64), r.astype(np.float64)
 
 
-def sum_levels(x: np.ndarray) -> np.ndarray:
-    """Sum over the last axis (grade levels) one level after the other.
+def sum_last(x: np.ndarray) -> np.ndarray:
+    """Sum over the last axis (groups or grade levels) strictly in order, first to last.
 
-    A level that a query does not hold contributes exact zeros, and adding 0.0
-    never changes a float: the result does not depend on how many levels a
-    block spans, so values are bit-for-bit independent of the batch size
-    (NumPy's pairwise ``sum`` regroups the additions when the axis grows).
+    Empty groups and absent grade levels contribute exact zeros, and adding 0.0
+    never changes a float, so the result does not depend on how many groups a
+    block spans (its code width, the grade range of the batch): values are
+    bit-for-bit the same whatever the batch size or code packing. NumPy's
+    ``sum`` adds pairwise along a contiguous axis and regroups the additions
+    when the axis grows (and which axis is "contiguous" depends on the block's
+    shape); a running sum (``cumsum``) is sequential by definition.
 
     >>> import numpy as np
-    >>> sum_levels(np.array([[1.0, 2.0, 0.0]])).tolist()
+    >>> sum_last(np.array([[1.0, 2.0, 0.0]])).tolist()
     [3.0]
     """
-    out = x[..., 0].copy()
-    for v in range(1, x.shape[-1]):
-        out += x[..., v]
-    return out
+    if x.shape[-1] == 0:
+        return np.zeros(x.shape[:-1])
+    return np.cumsum(x, axis=-1)[..., -1]
 
 
 def dot_levels(counts: np.ndarray, per_level: np.ndarray) -> np.ndarray:
-    """``counts @ per_level`` over the last axis, summed one level after the other (see :func:`sum_levels`)."""
-    out = counts[..., 0] * per_level[0]
-    for v in range(1, counts.shape[-1]):
-        out += counts[..., v] * per_level[v]
-    return out
+    """``counts @ per_level`` over the last axis, added in order (see :func:`sum_last`)."""
+    return sum_last(counts * per_level)
 
 
 class PrefixTables:
@@ -237,11 +236,8 @@ class BucketGroups:
         return dot_levels(self.totals, per_level)
 
     def reduce(self, x: np.ndarray) -> np.ndarray:
-        """Sum over the groups of each query, in an order that grade levels absent from a query do not change."""
-        if self._level_of is None:
-            return x.sum(axis=1)
-        b = x.shape[0]
-        return sum_levels(x.reshape(b, self.n_buckets, -1)).sum(axis=1)
+        """Sum over the groups of each query, in ranked order (see :func:`sum_last`)."""
+        return sum_last(x)
 
     def taken(self, k: int | np.ndarray | None) -> np.ndarray:
         """:math:`t_j(k)`: number of items of each group inside the top k (``None``: all)."""
@@ -287,7 +283,7 @@ def _idcg(gr: BucketGroups, gains: np.ndarray, cum: np.ndarray, k: int | None) -
     n = gr.totals_int[:, order]
     a = np.cumsum(n, axis=1) - n
     t = n if k is None else np.clip(k - a, 0, n)
-    return sum_levels(gains[order] * (cum[a + t] - cum[a]))
+    return sum_last(gains[order] * (cum[a + t] - cum[a]))
 
 
 def _ap_like(

@@ -85,7 +85,7 @@ def rank_block(
     Returns
     -------
     RankedLists
-        Ideal grades are every (non-removed) item of the row.
+        Ideal grades are every (non-removed) item of the row (``ideal_is_list``).
 
     Examples
     --------
@@ -143,6 +143,7 @@ def rank_block(
         ideal_offsets=ideal_offsets,
         ideal_grades=np.asarray(ideal_grades, dtype=np.float64),
         ties=ties,
+        ideal_is_list=True,  # the ideal holds every item of the list, also when only its top is ranked
     )
 
 

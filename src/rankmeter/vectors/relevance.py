@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from rankmeter.errors import InputFormatError, InvalidScoreError, PolicyError
-from rankmeter.vectors.distances import _pack, popcount
+from rankmeter.vectors.distances import ScoreCache, _pack, aligned_rows, popcount, score_chunk
 
 RELEVANCE_RULES = ("shared_labels", "any_shared", "same_class")
 
@@ -90,11 +90,15 @@ class _DenseLabels(Relevance):
         self.name = rule
         self.q = q
         self.dt = np.ascontiguousarray(d.T)
+        self.cache = ScoreCache()
         ints = bool(np.all(q == np.rint(q)) and np.all(d == np.rint(d)))
         self.integral = rule == "any_shared" or ints
 
     def block(self, start: int, stop: int) -> np.ndarray:
-        prod = self.q[start:stop] @ self.dt
+        # aligned chunks: a grade is bit-for-bit the same whatever the batch size (see score_block)
+        n_d = self.dt.shape[1]
+        prod = aligned_rows(lambda c0, c1: self.q[c0:c1] @ self.dt, len(self.q), n_d, start, stop,
+                            score_chunk(n_d), self.cache)
         if self.name == "any_shared":
             return (prod > 0).view(np.uint8)
         return prod

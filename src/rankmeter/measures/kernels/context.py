@@ -45,6 +45,12 @@ class Context:
     def item_query(self) -> np.ndarray:
         return self.ranked.item_query
 
+    def cached(self, key: object, compute: object) -> np.ndarray:
+        """A value shared by several measures of one evaluation, computed once."""
+        if key not in self._cache:
+            self._cache[key] = compute()  # type: ignore[operator]
+        return self._cache[key]
+
     def discounts(self, discount: object) -> np.ndarray:
         """Discount multiplier at each item's rank, from a per-rank table computed once per discount."""
         from rankmeter.measures.params import discount_values

@@ -43,7 +43,8 @@ def ideal_dcg(ctx: Context, measure: Measure, discounted: bool = True) -> np.nda
     """IDCG (or ICG) of every query at every cutoff: shape (Q, C)."""
     ranked = ctx.ranked
     gain = measure.param("gain", "linear")
-    if measure.param("ideal", "judged") == "retrieved" and not ranked.ideal_is_list:
+    source = "retrieved" if measure.param("ideal", "judged") == "retrieved" and not ranked.ideal_is_list else "judged"
+    if source == "retrieved":
         offsets, grades, weights = ranked.offsets, ranked.grades, ranked.item_weights
         gains = np.where(ranked.judged, gain_values(gain, grades), 0.0)
     else:
@@ -58,11 +59,26 @@ def ideal_dcg(ctx: Context, measure: Measure, discounted: bool = True) -> np.nda
         d = discount_values(measure.param("discount", "log2"), np.arange(1, top.shape[1] + 1, dtype=np.float64))
         running = np.cumsum(top * d if discounted else top, axis=1)
         return running[:, [k - 1 for k in cutoffs if k is not None]]
-    gains = sort_segments_desc(gains, offsets)
-    positions = segment_positions(offsets, len(gains))
+    gains = ctx.cached(
+        ("ideal-sorted", source, _key(gain), weights is not None),
+        lambda: _sort_desc(gains, offsets, ranked.ideal_is_list),
+    )
+    positions = ctx.cached(("ideal-positions", source), lambda: segment_positions(offsets, len(gains)))
     if discounted:
         gains = gains * discount_values(measure.param("discount", "log2"), positions + 1.0)
     return sums_at_cutoffs(gains, offsets, positions, list(_cutoffs(measure)))
+
+
+def _key(value: object) -> object:
+    return value if isinstance(value, str) else id(value)
+
+
+def _sort_desc(gains: np.ndarray, offsets: np.ndarray, rows: bool) -> np.ndarray:
+    """Gains sorted descending inside each segment; row-wise when the segments are the rows of a matrix."""
+    lengths = np.diff(offsets)
+    if rows and len(lengths) and np.all(lengths == lengths[0]) and lengths[0] > 0:
+        return -np.sort(-gains.reshape(len(lengths), -1), axis=1).reshape(-1)
+    return sort_segments_desc(gains, offsets)
 
 
 def _top_of_equal_segments(gains: np.ndarray, offsets: np.ndarray, cutoffs: list[int | None]) -> np.ndarray | None:
