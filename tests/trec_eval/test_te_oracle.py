@@ -35,19 +35,56 @@ from rankmeter.trec_eval.readers import RunFile
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
-DOCS = np.array([f"d{i}" for i in range(1, 31)] + [str(i) for i in range(1, 21)]
-                + ["D1", "D10", "d01", "doc-7", "doc_7", "a", "B", "zz"])
+DOCS = np.array(
+    [f"d{i}" for i in range(1, 31)]
+    + [str(i) for i in range(1, 21)]
+    + ["D1", "D10", "d01", "doc-7", "doc_7", "a", "B", "zz"]
+)
 SCORES = np.array([0.0, 1.0, 1.0, 2.0, 2.5, 3.0, -1.0, 0.5])
 GRADES = np.array([-1, 0, 0, 1, 1, 2, 3])
 TOL = 1e-9
 
-PT_MEASURES = {"num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
-               "iprec_at_recall", "P", "recall", "infAP", "gm_bpref", "Rprec_mult", "utility", "11pt_avg", "binG",
-               "G", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut", "map_cut", "relative_P", "success", "set_P",
-               "set_relative_P", "set_recall", "set_map", "set_F", "num_nonrel_judged_ret"}
+PT_MEASURES = {
+    "num_q",
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "map",
+    "gm_map",
+    "Rprec",
+    "bpref",
+    "recip_rank",
+    "iprec_at_recall",
+    "P",
+    "recall",
+    "infAP",
+    "gm_bpref",
+    "Rprec_mult",
+    "utility",
+    "11pt_avg",
+    "binG",
+    "G",
+    "ndcg",
+    "ndcg_rel",
+    "Rndcg",
+    "ndcg_cut",
+    "map_cut",
+    "relative_P",
+    "success",
+    "set_P",
+    "set_relative_P",
+    "set_recall",
+    "set_map",
+    "set_F",
+    "num_nonrel_judged_ret",
+}
 # trec_eval measure arguments for the trec_eval layer (same defaults as pytrec_eval's)
-TE_ARGS = sorted(PT_MEASURES - {"iprec_at_recall", "11pt_avg"}) + ["utility.2,-1,0.5,0", "set_F.0.5",
-                                                                    "success.1,2,3,5,10", "P.1,2,3,7"]
+TE_ARGS = sorted(PT_MEASURES - {"iprec_at_recall", "11pt_avg"}) + [
+    "utility.2,-1,0.5,0",
+    "set_F.0.5",
+    "success.1,2,3,5,10",
+    "P.1,2,3,7",
+]
 GEOMETRIC = {"gm_map", "gm_bpref"}
 
 
@@ -97,11 +134,18 @@ def compare(pt: dict, values: dict[str, np.ndarray], names: dict[str, str], qids
 @pytest.mark.parametrize("level", [1, 2, 3], ids=lambda lv: f"l{lv}")
 def test_trec_eval_layer_matches_pytrec_eval(level: int, judged_only: bool) -> None:
     qrels, run = random_cases(seed=100 + level + 10 * judged_only, n_cases=1000)
-    pt = pytrec_eval.RelevanceEvaluator(qrels, PT_MEASURES, relevance_level=level,
-                                        judged_docs_only_flag=judged_only).evaluate(run)
+    pt = pytrec_eval.RelevanceEvaluator(
+        qrels, PT_MEASURES, relevance_level=level, judged_docs_only_flag=judged_only
+    ).evaluate(run)
     q_rm, r_rm = qrels_from_dict(qrels), run_from_dict(run)
-    table = evaluate_qrels(resolve(TE_ARGS), q_rm, RunFile(r_rm, "run"), level=level, judged_only=judged_only,
-                           stderr=open("/dev/null", "w"))  # noqa: SIM115
+    table = evaluate_qrels(
+        resolve(TE_ARGS),
+        q_rm,
+        RunFile(r_rm, "run"),
+        level=level,
+        judged_only=judged_only,
+        stderr=open("/dev/null", "w"),
+    )  # noqa: SIM115
     assert sorted(table.query_ids) == sorted(pt)
     assert len(table.query_ids) > 2700
     per_q = {q: dict(v) for q, v in pt.items()}
@@ -121,8 +165,10 @@ def test_interpolated_precision_with_trec_eval_9_rounding(level: int) -> None:
     res = rankmeter.evaluate(qrels, run, list(names.values()), missing="skip")
     qids = res.query_ids.tolist()
     assert sorted(qids) == sorted(pt)
-    values = {str(rankmeter.parse(v)): np.nan_to_num(res.values[:, res.measure_names.index(str(rankmeter.parse(v)))])
-              for v in names.values()}
+    values = {
+        str(rankmeter.parse(v)): np.nan_to_num(res.values[:, res.measure_names.index(str(rankmeter.parse(v)))])
+        for v in names.values()
+    }
     compare(pt, values, {k: str(rankmeter.parse(v)) for k, v in names.items()}, qids, f"level {level}")
 
 
@@ -133,3 +179,51 @@ def test_cases_are_tie_heavy_and_ragged() -> None:
     lengths = res.values[:, 0]
     assert lengths.min() <= 2 and lengths.max() >= 35
     assert res.metadata["queries_run_only"] == 300 and res.metadata["queries_missing"] > 20
+
+
+def _truncate_trec_order(run: dict[str, dict[str, float]], depth: int) -> dict[str, dict[str, float]]:
+    """Each topic's top ``depth`` documents in trec_eval's order (score desc, then docno desc)."""
+    out = {}
+    for qid, docs in run.items():
+        ranked = sorted(docs.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)
+        out[qid] = dict(ranked[:depth])
+    return out
+
+
+@pytest.mark.parametrize("depth", [1, 5, 17])
+def test_max_docs_matches_pytrec_eval_on_truncated_runs(depth: int) -> None:
+    # -M N keeps each topic's top N after ranking; pytrec_eval has no -M, so it gets the truncated run
+    qrels, run = random_cases(seed=300 + depth, n_cases=350)
+    pt = pytrec_eval.RelevanceEvaluator(qrels, PT_MEASURES).evaluate(_truncate_trec_order(run, depth))
+    table = evaluate_qrels(
+        resolve(TE_ARGS),
+        qrels_from_dict(qrels),
+        RunFile(run_from_dict(run), "run"),
+        max_docs=depth,
+        stderr=open("/dev/null", "w"),
+    )  # noqa: SIM115
+    per_q = {q: dict(v) for q, v in pt.items()}
+    names = {c.name: c.key for c in table.columns if c.key in table.values and c.name in per_q[table.query_ids[0]]}
+    assert len(names) >= 60
+    compare(per_q, table.values, names, table.query_ids, f"-M{depth}")
+
+
+def test_complete_scores_missing_topics_zero_like_pytrec_eval_with_empty_rankings() -> None:
+    # -c: judged topics without results count with an empty ranking; pytrec_eval evaluates a topic whose run
+    # entry is {} as exactly that, so give it {} for every judged topic missing from the run
+    qrels, run = random_cases(seed=400, n_cases=350)
+    missing = [q for q in qrels if q not in run]
+    assert len(missing) > 20
+    pt = pytrec_eval.RelevanceEvaluator(qrels, PT_MEASURES).evaluate({**run, **{q: {} for q in missing}})
+    table = evaluate_qrels(
+        resolve(TE_ARGS),
+        qrels_from_dict(qrels),
+        RunFile(run_from_dict(run), "run"),
+        complete=True,
+        stderr=open("/dev/null", "w"),
+    )  # noqa: SIM115
+    assert sorted(table.query_ids) == sorted(qrels)
+    per_q = {q: dict(v) for q, v in pt.items()}
+    names = {c.name: c.key for c in table.columns if c.key in table.values and c.name in per_q[table.query_ids[0]]}
+    names = {k: v for k, v in names.items() if k not in ("utility",)}  # utility of an empty ranking: see docs
+    compare(per_q, table.values, names, table.query_ids, "-c")

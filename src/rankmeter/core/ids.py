@@ -140,10 +140,13 @@ def _string_keys(col: IdColumn) -> np.ndarray | None:
     data = np.concatenate((data[: offsets[-1]], np.zeros(16, np.uint8)))
     starts = offsets[:-1].astype(np.int64)
     lengths = np.diff(offsets).astype(np.int64)
-    mask = np.where(lengths >= 8, np.uint64(0xFFFFFFFFFFFFFFFF), (np.uint64(1) << (8 * lengths).astype(np.uint64)) - 1)
-    first = _words(data, starts) & mask
-    last = _words(data, starts + np.maximum(lengths - 8, 0)) & mask
-    middle = _words(data, starts + np.maximum(lengths // 2 - 4, 0)) & mask
+    first = _words(data, starts)
+    last = _words(data, starts + np.maximum(lengths - 8, 0))
+    middle = _words(data, starts + np.maximum(lengths // 2 - 4, 0))
+    if lengths.min() < 8:  # short strings: drop the bytes read past their end
+        short = np.minimum(lengths, 8).astype(np.uint64) * np.uint64(8)
+        mask = np.where(short >= 64, np.uint64(0xFFFFFFFFFFFFFFFF), (np.uint64(1) << np.minimum(short, 63)) - 1)
+        first, last, middle = first & mask, last & mask, middle & mask
     with np.errstate(over="ignore"):
         key = lengths.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
         for word, mult in ((first, 0xC2B2AE3D27D4EB4F), (middle, 0x165667B19E3779F9), (last, 0x27D4EB2F165667C5)):
