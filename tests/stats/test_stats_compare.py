@@ -234,7 +234,9 @@ def test_export_schema_and_formats() -> None:
     assert cmp.to_csv("systems").splitlines()[0] == "name,measure,mean,ci_low,ci_high"
     with pytest.raises(PolicyError, match="unknown table"):
         cmp.to_csv("queries")
-    assert "| System |" in cmp.to_markdown() and r"\toprule" in cmp.to_latex()
+    from rankmeter.report.tables import render_latex, render_markdown
+
+    assert "| System |" in render_markdown(cmp) and r"\toprule" in render_latex(cmp)
 
 
 def test_to_json_is_strict_with_non_finite_values() -> None:

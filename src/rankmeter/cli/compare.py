@@ -102,9 +102,13 @@ def _render(comparison: Any, fmt: str) -> str | None:
     if fmt == "csv":
         return str(comparison.to_csv("pairs"))
     if fmt == "markdown":
-        return str(comparison.to_markdown())
+        from rankmeter.report.tables import render_markdown
+
+        return render_markdown(comparison)
     if fmt == "latex":
-        return str(comparison.to_latex())
+        from rankmeter.report.tables import render_latex
+
+        return render_latex(comparison)
     return None
 
 

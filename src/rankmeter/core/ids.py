@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from rankmeter.io.arrow import arrow_to_numpy, int64_array, string_array, validity
+from rankmeter.io.tables import id_at  # noqa: F401  (re-exported for the core)
 
 IdColumn = Any  # np.ndarray of str, or pyarrow (Chunked)Array of strings
 
@@ -36,12 +37,6 @@ def to_numpy_str(col: IdColumn) -> np.ndarray:
     if _is_arrow(col):
         return arrow_to_numpy(_arrow_array(col))
     return np.asarray(col).astype(str, copy=False)
-
-
-def id_at(col: IdColumn, row: int) -> str:
-    """The id at one row, as ``str``."""
-    value = col[row]
-    return str(value.as_py() if hasattr(value, "as_py") else value)
 
 
 def encode(col: IdColumn) -> tuple[np.ndarray, np.ndarray]:

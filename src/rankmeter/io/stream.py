@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterator
 
 from rankmeter.errors import InputFormatError
-from rankmeter.io.tables import Run
+from rankmeter.io.tables import Run, id_at
 from rankmeter.io.trec import parse_run_bytes
 
 _FIRST_FIELD = re.compile(rb"[ \t\r\f\v]*([^ \t\r\f\v\n]*)")
@@ -76,8 +76,6 @@ def iter_run_chunks(path: str | os.PathLike[str], *, block_bytes: int = 64 << 20
 
 
 def _checked(run: Run, seen: set[str]) -> Run:
-    from rankmeter.core.ids import id_at
-
     qids = run.query_ids
     n = len(qids)
     starts = [0]

@@ -8,8 +8,19 @@ Ids are kept as exact strings here and interned to integer codes by the core.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+
+
+def id_at(col: Any, row: int) -> str:
+    """The id at one row of a NumPy or pyarrow id column, as ``str``.
+
+    >>> id_at(np.array(["a", "b"]), 1)
+    'b'
+    """
+    value = col[row]
+    return str(value.as_py() if hasattr(value, "as_py") else value)
 
 
 @dataclass(frozen=True)

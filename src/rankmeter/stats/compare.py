@@ -346,7 +346,8 @@ def compare(
     --------
     >>> cmp = compare("qrels.txt", {"bm25": "bm25.run", "dense": "dense.run"},
     ...               ["ndcg@10", "map"], test="randomization")  # doctest: +SKIP
-    >>> print(cmp.to_markdown())  # doctest: +SKIP
+    >>> from rankmeter.report.tables import render_markdown
+    >>> print(render_markdown(cmp))  # doctest: +SKIP
     """
     # Validate the options before the (possibly slow) evaluation.
     _options(test, correction, alpha, n_resamples, 0 if seed is None else seed, ci, ci_method, query_sets)

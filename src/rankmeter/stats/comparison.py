@@ -201,15 +201,3 @@ class Comparison:
         writer.writeheader()
         writer.writerows(records)
         return buf.getvalue()
-
-    def to_markdown(self, *, ci: bool = True, details: bool = True) -> str:
-        """Markdown tables; see :func:`rankmeter.report.tables.render_markdown`."""
-        from rankmeter.report.tables import render_markdown
-
-        return render_markdown(self, ci=ci, details=details)
-
-    def to_latex(self, *, ci: bool = False) -> str:
-        """LaTeX booktabs table; see :func:`rankmeter.report.tables.render_latex`."""
-        from rankmeter.report.tables import render_latex
-
-        return render_latex(self, ci=ci)
