@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from rankmeter.core.ids import duplicate_rows, encode, id_at, intern, lookup, take
+from rankmeter.core.ids import duplicate_rows, encode, id_at, intern, lookup, string_ranks
 from rankmeter.core.ranked_lists import RankedLists
 from rankmeter.core.ties import check_policy, rank_order, tie_group_starts
 from rankmeter.errors import DuplicateEntryError, PolicyError, where
@@ -157,8 +157,7 @@ def align(
     rq, scores, grades, judged = rq[rows], run.scores[rows], grades[rows], judged[rows]
 
     def doc_order(items: np.ndarray) -> np.ndarray:
-        _, codes = np.unique(take(run.doc_ids, rows[items]), return_inverse=True)
-        return codes.reshape(-1)
+        return string_ranks(run.doc_ids, rows[items])
 
     order = rank_order(rq, scores, ties=ties, doc_codes=doc_order, grades=grades, judged=judged, seed=seed)
     rq, scores, grades, judged = rq[order], scores[order], grades[order], judged[order]

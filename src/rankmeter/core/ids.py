@@ -106,6 +106,24 @@ def lookup(col: IdColumn, vocabulary: np.ndarray) -> np.ndarray:
     return np.where(vocabulary[pos] == values, pos, -1).astype(np.int64)
 
 
+def string_ranks(col: IdColumn, rows: np.ndarray) -> np.ndarray:
+    """Rank of each selected id in string order (equal ids may get different ranks).
+
+    >>> import numpy as np
+    >>> string_ranks(np.array(["b", "a", "c"]), np.array([0, 2, 1])).tolist()
+    [1, 2, 0]
+    """
+    if _is_arrow(col):
+        import pyarrow.compute as pc
+
+        order = arrow_to_numpy(pc.array_sort_indices(_arrow_array(col).take(int64_array(rows)))).astype(np.int64)
+    else:
+        order = np.argsort(to_numpy_str(np.asarray(col)[rows]), kind="stable")
+    ranks = np.empty(len(order), dtype=np.int64)
+    ranks[order] = np.arange(len(order))
+    return ranks
+
+
 def take(col: IdColumn, rows: np.ndarray) -> np.ndarray:
     """The ids at ``rows`` as a NumPy unicode array."""
     if _is_arrow(col):

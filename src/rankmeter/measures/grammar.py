@@ -22,6 +22,9 @@ from rankmeter.errors import MeasureSyntaxError
 from rankmeter.measures.base import Measure
 from rankmeter.measures.registry import ALIASES, FAMILIES
 
+# other tools' spellings of parameters (ir_measures writes the relevance threshold as ``rel``)
+PARAM_ALIASES = {"rel": "min_rel"}
+
 _HEAD = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_\-]*)\s*")
 
 
@@ -151,6 +154,8 @@ def parse(text: str | Measure) -> Measure:
     True
     >>> str(parse("p(min_rel=2)@5")), str(parse("MAP@1000")), str(parse("rr"))
     ('p(min_rel=2)@5', 'map@1000', 'rr')
+    >>> str(parse("AP(rel=2)@100"))  # ir_measures' spelling of the threshold
+    'ap(min_rel=2)@100'
     """
     if isinstance(text, Measure):
         return text
@@ -169,6 +174,7 @@ def parse(text: str | Measure) -> Measure:
             if "=" not in item:
                 raise MeasureSyntaxError(f"measure {source!r}: parameter {item!r} must look like name=value")
             key, value = (s.strip() for s in item.split("=", 1))
+            key = PARAM_ALIASES.get(key, key)
             if key in params:
                 raise MeasureSyntaxError(f"measure {source!r}: parameter {key!r} given twice")
             fam = FAMILIES[family]
