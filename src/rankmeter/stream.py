@@ -40,6 +40,7 @@ def evaluate_stream(
     duplicates: str = "error",
     depth: int | None = None,
     judged_only: bool = False,
+    seed: int | None = None,
     block_bytes: int = 64 << 20,
     progress: bool | None = None,
 ) -> EvaluationResult:
@@ -55,6 +56,8 @@ def evaluate_stream(
     run_path : path
         TREC run file (``.gz`` accepted).
     measures : str, Measure or iterable of them
+    seed : int, optional
+        Seed for ``ties="shuffle"`` (each block is shuffled with a seed derived from it).
     block_bytes : int, default 64 MiB
         Bytes of run text parsed at a time.
     progress : bool, optional
@@ -104,10 +107,12 @@ def evaluate_stream(
             keep = np.isin(qids_all, chunk_q)
             run_only += int((~np.isin(chunk_q, qids_all)).sum())
             if keep.any():
+                block_seed = None if seed is None else seed + len(parts)
                 ranked, _ = align(
                     _subset(q, keep),
                     run,
                     ties=ties,
+                    seed=block_seed,
                     missing="skip",
                     duplicates=duplicates,
                     depth=depth,

@@ -145,3 +145,15 @@ def test_evaluate_ci_cli_matches_api(rag, capsys) -> None:
     assert want.low <= res["ndcg@10"] <= want.high
     values = np.array(list(res.by_query("ndcg@10").values()))
     assert res["ndcg@10"] == pytest.approx(values.mean())
+
+
+def test_compare_passes_evaluation_options(rag) -> None:
+    qrels, run_a, run_b = rag
+    runs = {"a": str(run_a), "b": str(run_b)}
+    default = compare(str(qrels), runs, ["ndcg@10"], n_resamples=200)
+    expected = compare(str(qrels), runs, ["ndcg@10"], n_resamples=200, evaluate_options={"ties": "expected"})
+    want = rankmeter.evaluate(qrels, run_a, "ndcg@10", ties="expected")["ndcg@10"]
+    assert expected.system("a", "ndcg@10").mean == pytest.approx(want, abs=1e-12)
+    assert default.system("a", "ndcg@10").mean == pytest.approx(rankmeter.evaluate(qrels, run_a, "ndcg@10")["ndcg@10"])
+    depth = compare(str(qrels), runs, ["num_ret"], n_resamples=200, evaluate_options={"depth": 5}, query_sets="error")
+    assert depth.system("a", "num_ret").mean <= 5

@@ -76,21 +76,47 @@ def add_parser(subparsers: Any) -> None:
     )
     p.add_argument("qrels", metavar="QRELS", help="relevance judgments")
     p.add_argument("runs", metavar="RUN", nargs="+", help="two or more runs; named after their file stem")
-    p.add_argument("-m", "--measure", dest="measures", action="append", required=True,
-                   metavar="MEASURE", help="measure to compare on (repeatable), e.g. -m ndcg@10 -m map")
+    p.add_argument(
+        "-m",
+        "--measure",
+        dest="measures",
+        action="append",
+        required=True,
+        metavar="MEASURE",
+        help="measure to compare on (repeatable), e.g. -m ndcg@10 -m map",
+    )
     p.add_argument("--test", default="t", choices=TESTS, help="significance test (default: t)")
-    p.add_argument("--correction", default="holm", choices=CORRECTIONS,
-                   help="multiple-testing correction (default: holm)")
+    p.add_argument(
+        "--correction", default="holm", choices=CORRECTIONS, help="multiple-testing correction (default: holm)"
+    )
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default: 0.05)")
     p.add_argument("--seed", type=int, default=0, help="seed of all resampling (default: 0)")
-    p.add_argument("--n-resamples", type=int, default=10_000,
-                   help="resamples for CIs and resampling tests (default: 10000)")
+    p.add_argument(
+        "--ties",
+        default="trec",
+        choices=("trec", "stable", "expected", "optimistic", "pessimistic"),
+        help="tie policy of the evaluation (default: trec)",
+    )
+    p.add_argument(
+        "--missing",
+        default="zero",
+        choices=("zero", "skip", "error"),
+        help="judged queries absent from a run (default: zero)",
+    )
+    p.add_argument("--depth", type=int, default=None, help="evaluate only the top N of each query (trec_eval -M)")
+    p.add_argument("--judged-only", action="store_true", help="drop unjudged documents (trec_eval -J)")
+    p.add_argument(
+        "--n-resamples", type=int, default=10_000, help="resamples for CIs and resampling tests (default: 10000)"
+    )
     p.add_argument("--baseline", metavar="NAME", help="name of the baseline system (default: first run)")
     p.add_argument("--ci", type=float, default=0.95, help="confidence level of the intervals (default: 0.95)")
-    p.add_argument("--ci-method", default="BCa", choices=CI_METHODS,
-                   help="bootstrap CI method (default: BCa)")
-    p.add_argument("--query-sets", default="error", choices=("error", "intersect"),
-                   help="when runs cover different queries: fail, or keep the common ones (default: error)")
+    p.add_argument("--ci-method", default="BCa", choices=CI_METHODS, help="bootstrap CI method (default: BCa)")
+    p.add_argument(
+        "--query-sets",
+        default="error",
+        choices=("error", "intersect"),
+        help="when runs cover different queries: fail, or keep the common ones (default: error)",
+    )
     p.add_argument("--format", default="table", choices=FORMATS, help="output format (default: table)")
     p.add_argument("--plot", metavar="PNG", help="also write an overview plot (needs matplotlib)")
     p.set_defaults(handler=run)
@@ -153,6 +179,12 @@ def run(args: argparse.Namespace) -> int:
             ci=args.ci,
             ci_method=args.ci_method,
             query_sets=args.query_sets,
+            evaluate_options={
+                "ties": args.ties,
+                "missing": args.missing,
+                "judged_only": args.judged_only,
+                "depth": args.depth,
+            },
         )
     except RankmeterError as exc:
         return fail(str(exc))

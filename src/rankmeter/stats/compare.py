@@ -72,17 +72,21 @@ def canonical_compare_test(name: str) -> str:
 
 
 def _options(
-    test: str, correction: str | None, alpha: float, n_resamples: int, seed: int | None,
-    ci: float, ci_method: str, query_sets: str,
+    test: str,
+    correction: str | None,
+    alpha: float,
+    n_resamples: int,
+    seed: int | None,
+    ci: float,
+    ci_method: str,
+    query_sets: str,
 ) -> _Options:
     if not 0.0 < float(alpha) < 1.0:
         raise PolicyError(f"alpha must be in (0, 1), got {alpha!r}")
     if not 0.0 < float(ci) < 1.0:
         raise PolicyError(f"ci (the confidence level) must be in (0, 1), got {ci!r}")
     if query_sets not in QUERY_SET_POLICIES:
-        raise PolicyError(
-            f"unknown query_sets policy {query_sets!r}; choose one of {', '.join(QUERY_SET_POLICIES)}"
-        )
+        raise PolicyError(f"unknown query_sets policy {query_sets!r}; choose one of {', '.join(QUERY_SET_POLICIES)}")
     if seed is None:
         entropy = np.random.SeedSequence().entropy
         seed = int(entropy) if isinstance(entropy, int) else 0
@@ -108,8 +112,11 @@ def _pair_tests(aligned: Aligned, order: list[str], opts: _Options) -> list[tupl
             base = order[0]
             for name in order[1:]:
                 res = paired_test(
-                    aligned.scores[base][:, j], aligned.scores[name][:, j], opts.test,
-                    n_resamples=opts.n_resamples, seed=opts.seed,
+                    aligned.scores[base][:, j],
+                    aligned.scores[name][:, j],
+                    opts.test,
+                    n_resamples=opts.n_resamples,
+                    seed=opts.seed,
                 )
                 out.append((measure, base, name, res))
             continue
@@ -229,8 +236,11 @@ def compare_per_query(
     for name in names:
         for j, measure in enumerate(measures):
             interval = mean_ci(
-                aligned.scores[name][:, j], level=opts.ci, method=opts.ci_method,
-                n_resamples=opts.n_resamples, seed=opts.seed,
+                aligned.scores[name][:, j],
+                level=opts.ci,
+                method=opts.ci_method,
+                n_resamples=opts.n_resamples,
+                seed=opts.seed,
             )
             if interval.note:
                 notes.append(f"CI of {name} / {measure}: {interval.note}")
@@ -262,16 +272,26 @@ def compare_per_query(
             notes.append(f"{res.test} test of {s_name} vs {b_name} on {measure}: {res.note}")
         if res.mc_error is not None:
             mc_errors.append(
-                {"measure": measure, "baseline": b_name, "system": s_name,
-                 "p_value": res.p_value, "se": res.mc_error}
+                {"measure": measure, "baseline": b_name, "system": s_name, "p_value": res.p_value, "se": res.mc_error}
             )
         pairs.append(
             PairRow(
-                measure=measure, baseline=b_name, system=s_name, test=res.test,
-                statistic=res.statistic, p_value=res.p_value, p_adjusted=float(p_adj),
-                effect_size=delta, wins=wtl.wins, ties=wtl.ties, losses=wtl.losses,
-                effect_size_standardized=cohens_dz(a_vals, b_vals), mean_difference=delta,
-                significant=bool(p_adj < opts.alpha), p_value_mc_se=res.mc_error, note=res.note,
+                measure=measure,
+                baseline=b_name,
+                system=s_name,
+                test=res.test,
+                statistic=res.statistic,
+                p_value=res.p_value,
+                p_adjusted=float(p_adj),
+                effect_size=delta,
+                wins=wtl.wins,
+                ties=wtl.ties,
+                losses=wtl.losses,
+                effect_size_standardized=cohens_dz(a_vals, b_vals),
+                mean_difference=delta,
+                significant=bool(p_adj < opts.alpha),
+                p_value_mc_se=res.mc_error,
+                note=res.note,
             )
         )
 
@@ -299,8 +319,11 @@ def compare_per_query(
         "notes": notes,
     }
     return Comparison(
-        systems=systems, pairs=pairs, metadata=metadata,
-        query_ids=aligned.query_ids, per_query=dict(aligned.scores),
+        systems=systems,
+        pairs=pairs,
+        metadata=metadata,
+        query_ids=aligned.query_ids,
+        per_query=dict(aligned.scores),
     )
 
 
@@ -318,6 +341,7 @@ def compare(
     ci: float = 0.95,
     ci_method: str = "BCa",
     query_sets: str = "error",
+    evaluate_options: Mapping[str, Any] | None = None,
 ) -> Comparison:
     """Evaluate several runs and compare them with significance tests.
 
@@ -337,6 +361,11 @@ def compare(
         Measure names, e.g. ``["ndcg@10", "map"]``.
     baseline, test, correction, alpha, n_resamples, seed, ci, ci_method, query_sets
         See :func:`compare_per_query`.
+    evaluate_options : mapping, optional
+        Keyword arguments for every :func:`rankmeter.evaluate.evaluate` call,
+        e.g. ``{"ties": "expected", "missing": "zero", "judged_only": True}``.
+        Paired tests need a value for every query, so ``empty="skip"`` /
+        ``"nan"`` make queries without relevant documents an error here.
 
     Returns
     -------
@@ -360,9 +389,17 @@ def compare(
     wanted = [measures] if isinstance(measures, str) else list(measures)
     per_query: dict[str, PerQuery] = {}
     for name, run in runs.items():
-        result = evaluate(qrels, run, wanted)
+        result = evaluate(qrels, run, wanted, **dict(evaluate_options or {}))
         per_query[name] = (list(result.query_ids), list(result.measure_names), result.values)
     return compare_per_query(
-        per_query, baseline=baseline, test=test, correction=correction, alpha=alpha,
-        n_resamples=n_resamples, seed=seed, ci=ci, ci_method=ci_method, query_sets=query_sets,
+        per_query,
+        baseline=baseline,
+        test=test,
+        correction=correction,
+        alpha=alpha,
+        n_resamples=n_resamples,
+        seed=seed,
+        ci=ci,
+        ci_method=ci_method,
+        query_sets=query_sets,
     )
