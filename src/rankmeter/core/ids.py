@@ -138,11 +138,12 @@ def _words(data: np.ndarray, at: np.ndarray) -> np.ndarray:
     return as_u8[at]
 
 
-def _string_keys(col: IdColumn) -> np.ndarray | None:
+def _string_keys(col: IdColumn, chunk: int = 1 << 20) -> np.ndarray | None:
     """A 64-bit key per string of an arrow column, equal for equal strings (None if unsuitable).
 
     Mixes the length with the first, middle and last 8 bytes; distinct strings
-    can share a key, so callers verify candidates exactly.
+    can share a key, so callers verify candidates exactly. Works through the
+    column in chunks so that temporaries stay small.
     """
     arr = _arrow_array(col)
     if arr.null_count or len(arr) == 0:
@@ -150,13 +151,22 @@ def _string_keys(col: IdColumn) -> np.ndarray | None:
     offsets = np.frombuffer(arr.buffers()[1], dtype=np.int32)[arr.offset : arr.offset + len(arr) + 1]
     raw = arr.buffers()[2]
     data = np.frombuffer(raw, dtype=np.uint8) if raw is not None else np.zeros(0, np.uint8)
-    data = np.concatenate((data[: offsets[-1]], np.zeros(16, np.uint8)))
-    starts = offsets[:-1].astype(np.int64)
-    lengths = np.diff(offsets).astype(np.int64)
+    keys = np.empty(len(arr), dtype=np.uint64)
+    for lo in range(0, len(arr), chunk):
+        hi = min(lo + chunk, len(arr))
+        base = int(offsets[lo])
+        piece = np.concatenate((data[base : int(offsets[hi])], np.zeros(16, np.uint8)))
+        keys[lo:hi] = _mix(
+            piece, offsets[lo:hi].astype(np.int64) - base, np.diff(offsets[lo : hi + 1]).astype(np.int64)
+        )
+    return keys
+
+
+def _mix(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     first = _words(data, starts)
     last = _words(data, starts + np.maximum(lengths - 8, 0))
     middle = _words(data, starts + np.maximum(lengths // 2 - 4, 0))
-    if lengths.min() < 8:  # short strings: drop the bytes read past their end
+    if len(lengths) and lengths.min() < 8:  # short strings: drop the bytes read past their end
         short = np.minimum(lengths, 8).astype(np.uint64) * np.uint64(8)
         mask = np.where(short >= 64, np.uint64(0xFFFFFFFFFFFFFFFF), (np.uint64(1) << np.minimum(short, 63)) - 1)
         first, last, middle = first & mask, last & mask, middle & mask
