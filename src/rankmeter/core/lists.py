@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from rankmeter.core.ranked_lists import RankedLists
-from rankmeter.core.ties import rank_order, tie_group_starts
+from rankmeter.core.ties import rank_order, rank_rows, tie_group_starts
 from rankmeter.io.dense import FlatLists
 
 
@@ -82,13 +82,11 @@ def rank_dense(y_true: np.ndarray, y_score: np.ndarray, *, ties: str, seed: int 
     [2.0, 1.0, 0.0]
     """
     n, m = y_true.shape
-    by_row = np.argsort(-y_score, axis=1, kind="stable")
+    by_row = rank_rows(y_score, ties=ties, grades=y_true, seed=seed)
     order = (by_row + (np.arange(n, dtype=np.int64) * m)[:, None]).reshape(-1)
     query = np.repeat(np.arange(n), m)
     flat_scores = y_score.reshape(-1)
     flat_grades = y_true.reshape(-1)
-    columns = np.tile(np.arange(m), n)
-    order = rank_order(query, flat_scores, ties=ties, doc_codes=columns, grades=flat_grades, seed=seed, order=order)
     scores = flat_scores[order]
     return RankedLists(
         query_ids=np.arange(n).astype(str),

@@ -75,7 +75,7 @@ def rank_order(
     grades: np.ndarray | None = None,
     judged: np.ndarray | None = None,
     seed: int | None = None,
-    order: np.ndarray | None = None,
+    noise: np.ndarray | None = None,
 ) -> np.ndarray:
     """Permutation that sorts items by query, then score descending, then the tie rule.
 
@@ -98,10 +98,9 @@ def rank_order(
         documents go first / last (so judged@k is bounded too).
     seed : int, optional
         Seed for ``shuffle``.
-    order : ndarray of int64, optional
-        An order already sorted by query, then score descending, ties in input
-        order (e.g. a row-wise stable argsort of a dense matrix); only the tie
-        rule is then applied.
+    noise : ndarray of float or uint64, optional
+        For ``shuffle``: one random key per item (instead of drawing from
+        ``seed``), e.g. keys that do not depend on how items were batched.
 
     Returns
     -------
@@ -125,7 +124,7 @@ def rank_order(
     if ties in ("optimistic", "pessimistic") and grades is None:  # pragma: no cover - callers pass grades
         raise PolicyError(f"ties={ties!r} needs relevance grades")
     scores = np.asarray(scores)
-    order = base_order(query_codes, scores) if order is None else order
+    order = base_order(query_codes, scores)
     if ties in ("stable", "expected") or len(order) < 2:
         return order
     starts = tie_group_starts(query_codes[order], scores[order])
@@ -144,7 +143,7 @@ def rank_order(
         codes = doc_codes(rows) if callable(doc_codes) else np.asarray(doc_codes)[rows]
         keys = [-np.asarray(codes)]
     elif ties == "shuffle":
-        keys = [np.random.default_rng(seed).random(len(rows))]
+        keys = [np.random.default_rng(seed).random(len(rows)) if noise is None else np.asarray(noise)[rows]]
     else:
         sign = -1.0 if ties == "optimistic" else 1.0
         g = np.maximum(np.asarray(grades, dtype=np.float64)[rows], 0.0)  # negative grades gain like 0
@@ -152,6 +151,45 @@ def rank_order(
         keys = [sign * j, sign * g]  # lexsort: last key is the primary one
     order[tied_pos] = rows[np.lexsort((*keys, group))]
     return order
+
+
+def rank_rows(
+    scores: np.ndarray,
+    *,
+    ties: str,
+    grades: np.ndarray | None = None,
+    noise: np.ndarray | None = None,
+    seed: int | None = None,
+) -> np.ndarray:
+    """Row-wise version of :func:`rank_order` for a dense ``(n_lists, list_size)`` matrix: one sort per row.
+
+    Returns column indices (shape of ``scores``) in ranked order: score
+    descending, then the tie rule -- ``stable``/``expected`` column order,
+    ``trec`` higher column first (the column plays the document id),
+    ``optimistic``/``pessimistic`` grade clipped at 0 descending/ascending,
+    ``shuffle`` by ``noise`` (default: seeded uniform keys) -- then column order.
+
+    >>> import numpy as np
+    >>> s = np.array([[1.0, 2.0, 1.0]])
+    >>> rank_rows(s, ties="stable").tolist(), rank_rows(s, ties="trec").tolist()
+    ([[1, 0, 2]], [[1, 2, 0]])
+    >>> rank_rows(s, ties="optimistic", grades=np.array([[0.0, 0.0, 3.0]])).tolist()
+    [[1, 2, 0]]
+    """
+    check_policy(ties)
+    neg = -np.asarray(scores)
+    if ties in ("stable", "expected"):
+        return np.argsort(neg, axis=1, kind="stable")
+    if ties == "trec":
+        columns = np.broadcast_to(np.arange(neg.shape[1]), neg.shape)
+        return np.lexsort((-columns, neg), axis=1)
+    if ties == "shuffle":
+        keys = np.random.default_rng(seed).random(neg.shape) if noise is None else noise
+        return np.lexsort((keys, neg), axis=1)
+    if grades is None:  # pragma: no cover - callers pass grades
+        raise PolicyError(f"ties={ties!r} needs relevance grades")
+    g = np.maximum(np.asarray(grades, dtype=np.float64), 0.0)  # negative grades gain like 0
+    return np.lexsort((-g if ties == "optimistic" else g, neg), axis=1)
 
 
 def tie_group_starts(query_codes: np.ndarray, scores: np.ndarray) -> np.ndarray:

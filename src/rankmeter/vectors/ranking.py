@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from rankmeter.core.ranked_lists import RankedLists
-from rankmeter.core.ties import tie_group_starts
+from rankmeter.core.ties import rank_order, rank_rows, tie_group_starts
 
 _M1 = np.uint64(0x9E3779B97F4A7C15)
 _M2 = np.uint64(0xBF58476D1CE4E5B9)
@@ -148,26 +148,22 @@ def rank_block(
 
 
 def _row_order(key: np.ndarray, grades: np.ndarray, ties: str, query_rows: np.ndarray, seed: int | None) -> np.ndarray:
-    if ties in ("stable", "expected"):
-        return np.argsort(key, axis=1, kind="stable")
-    if ties == "optimistic":  # negative grades gain like 0, as in rank_order
-        return np.lexsort((-np.maximum(grades, 0.0), key), axis=1)
-    if ties == "pessimistic":
-        return np.lexsort((np.maximum(grades, 0.0), key), axis=1)
-    noise = shuffle_keys(seed, np.asarray(query_rows)[:, None], np.arange(key.shape[1])[None, :])
-    return np.lexsort((noise, key), axis=1)
+    noise = None
+    if ties == "shuffle":
+        noise = shuffle_keys(seed, np.asarray(query_rows)[:, None], np.arange(key.shape[1])[None, :])
+    return rank_rows(-np.asarray(key, dtype=np.float64), ties=ties, grades=grades, noise=noise)
 
 
 def _flat_order(
-    rows: np.ndarray, cols: np.ndarray, key: np.ndarray, grades: np.ndarray, ties: str,
-    query_rows: np.ndarray, seed: int | None,
+    rows: np.ndarray,
+    cols: np.ndarray,
+    key: np.ndarray,
+    grades: np.ndarray,
+    ties: str,
+    query_rows: np.ndarray,
+    seed: int | None,
 ) -> np.ndarray:
-    # items arrive row-major (database index ascending inside a row); lexsort is stable
-    if ties in ("stable", "expected"):
-        return np.lexsort((key, rows))
-    if ties == "optimistic":
-        return np.lexsort((-np.maximum(grades, 0.0), key, rows))
-    if ties == "pessimistic":
-        return np.lexsort((np.maximum(grades, 0.0), key, rows))
-    noise = shuffle_keys(seed, np.asarray(query_rows)[rows], cols)
-    return np.lexsort((noise, key, rows))
+    # items arrive row-major (database index ascending inside a row), as rank_order's input order
+    noise = shuffle_keys(seed, np.asarray(query_rows)[rows], cols) if ties == "shuffle" else None
+    scores = -np.asarray(key, dtype=np.float64)
+    return rank_order(rows, scores, ties=ties, grades=grades, noise=noise)
