@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 import rankmeter
 from rankmeter import FAMILIES, GainTable, Jarvelin, measure, parse
+from tests.core.families import CORE_FAMILIES
 
 SETTINGS = settings(
     max_examples=40,
@@ -274,29 +275,6 @@ PARAM_VALUES = {
     "min_rel": NUMBER,
 }
 
-
-# the families of the core registry (others may register more, with parameters of their own)
-CORE_FAMILIES = [
-    "ndcg",
-    "dcg",
-    "idcg",
-    "cg",
-    "map",
-    "ap",
-    "p",
-    "r",
-    "f1",
-    "rr",
-    "rprec",
-    "success",
-    "judged",
-    "acg",
-    "wap",
-    "num_q",
-    "num_ret",
-    "num_rel",
-    "num_rel_ret",
-]
 
 
 @st.composite

@@ -15,6 +15,7 @@ import pytest
 
 import rankmeter
 from rankmeter.cli.main import main
+from tests.reference_data import R7_CODES, R7_LABELS, R7_QUERY_CODE, R7_QUERY_LABELS, R7_TABLE
 
 TABLE_TOL = 5e-7  # the tables print 6 decimals
 EXACT = 1e-12
@@ -259,29 +260,10 @@ def test_r6_sklearn_ties() -> None:
 # ---------------------------------------------------------------------------------------------
 # R7. Seed 000: Hamming ranking, multi-label relevance, ties
 # ---------------------------------------------------------------------------------------------
-R7_QUERY_CODE = [1, 1, -1, -1]
-R7_QUERY_LABELS = [1, 1, 0]
-R7_CODES = [
-    [1, 1, -1, -1],
-    [1, -1, -1, -1],
-    [-1, 1, -1, -1],
-    [1, 1, 1, -1],
-    [-1, -1, 1, 1],
-    [1, -1, 1, -1],
-    [-1, -1, -1, -1],
-    [1, 1, 1, 1],
-]
-R7_LABELS = [[1, 0, 0], [0, 1, 1], [1, 1, 0], [0, 0, 1], [1, 0, 0], [0, 0, 0], [0, 1, 0], [1, 1, 1]]
 R7_HAMMING = [sum(a != b for a, b in zip(R7_QUERY_CODE, c, strict=True)) for c in R7_CODES]
 R7_REL = [sum(a * b for a, b in zip(R7_QUERY_LABELS, lab, strict=True)) for lab in R7_LABELS]
 R7_SCORE = [-h for h in R7_HAMMING]
 
-R7_TABLE = {  # k: (nDCG exp, pess, opt, AP exp, pess, opt)
-    1: (0.333333, 0.333333, 0.333333, 0.166667, 0.166667, 0.166667),
-    3: (0.465048, 0.278149, 0.629134, 0.370370, 0.277778, 0.500000),
-    5: (0.579350, 0.449579, 0.733191, 0.542593, 0.402778, 0.633333),
-    8: (0.735975, 0.679766, 0.795705, 0.830291, 0.757937, 0.897222),
-}
 
 
 def test_r7_derived_columns_match_the_table() -> None:

@@ -12,33 +12,14 @@ import numpy as np
 import pytest
 
 from rankmeter.vectors import evaluate_vectors, hamming_distance, relevance_matrix
+from tests.reference_data import R7_CODES, R7_LABELS, R7_QUERY_CODE, R7_QUERY_LABELS, R7_TABLE
 
-QUERY = np.array([[1, 1, -1, -1]])
-DATABASE = np.array(
-    [
-        [1, 1, -1, -1],
-        [1, -1, -1, -1],
-        [-1, 1, -1, -1],
-        [1, 1, 1, -1],
-        [-1, -1, 1, 1],
-        [1, -1, 1, -1],
-        [-1, -1, -1, -1],
-        [1, 1, 1, 1],
-    ]
-)
-QUERY_LABELS = np.array([[1, 1, 0]])
-DATABASE_LABELS = np.array(
-    [[1, 0, 0], [0, 1, 1], [1, 1, 0], [0, 0, 1], [1, 0, 0], [0, 0, 0], [0, 1, 0], [1, 1, 1]]
-)
-
+QUERY = np.array([R7_QUERY_CODE])
+DATABASE = np.array(R7_CODES)
+QUERY_LABELS = np.array([R7_QUERY_LABELS])
+DATABASE_LABELS = np.array(R7_LABELS)
 # REFERENCE_VALUES.md R7: nDCG@k (gain 2^r - 1, ideal from all 8 items) and AP@k (binary rel > 0, / R = 6)
-R7 = {
-    # k: (ndcg expected, pessimistic, optimistic, ap expected, pessimistic, optimistic)
-    1: (0.333333, 0.333333, 0.333333, 0.166667, 0.166667, 0.166667),
-    3: (0.465048, 0.278149, 0.629134, 0.370370, 0.277778, 0.500000),
-    5: (0.579350, 0.449579, 0.733191, 0.542593, 0.402778, 0.633333),
-    8: (0.735975, 0.679766, 0.795705, 0.830291, 0.757937, 0.897222),
-}
+R7 = R7_TABLE  # k: (ndcg expected, pessimistic, optimistic, ap expected, pessimistic, optimistic)
 MEASURES = ["ndcg(gain=exp)@[1,3,5,8]", "map@[1,3,5,8]", "acg@[3,5]", "ndcg(gain=exp)", "map"]
 
 

@@ -21,6 +21,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from rankmeter.cli.options import add_evaluation_options, evaluation_options
 from rankmeter.errors import PolicyError
 
 FORMATS = ("table", "markdown", "latex", "json", "csv")
@@ -91,20 +92,7 @@ def add_parser(subparsers: Any) -> None:
     )
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default: 0.05)")
     p.add_argument("--seed", type=int, default=0, help="seed of all resampling (default: 0)")
-    p.add_argument(
-        "--ties",
-        default="trec",
-        choices=("trec", "stable", "expected", "optimistic", "pessimistic"),
-        help="tie policy of the evaluation (default: trec)",
-    )
-    p.add_argument(
-        "--missing",
-        default="zero",
-        choices=("zero", "skip", "error"),
-        help="judged queries absent from a run (default: zero)",
-    )
-    p.add_argument("--depth", type=int, default=None, help="evaluate only the top N of each query (trec_eval -M)")
-    p.add_argument("--judged-only", action="store_true", help="drop unjudged documents (trec_eval -J)")
+    add_evaluation_options(p, empty_policies=("zero", "one"))  # paired tests need a value for every query
     p.add_argument(
         "--n-resamples", type=int, default=10_000, help="resamples for CIs and resampling tests (default: 10000)"
     )
@@ -179,12 +167,7 @@ def run(args: argparse.Namespace) -> int:
             ci=args.ci,
             ci_method=args.ci_method,
             query_sets=args.query_sets,
-            evaluate_options={
-                "ties": args.ties,
-                "missing": args.missing,
-                "judged_only": args.judged_only,
-                "depth": args.depth,
-            },
+            evaluate_options={**evaluation_options(args), **({"seed": args.seed} if args.ties == "shuffle" else {})},
         )
     except RankmeterError as exc:
         return fail(str(exc))

@@ -7,9 +7,7 @@ import math
 import sys
 from typing import Any
 
-from rankmeter.aggregate import EMPTY_POLICIES
-from rankmeter.core.align import DUPLICATE_POLICIES, MISSING_POLICIES
-from rankmeter.core.ties import TIE_POLICIES
+from rankmeter.cli.options import add_evaluation_options, evaluation_options
 
 DEFAULT_MEASURES = ["ndcg@10", "ndcg", "map", "p@10", "r@100", "rr", "num_q", "num_ret", "num_rel", "num_rel_ret"]
 
@@ -32,27 +30,7 @@ def add_parser(sub: Any) -> None:
         help="measure name, repeatable (e.g. ndcg@10, 'ndcg(gain=exp)@[5,10]', map); "
         f"default: {' '.join(DEFAULT_MEASURES)}",
     )
-    p.add_argument("--ties", choices=TIE_POLICIES, default="trec", help="tie policy (default: trec)")
-    p.add_argument(
-        "--empty",
-        choices=EMPTY_POLICIES,
-        default="zero",
-        help="queries with no relevant judged document (default: zero)",
-    )
-    p.add_argument(
-        "--missing",
-        choices=MISSING_POLICIES,
-        default="zero",
-        help="judged queries absent from the run (default: zero, as trec_eval -c)",
-    )
-    p.add_argument(
-        "--duplicates",
-        choices=DUPLICATE_POLICIES,
-        default="error",
-        help="repeated (query, document) pairs (default: error)",
-    )
-    p.add_argument("--depth", type=int, default=None, help="evaluate only the top N of each query (trec_eval -M)")
-    p.add_argument("--judged-only", action="store_true", help="drop unjudged documents (trec_eval -J)")
+    add_evaluation_options(p)
     p.add_argument("--seed", type=int, default=None, help="seed for --ties shuffle")
     p.add_argument(
         "--stream",
@@ -138,14 +116,7 @@ def render_table(result: Any, per_query: bool, digits: int, intervals: dict[str,
 def run(args: argparse.Namespace) -> int:
     """Execute ``rankmeter evaluate``."""
     measures = args.measures or DEFAULT_MEASURES
-    options = dict(
-        ties=args.ties,
-        empty=args.empty,
-        missing=args.missing,
-        duplicates=args.duplicates,
-        depth=args.depth,
-        judged_only=args.judged_only,
-    )
+    options = evaluation_options(args)
     if args.stream:
         from rankmeter.stream import evaluate_stream
 

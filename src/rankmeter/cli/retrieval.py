@@ -33,29 +33,65 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("queries", help="query features or binary codes, shape (n_queries, dim)")
     p.add_argument("database", help="database features or binary codes, shape (n_database, dim)")
-    p.add_argument("--query-labels", required=True, metavar="FILE",
-                   help="multi-hot matrix (n_queries, n_labels) or class-index vector (n_queries,)")
-    p.add_argument("--database-labels", required=True, metavar="FILE",
-                   help="multi-hot matrix (n_database, n_labels) or class-index vector (n_database,)")
-    p.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
-                   help="measure name, repeatable (e.g. ndcg@100, 'ndcg(gain=exp)@[10,100]', map@1000, "
-                   f"'p(radius=2)'); default: {' '.join(DEFAULT_MEASURES)}")
+    p.add_argument(
+        "--query-labels",
+        required=True,
+        metavar="FILE",
+        help="multi-hot matrix (n_queries, n_labels) or class-index vector (n_queries,)",
+    )
+    p.add_argument(
+        "--database-labels",
+        required=True,
+        metavar="FILE",
+        help="multi-hot matrix (n_database, n_labels) or class-index vector (n_database,)",
+    )
+    p.add_argument(
+        "-m",
+        "--measure",
+        action="append",
+        dest="measures",
+        metavar="MEASURE",
+        help="measure name, repeatable (e.g. ndcg@100, 'ndcg(gain=exp)@[10,100]', map@1000, "
+        f"'p(radius=2)'); default: {' '.join(DEFAULT_MEASURES)}",
+    )
     p.add_argument("--metric", choices=_METRICS, default="hamming", help="distance (default: hamming)")
-    p.add_argument("--relevance", choices=_RELEVANCE, default="shared_labels",
-                   help="grade from labels (default: shared_labels = number of shared labels)")
+    p.add_argument(
+        "--relevance",
+        choices=_RELEVANCE,
+        default="shared_labels",
+        help="grade from labels (default: shared_labels = number of shared labels)",
+    )
     p.add_argument("--ties", choices=_TIES, default="expected", help="tie policy (default: expected)")
-    p.add_argument("--exclude-self", action="store_true",
-                   help="leave database item i out of query i's ranking (queries = database)")
+    p.add_argument(
+        "--exclude-self",
+        action="store_true",
+        help="leave database item i out of query i's ranking (queries = database)",
+    )
     p.add_argument("--batch-size", type=int, default=None, help="queries per block (memory ~ N x batch size)")
-    p.add_argument("--radius", type=int, action="append", default=None, metavar="R",
-                   help="add precision/recall within Hamming radius R (repeatable)")
-    p.add_argument("--codes", choices=("auto", "pm1", "binary", "packed"), default="auto",
-                   help="form of Hamming codes (default: auto)")
-    p.add_argument("--empty", choices=EMPTY_POLICIES, default="zero",
-                   help="queries with no relevant database item (default: zero)")
+    p.add_argument(
+        "--radius",
+        type=int,
+        action="append",
+        default=None,
+        metavar="R",
+        help="add precision/recall within Hamming radius R (repeatable)",
+    )
+    p.add_argument(
+        "--codes",
+        choices=("auto", "pm1", "binary", "packed"),
+        default="auto",
+        help="form of Hamming codes (default: auto)",
+    )
+    p.add_argument(
+        "--empty", choices=EMPTY_POLICIES, default="zero", help="queries with no relevant database item (default: zero)"
+    )
     p.add_argument("--seed", type=int, default=None, help="seed for --ties shuffle")
-    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                   help="progress bar on stderr (default: only for long jobs on a terminal)")
+    p.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="progress bar on stderr (default: only for long jobs on a terminal)",
+    )
     p.add_argument("--per-query", action="store_true", help="also print per-query values in the table")
     p.add_argument("--format", choices=("table", "json", "csv"), default="table")
     p.add_argument("--digits", type=int, default=4, help="decimals in the table (default: 4)")
