@@ -6,9 +6,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from rankmeter.core.ids import duplicate_rows, encode, id_at, intern, lookup, string_ranks
+from rankmeter.core.ids import document_keys, duplicate_rows, encode, id_at, intern, match_pairs, string_ranks, subset
 from rankmeter.core.ranked_lists import RankedLists
-from rankmeter.core.ties import check_policy, rank_order, tie_group_starts
+from rankmeter.core.ties import check_policy, ranking, tie_group_starts
 from rankmeter.errors import DuplicateEntryError, PolicyError, where
 from rankmeter.io.tables import Qrels, Run
 
@@ -120,19 +120,22 @@ def align(
     qkeep = np.ones(len(qkeys), dtype=bool)
     qkeep[qdrop] = False
     qorder = qorder[qkeep[qorder]]
-    qkeys_sorted, qgrades_sorted, qq_sorted = qkeys[qorder], qrels.relevance[qorder], qq[qorder]
+    qgrades_sorted, qq_sorted = qrels.relevance[qorder], qq[qorder]
 
-    # run: duplicates, then grades by exact lookup through the qrels' document vocabulary
-    rdrop = _rows_to_drop(duplicate_rows(rq, run.doc_ids), run.scores, duplicates, run, "run")
+    # run: duplicates, then grades by exact (query, document) match against the kept qrels rows
+    doc_keys = document_keys(run.doc_ids)
+    rdrop = _rows_to_drop(duplicate_rows(rq, run.doc_ids, doc_keys), run.scores, duplicates, run, "run")
     info.duplicates_dropped = len(qdrop) + len(rdrop)
-    rd = lookup(run.doc_ids, dvocab)
-    rkeys = np.where(rd >= 0, rq * n_docs + rd, -1)
-    pos = np.minimum(np.searchsorted(qkeys_sorted, rkeys), max(len(qkeys_sorted) - 1, 0))
-    judged = (rd >= 0) & (qkeys_sorted[pos] == rkeys) if len(qkeys_sorted) else np.zeros(len(rkeys), bool)
-    grades = np.where(judged, qgrades_sorted[pos] if len(qkeys_sorted) else 0.0, 0.0)
+    match = match_pairs(rq, run.doc_ids, qq_sorted, subset(qrels.doc_ids, qorder), doc_keys)
+    judged_rows = np.flatnonzero(match >= 0)
+    judged = np.zeros(len(rq), dtype=bool)
+    judged[judged_rows] = True
+    grades = np.zeros(len(rq), dtype=np.float64)
+    grades[judged_rows] = qgrades_sorted[match[judged_rows]]
 
     judged_q = np.flatnonzero(np.bincount(qq_sorted, minlength=len(qvocab)))
-    run_q = np.flatnonzero(np.bincount(rq, minlength=len(qvocab)))
+    run_counts = np.bincount(rq, minlength=len(qvocab))
+    run_q = np.flatnonzero(run_counts)
     info.judged_queries, info.run_queries = len(judged_q), len(run_q)
     run_only = np.setdiff1d(run_q, judged_q, assume_unique=True)
     missing_q = np.setdiff1d(judged_q, run_q, assume_unique=True)
@@ -148,26 +151,34 @@ def align(
 
     keep = np.zeros(len(qvocab), dtype=bool)
     keep[evaluated] = True
-    keep_rows = keep[rq] if len(rq) else np.zeros(0, bool)
-    keep_rows[rdrop] = False
-    if judged_only:
-        info.unjudged_dropped = int((keep_rows & ~judged).sum())
-        keep_rows &= judged
-    rows = np.flatnonzero(keep_rows)
-    rq, scores, grades, judged = rq[rows], run.scores[rows], grades[rows], judged[rows]
+    rows: np.ndarray | None = None  # None: every run row stays
+    if len(run_only) or len(rdrop) or judged_only:
+        keep_rows = keep[rq]
+        keep_rows[rdrop] = False
+        if judged_only:
+            info.unjudged_dropped = int((keep_rows & ~judged).sum())
+            keep_rows &= judged
+        rows = np.flatnonzero(keep_rows)
+        rq, grades, judged = rq[rows], grades[rows], judged[rows]
+    scores = run.scores if rows is None else run.scores[rows]
 
     def doc_order(items: np.ndarray) -> np.ndarray:
-        return string_ranks(run.doc_ids, rows[items])
+        return string_ranks(run.doc_ids, items if rows is None else rows[items])
 
-    order = rank_order(rq, scores, ties=ties, doc_codes=doc_order, grades=grades, judged=judged, seed=seed)
-    rq, scores, grades, judged = rq[order], scores[order], grades[order], judged[order]
-    qindex = np.searchsorted(evaluated, rq)
-    counts = np.bincount(qindex, minlength=len(evaluated))
+    ranked_by = ranking(rq, scores, ties=ties, doc_codes=doc_order, grades=grades, judged=judged, seed=seed)
+    if ranked_by.base is not None:  # query and score are equal inside a tied group: only the base order moves them
+        rq, scores = rq[ranked_by.base], scores[ranked_by.base]
+    grades, judged = ranked_by.apply(grades), ranked_by.apply(judged)
+    group_starts = ranked_by.starts
+    counts = np.bincount(rq, minlength=len(qvocab))[evaluated]
     if depth is not None:
-        positions = np.arange(len(rq)) - np.repeat(np.concatenate(([0], np.cumsum(counts)[:-1])), counts)
+        offsets = np.concatenate(([0], np.cumsum(counts)))
+        positions = np.arange(len(rq)) - np.repeat(offsets[:-1], counts)
         top = positions < depth
         info.truncated_by_depth = int((~top).sum())
-        rq, scores, grades, judged = rq[top], scores[top], grades[top], judged[top]
+        if info.truncated_by_depth:
+            rq, scores, grades, judged = rq[top], scores[top], grades[top], judged[top]
+            group_starts = tie_group_starts(rq, scores)
         counts = np.minimum(counts, depth)
     offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
 
@@ -181,7 +192,7 @@ def align(
         grades=grades.astype(np.float64, copy=False),
         judged=judged,
         scores=scores,
-        group_starts=tie_group_starts(rq, scores),
+        group_starts=group_starts,
         ideal_offsets=ideal_offsets,
         ideal_grades=qgrades_sorted[ideal_sel].astype(np.float64, copy=False),
         ties=ties,

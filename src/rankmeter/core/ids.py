@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from rankmeter.core.string_keys import hash_keys, order_words, pair_keys
 from rankmeter.io.arrow import arrow_to_numpy, int64_array, string_array, validity
 from rankmeter.io.tables import id_at  # noqa: F401  (re-exported for the core)
 
@@ -26,7 +27,9 @@ def _arrow_array(col: IdColumn) -> Any:
     import pyarrow as pa
 
     if isinstance(col, pa.ChunkedArray):
-        col = col.combine_chunks()
+        col = col.unify_dictionaries().combine_chunks() if pa.types.is_dictionary(col.type) else col.combine_chunks()
+    if pa.types.is_dictionary(col.type):
+        col = col.dictionary_decode()
     if pa.types.is_large_string(col.type) or pa.types.is_string_view(col.type):
         col = col.cast(pa.string())
     return col
@@ -48,11 +51,16 @@ def encode(col: IdColumn) -> tuple[np.ndarray, np.ndarray]:
     (['q10', 'q2'], [1, 0, 1])
     """
     if _is_arrow(col):
+        import pyarrow as pa
         import pyarrow.compute as pc
 
-        enc = pc.dictionary_encode(_arrow_array(col))
+        enc = col if isinstance(col, pa.DictionaryArray) else None  # codes come with the column (TREC fast path)
+        if enc is None or enc.null_count:
+            enc = pc.dictionary_encode(_arrow_array(col))
         dictionary = to_numpy_str(enc.dictionary)
         order = np.argsort(dictionary, kind="stable")
+        if len(order) > 1 and (dictionary[order][1:] == dictionary[order][:-1]).any():
+            return encode(_arrow_array(col))  # a dictionary that repeats a value: encode the strings
         rank = np.empty(len(order), dtype=np.int64)
         rank[order] = np.arange(len(order))
         return dictionary[order], rank[arrow_to_numpy(enc.indices).astype(np.int64)]
@@ -113,7 +121,10 @@ def string_ranks(col: IdColumn, rows: np.ndarray) -> np.ndarray:
     >>> string_ranks(np.array(["b", "a", "c"]), np.array([0, 2, 1])).tolist()
     [1, 2, 0]
     """
-    if _is_arrow(col):
+    words = order_words(_arrow_array(col), rows) if _is_arrow(col) and len(rows) else None
+    if words is not None:
+        order = np.lexsort(words[::-1])
+    elif _is_arrow(col):
         import pyarrow.compute as pc
 
         order = arrow_to_numpy(pc.array_sort_indices(_arrow_array(col).take(int64_array(rows)))).astype(np.int64)
@@ -124,6 +135,83 @@ def string_ranks(col: IdColumn, rows: np.ndarray) -> np.ndarray:
     return ranks
 
 
+def document_keys(col: IdColumn) -> np.ndarray | None:
+    """64-bit hash keys of an arrow id column (None for NumPy ids or ids with nulls: use exact codes).
+
+    >>> import numpy as np
+    >>> document_keys(np.array(["a"])) is None
+    True
+    """
+    if not _is_arrow(col):
+        return None
+    arr = _arrow_array(col)
+    return None if arr.null_count else hash_keys(arr)
+
+
+def match_pairs(
+    run_codes: np.ndarray,
+    run_docs: IdColumn,
+    qrels_codes: np.ndarray,
+    qrels_docs: IdColumn,
+    run_keys: np.ndarray | None = None,
+) -> np.ndarray:
+    """For each run row, the qrels row with the same (query code, document id), or -1 -- exactly.
+
+    The qrels rows must be distinct pairs. Arrow columns are matched through
+    64-bit keys, a bitmap prefilter and a final string comparison of the few
+    candidates; NumPy columns (or keys that collide inside the qrels) through
+    exact string codes.
+
+    >>> import numpy as np
+    >>> match_pairs(np.array([0, 0, 1]), np.array(["a", "b", "a"]), np.array([1, 0]), np.array(["a", "b"])).tolist()
+    [-1, 1, 0]
+    """
+    n = len(run_codes)
+    out = np.full(n, -1, dtype=np.int64)
+    if n == 0 or len(qrels_codes) == 0:
+        return out
+    rkeys = document_keys(run_docs) if run_keys is None else run_keys
+    qkeys = document_keys(qrels_docs)
+    if rkeys is not None and qkeys is not None:
+        rk, qk = pair_keys(run_codes, rkeys), pair_keys(qrels_codes, qkeys)
+        qorder = np.argsort(qk)
+        sqk = qk[qorder]
+        if not (sqk[1:] == sqk[:-1]).any():
+            bits = max(16, min(26, 2 * int(len(sqk)).bit_length()))
+            mask = np.uint64((1 << bits) - 1)
+            table = np.zeros(1 << bits, dtype=bool)
+            table[(sqk & mask).astype(np.int64)] = True
+            cand = np.flatnonzero(table[(rk & mask).astype(np.int64)])
+            pos = np.minimum(np.searchsorted(sqk, rk[cand]), len(sqk) - 1)
+            hit = sqk[pos] == rk[cand]
+            cand, qrow = cand[hit], qorder[pos[hit]]
+            same = (run_codes[cand] == qrels_codes[qrow]) & (take(run_docs, cand) == take(qrels_docs, qrow))
+            out[cand[same]] = qrow[same]
+            return out
+    vocab, qd = encode(qrels_docs)
+    rd = lookup(run_docs, vocab)
+    width = max(len(vocab), 1)
+    qk64 = qrels_codes.astype(np.int64) * width + qd
+    qorder = np.argsort(qk64)
+    rk64 = np.where(rd >= 0, run_codes.astype(np.int64) * width + rd, -1)
+    pos = np.minimum(np.searchsorted(qk64[qorder], rk64), len(qorder) - 1)
+    hit = (rd >= 0) & (qk64[qorder][pos] == rk64)
+    out[hit] = qorder[pos[hit]]
+    return out
+
+
+def subset(col: IdColumn, rows: np.ndarray) -> IdColumn:
+    """The rows ``rows`` of an id column, keeping its kind (NumPy or pyarrow).
+
+    >>> import numpy as np
+    >>> subset(np.array(["a", "b", "c"]), np.array([2, 0])).tolist()
+    ['c', 'a']
+    """
+    if _is_arrow(col):
+        return _arrow_array(col).take(int64_array(rows))
+    return np.asarray(col)[rows]
+
+
 def take(col: IdColumn, rows: np.ndarray) -> np.ndarray:
     """The ids at ``rows`` as a NumPy unicode array."""
     if _is_arrow(col):
@@ -131,54 +219,7 @@ def take(col: IdColumn, rows: np.ndarray) -> np.ndarray:
     return to_numpy_str(np.asarray(col)[rows])
 
 
-def _words(data: np.ndarray, at: np.ndarray) -> np.ndarray:
-    """The 8 bytes starting at each offset of ``data`` (zero-padded), as uint64."""
-    # an overlapping view: element i is the 8 bytes starting at byte i
-    as_u8 = np.ndarray(shape=(len(data) - 7,), dtype="<u8", buffer=data, strides=(1,))
-    return as_u8[at]
-
-
-def _string_keys(col: IdColumn, chunk: int = 1 << 20) -> np.ndarray | None:
-    """A 64-bit key per string of an arrow column, equal for equal strings (None if unsuitable).
-
-    Mixes the length with the first, middle and last 8 bytes; distinct strings
-    can share a key, so callers verify candidates exactly. Works through the
-    column in chunks so that temporaries stay small.
-    """
-    arr = _arrow_array(col)
-    if arr.null_count or len(arr) == 0:
-        return None
-    offsets = np.frombuffer(arr.buffers()[1], dtype=np.int32)[arr.offset : arr.offset + len(arr) + 1]
-    raw = arr.buffers()[2]
-    data = np.frombuffer(raw, dtype=np.uint8) if raw is not None else np.zeros(0, np.uint8)
-    keys = np.empty(len(arr), dtype=np.uint64)
-    for lo in range(0, len(arr), chunk):
-        hi = min(lo + chunk, len(arr))
-        base = int(offsets[lo])
-        piece = np.concatenate((data[base : int(offsets[hi])], np.zeros(16, np.uint8)))
-        keys[lo:hi] = _mix(
-            piece, offsets[lo:hi].astype(np.int64) - base, np.diff(offsets[lo : hi + 1]).astype(np.int64)
-        )
-    return keys
-
-
-def _mix(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    first = _words(data, starts)
-    last = _words(data, starts + np.maximum(lengths - 8, 0))
-    middle = _words(data, starts + np.maximum(lengths // 2 - 4, 0))
-    if len(lengths) and lengths.min() < 8:  # short strings: drop the bytes read past their end
-        short = np.minimum(lengths, 8).astype(np.uint64) * np.uint64(8)
-        mask = np.where(short >= 64, np.uint64(0xFFFFFFFFFFFFFFFF), (np.uint64(1) << np.minimum(short, 63)) - 1)
-        first, last, middle = first & mask, last & mask, middle & mask
-    with np.errstate(over="ignore"):
-        key = lengths.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-        for word, mult in ((first, 0xC2B2AE3D27D4EB4F), (middle, 0x165667B19E3779F9), (last, 0x27D4EB2F165667C5)):
-            key = (key ^ word) * np.uint64(mult)
-            key ^= key >> np.uint64(29)
-    return key
-
-
-def duplicate_rows(query_codes: np.ndarray, doc_col: IdColumn) -> np.ndarray:
+def duplicate_rows(query_codes: np.ndarray, doc_col: IdColumn, doc_keys: np.ndarray | None = None) -> np.ndarray:
     """Rows that repeat an earlier (query, document) pair, as ``(first, repeat)`` index pairs, exactly.
 
     Candidates come from a 64-bit hash of the document id and are then
@@ -189,15 +230,14 @@ def duplicate_rows(query_codes: np.ndarray, doc_col: IdColumn) -> np.ndarray:
     >>> duplicate_rows(np.array([0, 0, 1, 0]), np.array(["a", "b", "a", "a"])).tolist()
     [[0, 3]]
     """
-    hashes = _string_keys(doc_col) if _is_arrow(doc_col) else None
+    hashes = document_keys(doc_col) if doc_keys is None else doc_keys
     if hashes is None:
         _, dcodes = encode(doc_col)
         keys = query_codes.astype(np.int64) * (int(dcodes.max()) + 1 if len(dcodes) else 1) + dcodes
         order = np.argsort(keys, kind="stable")
         same = np.flatnonzero(keys[order][1:] == keys[order][:-1])
         return np.stack((order[same], order[same + 1]), axis=1) if len(same) else np.zeros((0, 2), np.int64)
-    with np.errstate(over="ignore"):
-        keys = hashes ^ (query_codes.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
+    keys = pair_keys(query_codes, hashes)
     if not (np.diff(np.sort(keys)) == 0).any():
         return np.zeros((0, 2), np.int64)
     order = np.argsort(keys, kind="stable")

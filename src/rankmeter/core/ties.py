@@ -20,6 +20,7 @@ Scores are compared exactly as float64; nothing is nudged by an epsilon.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -39,6 +40,37 @@ def check_policy(ties: str) -> str:
     return ties
 
 
+def _presorted_base(query_codes: np.ndarray, scores: np.ndarray) -> np.ndarray | None:
+    """The base permutation when each query's items are contiguous and score-sorted (None: already in order).
+
+    Raises LookupError when the input is not presorted (the caller sorts).
+    """
+    n = len(scores)
+    change = np.flatnonzero(query_codes[1:] != query_codes[:-1]) + 1
+    rising = np.flatnonzero(scores[1:] > scores[:-1]) + 1  # a score above its predecessor ...
+    if len(rising) and not np.isin(rising, change, assume_unique=True).all():  # ... inside one query
+        raise LookupError
+    block_starts = np.concatenate(([0], change))
+    block_query = query_codes[block_starts]
+    if len(block_query) < 2 or bool(np.all(block_query[1:] > block_query[:-1])):
+        return None
+    if len(np.unique(block_query)) != len(block_query):
+        raise LookupError
+    lengths = np.diff(np.concatenate((block_starts, [n])))
+    by_query = np.argsort(block_query, kind="stable")
+    new_starts = np.concatenate(([0], np.cumsum(lengths[by_query])[:-1]))
+    return (np.repeat(block_starts[by_query] - new_starts, lengths[by_query]) + np.arange(n)).astype(np.int64)
+
+
+def _base(query_codes: np.ndarray, scores: np.ndarray) -> np.ndarray | None:
+    if len(scores) == 0:
+        return None
+    try:
+        return _presorted_base(query_codes, scores)
+    except LookupError:
+        return np.lexsort((-np.asarray(scores, dtype=np.float64), query_codes)).astype(np.int64)
+
+
 def base_order(query_codes: np.ndarray, scores: np.ndarray) -> np.ndarray:
     """Permutation sorting by query code, then score descending, ties in input order.
 
@@ -49,21 +81,50 @@ def base_order(query_codes: np.ndarray, scores: np.ndarray) -> np.ndarray:
     >>> base_order(np.array([1, 1, 0]), np.array([2.0, 3.0, 5.0])).tolist()
     [2, 1, 0]
     """
-    n = len(scores)
-    if n == 0:
-        return np.zeros(0, dtype=np.int64)
-    change = np.flatnonzero(query_codes[1:] != query_codes[:-1]) + 1
-    block_starts = np.concatenate(([0], change))
-    block_query = query_codes[block_starts]
-    same_query = np.ones(n - 1, dtype=bool)
-    same_query[change - 1] = False
-    presorted = not np.any(same_query & (scores[1:] > scores[:-1]))
-    if presorted and len(np.unique(block_query)) == len(block_query):
-        lengths = np.diff(np.concatenate((block_starts, [n])))
-        by_query = np.argsort(block_query, kind="stable")
-        new_starts = np.concatenate(([0], np.cumsum(lengths[by_query])[:-1]))
-        return (np.repeat(block_starts[by_query] - new_starts, lengths[by_query]) + np.arange(n)).astype(np.int64)
-    return np.lexsort((-np.asarray(scores, dtype=np.float64), query_codes)).astype(np.int64)
+    base = _base(query_codes, scores)
+    return np.arange(len(scores), dtype=np.int64) if base is None else base
+
+
+@dataclass
+class Ranking:
+    """A ranking of items by query, score descending, then a tie rule -- stored as cheaply as it was found.
+
+    Attributes
+    ----------
+    base : ndarray of int64 or None
+        Permutation ordering items by query, then score descending, ties in
+        input order; None when the input already is in that order.
+    starts : ndarray of int64
+        CSR boundaries of the tied groups (equal query and score) in ranked order.
+    moved : ndarray of int64
+        Ranked positions whose item the tie rule changed ...
+    source : ndarray of int64
+        ... and the base-order position of the item placed there.
+    """
+
+    base: np.ndarray | None
+    starts: np.ndarray
+    moved: np.ndarray
+    source: np.ndarray
+
+    def apply(self, values: np.ndarray) -> np.ndarray:
+        """``values`` (one per item, input order) in ranked order.
+
+        >>> import numpy as np
+        >>> r = ranking(np.array([0, 0, 0]), np.array([1.0, 2.0, 1.0]), ties="trec", doc_codes=np.arange(3))
+        >>> r.apply(np.array([10, 20, 30])).tolist()
+        [20, 30, 10]
+        """
+        ranked = values[self.base] if self.base is not None else values
+        if len(self.moved):
+            if ranked is values:
+                ranked = values.copy()
+            ranked[self.moved] = ranked[self.source]
+        return ranked
+
+    def order(self) -> np.ndarray:
+        """The full permutation: ``scores[order]`` is the ranking."""
+        return self.apply(np.arange(len(self.starts) and int(self.starts[-1]), dtype=np.int64))
 
 
 def rank_order(
@@ -118,26 +179,53 @@ def rank_order(
     >>> rank_order(q, s, ties="optimistic", grades=np.array([0.0, 0.0, 3.0])).tolist()
     [1, 2, 0]
     """
+    return ranking(
+        query_codes, scores, ties=ties, doc_codes=doc_codes, grades=grades, judged=judged, seed=seed, noise=noise
+    ).order()
+
+
+def ranking(
+    query_codes: np.ndarray,
+    scores: np.ndarray,
+    *,
+    ties: str,
+    doc_codes: np.ndarray | Callable[[np.ndarray], np.ndarray] | None = None,
+    grades: np.ndarray | None = None,
+    judged: np.ndarray | None = None,
+    seed: int | None = None,
+    noise: np.ndarray | None = None,
+) -> Ranking:
+    """:func:`rank_order` as a :class:`Ranking`: no full permutation is built when the input is presorted.
+
+    Takes the same parameters as :func:`rank_order`.
+
+    >>> import numpy as np
+    >>> r = ranking(np.array([0, 0, 1]), np.array([2.0, 2.0, 1.0]), ties="stable")
+    >>> r.base is None, r.starts.tolist()
+    (True, [0, 2, 3])
+    """
     check_policy(ties)
     if ties == "trec" and doc_codes is None:
         raise PolicyError("ties='trec' needs document ids; use 'stable' or 'expected' for arrays")
     if ties in ("optimistic", "pessimistic") and grades is None:  # pragma: no cover - callers pass grades
         raise PolicyError(f"ties={ties!r} needs relevance grades")
     scores = np.asarray(scores)
-    order = base_order(query_codes, scores)
-    if ties in ("stable", "expected") or len(order) < 2:
-        return order
-    starts = tie_group_starts(query_codes[order], scores[order])
+    base = _base(query_codes, scores)
+    if base is None:
+        starts = tie_group_starts(query_codes, scores)
+    else:
+        starts = tie_group_starts(query_codes[base], scores[base])
+    none = np.zeros(0, dtype=np.int64)
     sizes = np.diff(starts)
     multi = np.flatnonzero(sizes > 1)
-    if not len(multi):
-        return order
+    if ties in ("stable", "expected") or len(scores) < 2 or not len(multi):
+        return Ranking(base, starts, none, none)
     tied_sizes = sizes[multi]
     group = np.repeat(np.arange(len(multi)), tied_sizes)
     tied_pos = np.repeat(starts[:-1][multi], tied_sizes) + (
         np.arange(len(group)) - np.repeat(np.concatenate(([0], np.cumsum(tied_sizes)[:-1])), tied_sizes)
     )
-    rows = order[tied_pos]
+    rows = base[tied_pos] if base is not None else tied_pos
     keys: list[np.ndarray]
     if ties == "trec":
         codes = doc_codes(rows) if callable(doc_codes) else np.asarray(doc_codes)[rows]
@@ -149,8 +237,7 @@ def rank_order(
         g = np.maximum(np.asarray(grades, dtype=np.float64)[rows], 0.0)  # negative grades gain like 0
         j = np.zeros(len(rows)) if judged is None else np.asarray(judged, dtype=np.float64)[rows]
         keys = [sign * j, sign * g]  # lexsort: last key is the primary one
-    order[tied_pos] = rows[np.lexsort((*keys, group))]
-    return order
+    return Ranking(base, starts, tied_pos, tied_pos[np.lexsort((*keys, group))])
 
 
 def rank_rows(

@@ -121,15 +121,21 @@ _WHITESPACE_RUN = re.compile(rb"[ \t\r\f\v]+")
 _LEADING_OR_TRAILING = re.compile(rb"(?m)^ | $")
 
 
-def _arrow_read(data: bytes, n_columns: int, keep: dict[int, Any]) -> Any:
-    import pyarrow as pa
+def _arrow_read(source: Any, n_columns: int, keep: dict[int, Any]) -> Any:
+    """Parse single-space separated columns with pyarrow (``source``: buffer or memory-mapped file).
+
+    Empty lines are not skipped: one makes the parse fail, so that row ``i``
+    is always line ``i + 1`` on this path.
+    """
     import pyarrow.csv as pacsv
 
     names = [f"c{i}" for i in range(n_columns)]
     return pacsv.read_csv(
-        pa.py_buffer(data),
+        source,
         read_options=pacsv.ReadOptions(column_names=names, block_size=1 << 22),
-        parse_options=pacsv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False, escape_char=False),
+        parse_options=pacsv.ParseOptions(
+            delimiter=" ", quote_char=False, double_quote=False, escape_char=False, ignore_empty_lines=False
+        ),
         convert_options=pacsv.ConvertOptions(
             column_types={f"c{i}": t for i, t in keep.items()},
             include_columns=[f"c{i}" for i in keep],
@@ -140,41 +146,59 @@ def _arrow_read(data: bytes, n_columns: int, keep: dict[int, Any]) -> Any:
     )
 
 
-def _arrow_table(data: bytes, n_columns: int, keep: dict[int, Any]) -> tuple[Any, np.ndarray | None] | None:
-    """Fast path: parse with pyarrow's multi-threaded CSV reader.
+def _arrow_table(data: Any, n_columns: int, keep: dict[int, Any], path: PathLike | None = None) -> Any:
+    """Fast path: parse with pyarrow's multi-threaded CSV reader; None when the exact parser must run.
 
+    ``data`` is the file's bytes, or None to parse the (uncompressed) file at
+    ``path`` through a memory map without reading it into Python first.
     Single-space separated files (what retrieval systems write) are parsed
-    directly; other whitespace is normalised first. Returns (table, None) when
-    row i is line i + 1, or None when the file needs the exact line-by-line
-    parser (comment or blank lines, irregular columns, unparsable numbers),
-    which then reports problems by line.
+    directly; other whitespace is normalised first. Returns None when the
+    file needs the exact line-by-line parser (comment or blank lines,
+    irregular columns, unparsable numbers), which then reports problems by line.
     """
     import pyarrow as pa
-    import pyarrow.compute as pc
 
-    if not data or data.startswith(b"#"):
+    errors = (pa.ArrowInvalid, pa.ArrowNotImplementedError)
+    if data is not None and (not data or data.startswith(b"#")):
         return None
     try:
-        table = _arrow_read(data, n_columns, keep)
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        if data is None:
+            try:
+                source = pa.memory_map(str(path))
+            except OSError:
+                return None  # the exact path reads the file and reports why it cannot
+            with source:
+                table = _arrow_read(source, n_columns, keep)
+        else:
+            table = _arrow_read(pa.py_buffer(data), n_columns, keep)
+    except errors:
         # tabs, runs of spaces, leading or trailing blanks: normalise, then parse again
+        if data is None:
+            data = _read_bytes(path)  # type: ignore[arg-type]
         data = _LEADING_OR_TRAILING.sub(b"", _WHITESPACE_RUN.sub(b" ", data))
         try:
-            table = _arrow_read(data, n_columns, keep)
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            table = _arrow_read(pa.py_buffer(data), n_columns, keep)
+        except errors:
             return None
-    lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
-    if table.num_rows == 0 or table.num_rows != lines:
-        return None  # blank lines were skipped: row numbers would not be line numbers
-    if pc.any(pc.starts_with(table.column("c0"), "#")).as_py():
+    if table.num_rows == 0:
+        return None
+    qids = table.column("c0").unify_dictionaries().combine_chunks()
+    if _any_comment(qids.dictionary):
         return None  # a comment line that happens to have the right number of fields
-    return table, None
+    return table, qids
+
+
+def _any_comment(ids: Any) -> bool:
+    import pyarrow.compute as pc
+
+    return bool(len(ids)) and bool(pc.any(pc.starts_with(ids, "#")).as_py())
 
 
 def _arrow_types(spec: dict[int, str]) -> dict[int, Any]:
     import pyarrow as pa
 
-    return {i: pa.string() if t == "s" else pa.float64() for i, t in spec.items()}
+    kinds = {"d": pa.dictionary(pa.int32(), pa.string()), "s": pa.string(), "f": pa.float64()}
+    return {i: kinds[t] for i, t in spec.items()}
 
 
 def _fields_from_text(
@@ -217,7 +241,7 @@ def read_qrels(path: PathLike) -> Qrels:
     (['D#1', 'D2'], [2.0, 0.0])
     >>> os.unlink(f.name)
     """
-    qids, dids, relevance, lines, _ = _parse_columns(_read_bytes(path), str(path), 1, qrels=True)
+    qids, dids, relevance, lines, _ = _parse_columns(_file_or_bytes(path), str(path), 1, qrels=True, path=path)
     return Qrels(qids, dids, relevance, source=str(path), lines=lines)
 
 
@@ -245,7 +269,13 @@ def read_run(path: PathLike) -> Run:
     (['D1', 'D2'], [2.5, 1.5], 'bm25')
     >>> os.unlink(f.name)
     """
-    return parse_run_bytes(_read_bytes(path), str(path))
+    qids, dids, scores, lines, name = _parse_columns(_file_or_bytes(path), str(path), 1, qrels=False, path=path)
+    return Run(qids, dids, scores, source=str(path), lines=lines, name=name)
+
+
+def _file_or_bytes(path: PathLike) -> bytes | None:
+    """None for a plain file (parsed through a memory map), else the bytes (standard input, ``.gz``)."""
+    return _read_bytes(path) if str(path) == "-" or Path(path).suffix == ".gz" else None
 
 
 def parse_run_bytes(data: bytes, source: str, first_line: int = 1) -> Run:
@@ -254,27 +284,38 @@ def parse_run_bytes(data: bytes, source: str, first_line: int = 1) -> Run:
     return Run(qids, dids, scores, source=source, lines=lines, name=name)
 
 
-def _first_line_tag(data: bytes) -> str | None:
+def _first_line_tag(data: bytes | None, path: PathLike | None = None) -> str | None:
     """The run tag (sixth field) of the first line, without parsing the column for every row."""
+    if data is None:
+        with open(path, "rb") as fh:  # type: ignore[arg-type]
+            data = fh.read(4096)
     fields = _ASCII_FIELDS.findall(
         data[: data.find(b"\n") if b"\n" in data[:4096] else 4096].decode("utf-8", "replace")
     )
     return fields[5] if len(fields) > 5 else None
 
 
-def _parse_columns(data: bytes, source: str, first_line: int, *, qrels: bool) -> tuple[Any, Any, np.ndarray, Any, Any]:
-    """(query ids, doc ids, values, line numbers, run tag) of qrels or run bytes: fast path, else line by line."""
+def _parse_columns(
+    data: bytes | None, source: str, first_line: int, *, qrels: bool, path: PathLike | None = None
+) -> tuple[Any, Any, np.ndarray, Any, Any]:
+    """(query ids, doc ids, values, line numbers, run tag) of qrels or run bytes: fast path, else line by line.
+
+    ``data`` None means: the plain file at ``path``. On the fast path query ids
+    come back as a pyarrow dictionary array (their codes are free there).
+    """
     n_columns, value_col, what = (_QRELS_COLUMNS, 3, "relevance") if qrels else (_RUN_COLUMNS, 4, "score")
     layout = "qid iter docno rel" if qrels else "qid Q0 docno rank score tag"
-    kinds = {0: "s", 2: "s", value_col: "f"}
-    fast = _arrow_table(data, n_columns, _arrow_types(kinds))
+    kinds = {0: "d", 2: "s", value_col: "f"}
+    fast = _arrow_table(data, n_columns, _arrow_types(kinds), path)
     if fast is not None:
-        table, _ = fast
-        qids, dids = table.column("c0").combine_chunks(), table.column("c2").combine_chunks()
-        values = arrow_to_numpy(table.column(f"c{value_col}")).astype(np.float64)
+        table, qids = fast
+        dids = table.column("c2").combine_chunks()
+        values = arrow_to_numpy(table.column(f"c{value_col}"))
         lines = None if first_line == 1 else np.arange(first_line, first_line + len(values), dtype=np.int64)
-        name = None if qrels else _first_line_tag(data)
+        name = None if qrels else _first_line_tag(data, path)
     else:
+        if data is None:
+            data = _read_bytes(path)  # type: ignore[arg-type]
         text = data.decode("utf-8", "surrogateescape")
         fields, lines, source = _fields_from_text(text, source, n_columns, qrels, layout)
         lines = lines + (first_line - 1)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from rankmeter.errors import InvalidScoreError, where
+from rankmeter.io.tables import id_at
 
 
 def check_finite(
@@ -29,6 +30,6 @@ def check_finite(
         row = int(np.flatnonzero(bad)[0])
         line = int(lines[row]) if lines is not None else row + 1
         raise InvalidScoreError(
-            f"{where(source, line)}query '{query_ids[row]}', document '{doc_ids[row]}': "
+            f"{where(source, line)}query '{id_at(query_ids, row)}', document '{id_at(doc_ids, row)}': "
             f"{what} is {values[row]}; scores and grades must be finite numbers"
         )

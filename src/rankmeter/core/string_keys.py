@@ -1,0 +1,171 @@
+"""Vectorised keys over the bytes of pyarrow string columns: hashing and string-order sort keys.
+
+Nothing here builds a Python object per row: every function reads the Arrow
+offsets and data buffers directly, eight bytes at a time. Hash keys are
+*candidates* only -- two different strings may share one -- so callers confirm
+every match by comparing the strings themselves.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+_MULT = np.uint64(0x9E3779B97F4A7C15)
+_MIX = np.uint64(0xC2B2AE3D27D4EB4F)
+# _LOW_BYTES[n]: the low n bytes of a little-endian word (n = 0..8)
+_LOW_BYTES = np.array([(1 << (8 * n)) - 1 for n in range(9)], dtype=np.uint64)
+
+
+class StringBuffers:
+    """The offsets and bytes of a null-free pyarrow string array, with 8-byte reads at any offset.
+
+    Parameters
+    ----------
+    arr : pyarrow.StringArray
+        A plain (not chunked, not dictionary) string array without nulls.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> b = StringBuffers(pa.array(["ab", "cdefghijk"]))
+    >>> b.spans(np.arange(2))
+    (array([0, 2]), array([2, 9]))
+    >>> hex(int(b.words(np.array([2]))[0]))
+    '0x6a69686766656463'
+    """
+
+    def __init__(self, arr: Any) -> None:
+        self.offsets = np.frombuffer(arr.buffers()[1], dtype=np.int32)[arr.offset : arr.offset + len(arr) + 1]
+        raw = arr.buffers()[2]
+        self.data = np.frombuffer(raw, dtype=np.uint8) if raw is not None else np.zeros(0, np.uint8)
+        n = len(self.data)
+        # element i of this overlapping view is the 8 bytes starting at byte i
+        self._view = np.ndarray(shape=(max(n - 7, 0),), dtype="<u8", buffer=self.data, strides=(1,))
+        self._tail_base = max(n - 8, 0)
+        self._tail = np.ndarray(
+            shape=(n - self._tail_base + 1,),
+            dtype="<u8",
+            buffer=np.concatenate((self.data[self._tail_base :], np.zeros(8, np.uint8))),
+            strides=(1,),
+        )
+
+    def spans(self, rows: np.ndarray | slice) -> tuple[np.ndarray, np.ndarray]:
+        """(start byte, length) of the selected strings, as int64."""
+        if isinstance(rows, slice):
+            bounds = self.offsets[rows.start : rows.stop + 1].astype(np.int64)
+            return bounds[:-1], bounds[1:] - bounds[:-1]
+        starts = self.offsets[rows].astype(np.int64)
+        return starts, self.offsets[rows + 1] - starts
+
+    def words(self, at: np.ndarray) -> np.ndarray:
+        """The 8 bytes starting at each byte offset ``at`` (little-endian; zeros past the end of the data)."""
+        limit = len(self._view) - 1
+        if len(at) == 0 or int(at.max()) <= limit:
+            return self._view[at]
+        out = np.empty(len(at), dtype=np.uint64)
+        inside = at <= limit
+        out[inside] = self._view[at[inside]]
+        out[~inside] = self._tail[np.minimum(at[~inside], len(self.data)) - self._tail_base]
+        return out
+
+
+def hash_keys(arr: Any, chunk: int = 1 << 16) -> np.ndarray:
+    """A 64-bit key per string, equal for equal strings and rarely equal for different ones.
+
+    Every byte of every string enters the key (eight-byte words folded in
+    polynomially, then the length), so strings that share long prefixes or
+    suffixes -- ``clueweb09-en0000-00-00000`` -- still get different keys.
+
+    Parameters
+    ----------
+    arr : pyarrow.StringArray
+        Null-free strings.
+    chunk : int
+        Rows per step; temporaries stay cache-sized.
+
+    Returns
+    -------
+    ndarray of uint64
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> k = hash_keys(pa.array(["D1_0", "D1_1", "D1_0", "a-much-longer-document-id"]))
+    >>> bool(k[0] == k[2]), bool(k[0] == k[1]), bool(k[3] == k[0])
+    (True, False, False)
+    """
+    buffers = StringBuffers(arr)
+    keys = np.empty(len(arr), dtype=np.uint64)
+    for lo in range(0, len(arr), chunk):
+        hi = min(lo + chunk, len(arr))
+        keys[lo:hi] = _fold(buffers, *buffers.spans(slice(lo, hi)))
+    return keys
+
+
+def _fold(buffers: StringBuffers, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Polynomial fold of the words of each string; the last word overlaps so no byte is read past its end."""
+    key = lengths.astype(np.uint64) * _MULT
+    if not len(lengths):
+        return key
+    n_words = (int(lengths.max()) + 7) // 8
+    short = np.flatnonzero(lengths < 8)
+    word = buffers.words(np.maximum(starts + np.minimum(lengths - 8, 0), 0))
+    if len(short):  # a string under 8 bytes: keep its own bytes only
+        word[short] = buffers.words(starts[short]) & _LOW_BYTES[lengths[short]]
+    key *= _MIX
+    key += word
+    for j in range(1, n_words):  # only strings longer than 8 j bytes have a word j
+        longer = lengths > 8 * j
+        if longer.all():
+            key *= _MIX
+            key += buffers.words(np.minimum(starts + 8 * j, starts + lengths - 8))
+            continue
+        rows = np.flatnonzero(longer)
+        at = np.minimum(starts[rows] + 8 * j, starts[rows] + lengths[rows] - 8)
+        key[rows] = key[rows] * _MIX + buffers.words(at)
+    key ^= key >> np.uint64(29)
+    key *= _MULT
+    key ^= key >> np.uint64(32)
+    return key
+
+
+def pair_keys(codes: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Combine an integer code (a query) with a string key (its document) into one 64-bit key.
+
+    >>> import numpy as np
+    >>> k = np.array([5, 5], dtype=np.uint64)
+    >>> p = pair_keys(np.array([0, 1]), k)
+    >>> bool(p[0] != p[1])
+    True
+    """
+    mixed = (codes.astype(np.uint64) + np.uint64(1)) * _MIX
+    mixed ^= mixed >> np.uint64(31)
+    return keys ^ (mixed * _MULT)
+
+
+def order_words(arr: Any, rows: np.ndarray, max_words: int = 8) -> list[np.ndarray] | None:
+    """Sort keys that order the selected strings exactly as byte-wise ``strcmp`` does (None if too long).
+
+    Returns big-endian eight-byte words, most significant first, then the
+    length; sorting by them lexicographically is sorting by the strings.
+
+    >>> import pyarrow as pa
+    >>> arr = pa.array(["b", "ab", "abc", "a"])
+    >>> keys = order_words(arr, np.arange(4))
+    >>> np.lexsort(keys[::-1]).tolist()
+    [3, 1, 2, 0]
+    """
+    buffers = StringBuffers(arr)
+    starts, lengths = buffers.spans(rows)
+    n_words = (int(lengths.max()) + 7) // 8 if len(rows) else 0
+    if n_words > max_words:
+        return None
+    keys = []
+    for j in range(n_words):
+        remaining = np.clip(lengths - 8 * j, 0, 8)
+        word = buffers.words(starts + 8 * j) & _LOW_BYTES[remaining]
+        keys.append(word.byteswap())
+    keys.append(lengths)
+    return keys

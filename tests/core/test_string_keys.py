@@ -1,0 +1,115 @@
+"""Byte-level string keys (core.string_keys) and the exact joins built on them (core.ids)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rankmeter.core import ids
+from rankmeter.core.ids import duplicate_rows, match_pairs, string_ranks
+from rankmeter.core.string_keys import StringBuffers, hash_keys, order_words
+
+ids_text = st.text(alphabet=st.characters(min_codepoint=33, max_codepoint=0x2FFF), min_size=0, max_size=40)
+
+
+def _utf8_sorted_ranks(values: list[str]) -> list[int]:
+    order = sorted(range(len(values)), key=lambda i: (values[i].encode("utf-8"), i))
+    ranks = [0] * len(values)
+    for r, i in enumerate(order):
+        ranks[i] = r
+    return ranks
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(ids_text, min_size=1, max_size=60))
+def test_hash_keys_equal_exactly_for_equal_strings(values: list[str]) -> None:
+    keys = hash_keys(pa.array(values, pa.string()), chunk=7)
+    for i, a in enumerate(values):
+        for j, b in enumerate(values):
+            if a == b:
+                assert keys[i] == keys[j]
+
+
+@settings(max_examples=100, deadline=None)
+@given(ids_text, st.lists(ids_text, max_size=20), st.integers(1, 8))
+def test_a_key_depends_on_its_string_only(value: str, others: list[str], chunk: int) -> None:
+    # run and qrels columns are keyed separately: a document must get the same key in both
+    alone = hash_keys(pa.array([value], pa.string()))[0]
+    among = hash_keys(pa.array([*others, value], pa.string()), chunk=chunk)[-1]
+    assert alone == among
+
+
+def test_hash_keys_separate_ids_that_differ_only_in_the_middle() -> None:
+    values = [f"clueweb09-en{i:04d}-{j:02d}-00000" for i in range(300) for j in range(10)]
+    keys = hash_keys(pa.array(values))
+    assert len(np.unique(keys)) == len(values)
+
+
+def test_hash_keys_ignore_bytes_of_neighbouring_strings() -> None:
+    # "ab" followed by different neighbours must keep one key
+    a = hash_keys(pa.array(["ab", "xyz"]))[0]
+    b = hash_keys(pa.array(["ab", "q"]))[0]
+    c = hash_keys(pa.array(["zz", "ab"]))[1]
+    assert a == b == c
+
+
+def test_words_read_zeros_past_the_end_of_the_data() -> None:
+    b = StringBuffers(pa.array(["abc"]))
+    assert int(b.words(np.array([1]))[0]) == int.from_bytes(b"bc", "little")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(ids_text, min_size=1, max_size=60))
+def test_string_ranks_follow_utf8_byte_order(values: list[str]) -> None:
+    arr = pa.array(values, pa.string())
+    ranks = string_ranks(arr, np.arange(len(values)))
+    expected = _utf8_sorted_ranks(values)
+    # equal strings may swap ranks among themselves; compare the strings at each rank
+    by_rank = [values[i] for i in np.argsort(ranks)]
+    assert by_rank == [values[i] for i in np.argsort(expected)]
+
+
+def test_order_words_refuses_very_long_ids_and_string_ranks_still_orders_them() -> None:
+    values = ["x" * 80 + "b", "x" * 80 + "a", "a"]
+    arr = pa.array(values)
+    assert order_words(arr, np.arange(3)) is None
+    assert string_ranks(arr, np.arange(3)).tolist() == [2, 1, 0]
+
+
+def _naive_match(rq: list[int], rd: list[str], qq: list[int], qd: list[str]) -> list[int]:
+    where = {(q, d): i for i, (q, d) in enumerate(zip(qq, qd, strict=True))}
+    return [where.get((q, d), -1) for q, d in zip(rq, rd, strict=True)]
+
+
+pairs = st.lists(st.tuples(st.integers(0, 4), st.sampled_from(["d1", "d2", "d10", "D1_0", "é", "d1 ", ""])))
+
+
+@settings(max_examples=200, deadline=None)
+@given(pairs, pairs)
+def test_match_pairs_agrees_with_a_dictionary_for_arrow_and_numpy_ids(run: list, qrels: list) -> None:
+    qrels = list(dict.fromkeys(qrels))  # distinct pairs, as align passes them
+    rq = np.array([q for q, _ in run], dtype=np.int64)
+    rd = [d for _, d in run]
+    qq = np.array([q for q, _ in qrels], dtype=np.int64)
+    qd = [d for _, d in qrels]
+    expected = _naive_match(rq.tolist(), rd, qq.tolist(), qd)
+    arrow = match_pairs(rq, pa.array(rd, pa.string()), qq, pa.array(qd, pa.string()))
+    numpy = match_pairs(rq, np.array(rd, dtype=str), qq, np.array(qd, dtype=str))
+    assert arrow.tolist() == expected
+    assert numpy.tolist() == expected
+
+
+def test_match_pairs_is_exact_when_every_key_collides(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ids, "hash_keys", lambda arr: np.zeros(len(arr), dtype=np.uint64))
+    rq, qq = np.array([0, 0, 1]), np.array([0, 1])
+    got = match_pairs(rq, pa.array(["a", "b", "b"]), qq, pa.array(["b", "b"]))
+    assert got.tolist() == [-1, 0, 1]
+
+
+def test_duplicate_rows_is_exact_when_keys_collide(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ids, "hash_keys", lambda arr: np.zeros(len(arr), dtype=np.uint64))
+    got = duplicate_rows(np.array([0, 0, 0, 1, 0]), pa.array(["a", "b", "c", "a", "b"]))
+    assert got.tolist() == [[1, 4]]
