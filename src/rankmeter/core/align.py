@@ -6,7 +6,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from rankmeter.core.ids import document_keys, duplicate_rows, encode, id_at, intern, match_pairs, string_ranks, subset
+from rankmeter.core.ids import (
+    document_keys,
+    duplicate_rows,
+    id_at,
+    intern,
+    match_pairs,
+    string_sort_keys,
+)
 from rankmeter.core.ranked_lists import RankedLists
 from rankmeter.core.ties import check_policy, ranking, tie_group_starts
 from rankmeter.errors import DuplicateEntryError, PolicyError, where
@@ -109,29 +116,24 @@ def align(
 
     qvocab, (qq, rq) = intern(qrels.query_ids, run.query_ids)
 
-    # qrels: sorted by (query, doc) key, duplicates resolved
-    dvocab, qd = encode(qrels.doc_ids)
-    n_docs = max(len(dvocab), 1)
-    qkeys = qq * n_docs + qd
-    qorder = np.argsort(qkeys, kind="stable")
-    same = np.flatnonzero(qkeys[qorder][1:] == qkeys[qorder][:-1])
-    qpairs = np.stack((qorder[same], qorder[same + 1]), axis=1) if len(same) else np.zeros((0, 2), np.int64)
-    qdrop = _rows_to_drop(qpairs, qrels.relevance, duplicates, qrels, "qrels")
-    qkeep = np.ones(len(qkeys), dtype=bool)
+    # qrels: duplicates resolved, rows grouped by query (file order inside a query)
+    qdrop = _rows_to_drop(duplicate_rows(qq, qrels.doc_ids), qrels.relevance, duplicates, qrels, "qrels")
+    qkeep = np.ones(len(qq), dtype=bool)
     qkeep[qdrop] = False
-    qorder = qorder[qkeep[qorder]]
+    qorder = np.flatnonzero(qkeep)
+    qorder = qorder[np.argsort(qq[qorder], kind="stable")]
     qgrades_sorted, qq_sorted = qrels.relevance[qorder], qq[qorder]
 
     # run: duplicates, then grades by exact (query, document) match against the kept qrels rows
     doc_keys = document_keys(run.doc_ids)
     rdrop = _rows_to_drop(duplicate_rows(rq, run.doc_ids, doc_keys), run.scores, duplicates, run, "run")
     info.duplicates_dropped = len(qdrop) + len(rdrop)
-    match = match_pairs(rq, run.doc_ids, qq_sorted, subset(qrels.doc_ids, qorder), doc_keys)
+    match = match_pairs(rq, run.doc_ids, qq, qrels.doc_ids, doc_keys, qrels_rows=qorder)
     judged_rows = np.flatnonzero(match >= 0)
     judged = np.zeros(len(rq), dtype=bool)
     judged[judged_rows] = True
     grades = np.zeros(len(rq), dtype=np.float64)
-    grades[judged_rows] = qgrades_sorted[match[judged_rows]]
+    grades[judged_rows] = qrels.relevance[match[judged_rows]]
 
     judged_q = np.flatnonzero(np.bincount(qq_sorted, minlength=len(qvocab)))
     run_counts = np.bincount(rq, minlength=len(qvocab))
@@ -162,8 +164,8 @@ def align(
         rq, grades, judged = rq[rows], grades[rows], judged[rows]
     scores = run.scores if rows is None else run.scores[rows]
 
-    def doc_order(items: np.ndarray) -> np.ndarray:
-        return string_ranks(run.doc_ids, items if rows is None else rows[items])
+    def doc_order(items: np.ndarray) -> list[np.ndarray]:
+        return string_sort_keys(run.doc_ids, items if rows is None else rows[items])
 
     ranked_by = ranking(rq, scores, ties=ties, doc_codes=doc_order, grades=grades, judged=judged, seed=seed)
     if ranked_by.base is not None:  # query and score are equal inside a tied group: only the base order moves them

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from rankmeter.core.string_keys import hash_keys, order_words, pair_keys
+from rankmeter.core.string_keys import StringBuffers, equal_strings, hash_keys, order_words, pair_keys
 from rankmeter.io.arrow import arrow_to_numpy, int64_array, string_array, validity
 from rankmeter.io.tables import id_at  # noqa: F401  (re-exported for the core)
 
@@ -52,11 +52,10 @@ def encode(col: IdColumn) -> tuple[np.ndarray, np.ndarray]:
     """
     if _is_arrow(col):
         import pyarrow as pa
-        import pyarrow.compute as pc
 
         enc = col if isinstance(col, pa.DictionaryArray) else None  # codes come with the column (TREC fast path)
         if enc is None or enc.null_count:
-            enc = pc.dictionary_encode(_arrow_array(col))
+            enc = _arrow_array(col).dictionary_encode()
         dictionary = to_numpy_str(enc.dictionary)
         order = np.argsort(dictionary, kind="stable")
         if len(order) > 1 and (dictionary[order][1:] == dictionary[order][:-1]).any():
@@ -114,6 +113,31 @@ def lookup(col: IdColumn, vocabulary: np.ndarray) -> np.ndarray:
     return np.where(vocabulary[pos] == values, pos, -1).astype(np.int64)
 
 
+def string_sort_keys(col: IdColumn, rows: np.ndarray) -> list[np.ndarray]:
+    """Keys, most significant first, that sort the selected ids in string (UTF-8 byte) order.
+
+    Arrow ids give their big-endian eight-byte words and length (no string is
+    built); otherwise one array of ranks.
+
+    >>> import numpy as np
+    >>> keys = string_sort_keys(np.array(["b", "a", "c"]), np.array([0, 2, 1]))
+    >>> np.lexsort(keys[::-1]).tolist()
+    [2, 0, 1]
+    """
+    words = order_words(_arrow_array(col), rows) if _is_arrow(col) and len(rows) else None
+    if words is not None:
+        return words
+    if _is_arrow(col):
+        import pyarrow.compute as pc
+
+        order = arrow_to_numpy(pc.array_sort_indices(_arrow_array(col).take(int64_array(rows)))).astype(np.int64)
+    else:
+        order = np.argsort(to_numpy_str(np.asarray(col)[rows]), kind="stable")
+    ranks = np.empty(len(order), dtype=np.int64)
+    ranks[order] = np.arange(len(order))
+    return [ranks]
+
+
 def string_ranks(col: IdColumn, rows: np.ndarray) -> np.ndarray:
     """Rank of each selected id in string order (equal ids may get different ranks).
 
@@ -121,15 +145,10 @@ def string_ranks(col: IdColumn, rows: np.ndarray) -> np.ndarray:
     >>> string_ranks(np.array(["b", "a", "c"]), np.array([0, 2, 1])).tolist()
     [1, 2, 0]
     """
-    words = order_words(_arrow_array(col), rows) if _is_arrow(col) and len(rows) else None
-    if words is not None:
-        order = np.lexsort(words[::-1])
-    elif _is_arrow(col):
-        import pyarrow.compute as pc
-
-        order = arrow_to_numpy(pc.array_sort_indices(_arrow_array(col).take(int64_array(rows)))).astype(np.int64)
-    else:
-        order = np.argsort(to_numpy_str(np.asarray(col)[rows]), kind="stable")
+    keys = string_sort_keys(col, rows)
+    if len(keys) == 1:
+        return keys[0]
+    order = np.lexsort(keys[::-1])
     ranks = np.empty(len(order), dtype=np.int64)
     ranks[order] = np.arange(len(order))
     return ranks
@@ -154,49 +173,73 @@ def match_pairs(
     qrels_codes: np.ndarray,
     qrels_docs: IdColumn,
     run_keys: np.ndarray | None = None,
+    qrels_rows: np.ndarray | None = None,
 ) -> np.ndarray:
     """For each run row, the qrels row with the same (query code, document id), or -1 -- exactly.
 
-    The qrels rows must be distinct pairs. Arrow columns are matched through
-    64-bit keys, a bitmap prefilter and a final string comparison of the few
-    candidates; NumPy columns (or keys that collide inside the qrels) through
-    exact string codes.
+    Parameters
+    ----------
+    run_codes, qrels_codes : ndarray of int64
+        Query code of every run / qrels row.
+    run_docs, qrels_docs : id columns
+        Document id of every run / qrels row.
+    run_keys : ndarray of uint64, optional
+        :func:`document_keys` of ``run_docs``, when already computed.
+    qrels_rows : ndarray of int64, optional
+        The qrels rows to match against (default: all); they must be
+        distinct (query, document) pairs.
 
+    Returns
+    -------
+    ndarray of int64
+        A qrels row index per run row, or -1.
+
+    Notes
+    -----
+    Arrow columns are matched through 64-bit keys, a bitmap prefilter and a
+    final byte-wise comparison of the few candidates; NumPy columns (or keys
+    that collide inside the qrels) through exact string codes.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> match_pairs(np.array([0, 0, 1]), np.array(["a", "b", "a"]), np.array([1, 0]), np.array(["a", "b"])).tolist()
     [-1, 1, 0]
     """
     n = len(run_codes)
+    rows = np.arange(len(qrels_codes)) if qrels_rows is None else qrels_rows
     out = np.full(n, -1, dtype=np.int64)
-    if n == 0 or len(qrels_codes) == 0:
+    if n == 0 or len(rows) == 0:
         return out
     rkeys = document_keys(run_docs) if run_keys is None else run_keys
     qkeys = document_keys(qrels_docs)
     if rkeys is not None and qkeys is not None:
-        rk, qk = pair_keys(run_codes, rkeys), pair_keys(qrels_codes, qkeys)
+        rk, qk = pair_keys(run_codes, rkeys), pair_keys(qrels_codes[rows], qkeys[rows])
         qorder = np.argsort(qk)
         sqk = qk[qorder]
         if not (sqk[1:] == sqk[:-1]).any():
-            bits = max(16, min(26, 2 * int(len(sqk)).bit_length()))
+            bits = max(12, min(24, int(len(sqk)).bit_length() + 6))  # ~1-2% of unmatched rows pass the bitmap
             mask = np.uint64((1 << bits) - 1)
             table = np.zeros(1 << bits, dtype=bool)
-            table[(sqk & mask).astype(np.int64)] = True
-            cand = np.flatnonzero(table[(rk & mask).astype(np.int64)])
+            table[(sqk & mask).astype(np.intp)] = True
+            cand = np.flatnonzero(table[(rk & mask).astype(np.intp)])
             pos = np.minimum(np.searchsorted(sqk, rk[cand]), len(sqk) - 1)
             hit = sqk[pos] == rk[cand]
-            cand, qrow = cand[hit], qorder[pos[hit]]
-            same = (run_codes[cand] == qrels_codes[qrow]) & (take(run_docs, cand) == take(qrels_docs, qrow))
+            cand, qrow = cand[hit], rows[qorder[pos[hit]]]
+            same = (run_codes[cand] == qrels_codes[qrow]) & equal_strings(
+                StringBuffers(_arrow_array(run_docs)), cand, StringBuffers(_arrow_array(qrels_docs)), qrow
+            )
             out[cand[same]] = qrow[same]
             return out
-    vocab, qd = encode(qrels_docs)
+    vocab, qd = encode(subset(qrels_docs, rows))
     rd = lookup(run_docs, vocab)
     width = max(len(vocab), 1)
-    qk64 = qrels_codes.astype(np.int64) * width + qd
+    qk64 = qrels_codes[rows].astype(np.int64) * width + qd
     qorder = np.argsort(qk64)
     rk64 = np.where(rd >= 0, run_codes.astype(np.int64) * width + rd, -1)
     pos = np.minimum(np.searchsorted(qk64[qorder], rk64), len(qorder) - 1)
     hit = (rd >= 0) & (qk64[qorder][pos] == rk64)
-    out[hit] = qorder[pos[hit]]
+    out[hit] = rows[qorder[pos[hit]]]
     return out
 
 

@@ -131,6 +131,23 @@ def _fold(buffers: StringBuffers, starts: np.ndarray, lengths: np.ndarray) -> np
     return key
 
 
+def equal_strings(a: StringBuffers, rows_a: np.ndarray, b: StringBuffers, rows_b: np.ndarray) -> np.ndarray:
+    """Exact, byte-wise equality of ``a[rows_a[i]]`` and ``b[rows_b[i]]`` for every i.
+
+    >>> import pyarrow as pa
+    >>> a, b = StringBuffers(pa.array(["doc-1", "doc-22"])), StringBuffers(pa.array(["doc-22", "doc-2"]))
+    >>> equal_strings(a, np.array([1, 1]), b, np.array([0, 1])).tolist()
+    [True, False]
+    """
+    start_a, len_a = a.spans(rows_a)
+    start_b, len_b = b.spans(rows_b)
+    same = len_a == len_b
+    for j in range((int(len_a.max(initial=0)) + 7) // 8):
+        keep = _LOW_BYTES[np.clip(len_a - 8 * j, 0, 8)]
+        same &= (a.words(start_a + 8 * j) & keep) == (b.words(start_b + 8 * j) & keep)
+    return same
+
+
 def pair_keys(codes: np.ndarray, keys: np.ndarray) -> np.ndarray:
     """Combine an integer code (a query) with a string key (its document) into one 64-bit key.
 

@@ -132,7 +132,7 @@ def rank_order(
     scores: np.ndarray,
     *,
     ties: str,
-    doc_codes: np.ndarray | Callable[[np.ndarray], np.ndarray] | None = None,
+    doc_codes: np.ndarray | Callable[[np.ndarray], np.ndarray | list[np.ndarray]] | None = None,
     grades: np.ndarray | None = None,
     judged: np.ndarray | None = None,
     seed: int | None = None,
@@ -151,7 +151,9 @@ def rank_order(
     doc_codes : ndarray of int64 or callable, optional
         Needed for ``trec``: codes in string order of the document ids, or a
         function returning them for an array of item indices (only items in
-        tied groups are ever asked for).
+        tied groups are ever asked for); the function may also return a list
+        of sort keys, most significant first (see
+        :func:`rankmeter.core.ids.string_sort_keys`).
     grades : ndarray of float64, optional
         Needed for ``optimistic`` and ``pessimistic``.
     judged : ndarray of bool, optional
@@ -189,7 +191,7 @@ def ranking(
     scores: np.ndarray,
     *,
     ties: str,
-    doc_codes: np.ndarray | Callable[[np.ndarray], np.ndarray] | None = None,
+    doc_codes: np.ndarray | Callable[[np.ndarray], np.ndarray | list[np.ndarray]] | None = None,
     grades: np.ndarray | None = None,
     judged: np.ndarray | None = None,
     seed: int | None = None,
@@ -229,7 +231,8 @@ def ranking(
     keys: list[np.ndarray]
     if ties == "trec":
         codes = doc_codes(rows) if callable(doc_codes) else np.asarray(doc_codes)[rows]
-        keys = [-np.asarray(codes)]
+        # one code array, or sort keys most significant first: either way, higher ids rank first
+        keys = [_descending(k) for k in (codes[::-1] if isinstance(codes, list) else [codes])]
     elif ties == "shuffle":
         keys = [np.random.default_rng(seed).random(len(rows)) if noise is None else np.asarray(noise)[rows]]
     else:
@@ -237,7 +240,39 @@ def ranking(
         g = np.maximum(np.asarray(grades, dtype=np.float64)[rows], 0.0)  # negative grades gain like 0
         j = np.zeros(len(rows)) if judged is None else np.asarray(judged, dtype=np.float64)[rows]
         keys = [sign * j, sign * g]  # lexsort: last key is the primary one
-    return Ranking(base, starts, tied_pos, tied_pos[np.lexsort((*keys, group))])
+    return Ranking(base, starts, tied_pos, tied_pos[_order_in_groups(keys, group, tied_sizes)])
+
+
+def _order_in_groups(keys: list[np.ndarray], group: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """Permutation sorting contiguous groups of items by ``keys`` (lexsort convention), stably.
+
+    Pairs -- most tied groups -- are settled by one vectorised comparison; only
+    larger groups are sorted.
+
+    >>> import numpy as np
+    >>> _order_in_groups([np.array([2, 1, 3, 1, 2])], np.array([0, 0, 1, 1, 1]), np.array([2, 3])).tolist()
+    [1, 0, 3, 4, 2]
+    """
+    order = np.arange(len(group))
+    first = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    pair = first[sizes == 2]
+    if len(pair):
+        swap = np.zeros(len(pair), dtype=bool)
+        undecided = np.ones(len(pair), dtype=bool)
+        for key in reversed(keys):  # the primary key first
+            a, b = key[pair], key[pair + 1]
+            swap |= undecided & (b < a)
+            undecided &= a == b
+        order[pair[swap]], order[pair[swap] + 1] = pair[swap] + 1, pair[swap]
+    big = np.flatnonzero(np.repeat(sizes > 2, sizes))
+    if len(big):
+        order[big] = big[np.lexsort((*[k[big] for k in keys], group[big]))]
+    return order
+
+
+def _descending(key: np.ndarray) -> np.ndarray:
+    key = np.asarray(key)
+    return ~key if key.dtype.kind == "u" else -key
 
 
 def rank_rows(

@@ -189,9 +189,8 @@ def _arrow_table(data: Any, n_columns: int, keep: dict[int, Any], path: PathLike
 
 
 def _any_comment(ids: Any) -> bool:
-    import pyarrow.compute as pc
-
-    return bool(len(ids)) and bool(pc.any(pc.starts_with(ids, "#")).as_py())
+    """Whether any of the (few, distinct) query ids starts with ``#``."""
+    return any(q.startswith("#") for q in ids.to_pylist())
 
 
 def _arrow_types(spec: dict[int, str]) -> dict[int, Any]:
