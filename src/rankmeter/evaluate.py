@@ -10,7 +10,7 @@ import numpy as np
 from rankmeter._version import __version__
 from rankmeter.aggregate import aggregate_column, apply_empty_policy, check_empty_policy, keras_list_weights
 from rankmeter.core.align import align
-from rankmeter.core.lists import rank_dense, rank_dense_top, rank_flat_lists
+from rankmeter.core.lists import rank_dense, rank_dense_top, rank_flat_lists, ranked_prefix
 from rankmeter.core.ranked_lists import RankedLists
 from rankmeter.core.ties import check_policy, straddling_queries
 from rankmeter.errors import MeasureSyntaxError
@@ -19,7 +19,7 @@ from rankmeter.io.load import as_qrels, as_run
 from rankmeter.measures import FAMILIES, Measure, parse
 from rankmeter.measures.kernels.context import Context
 from rankmeter.measures.kernels.segments import segment_sum
-from rankmeter.measures.params import gain_values
+from rankmeter.measures.params import GainTable, Jarvelin, gain_values
 from rankmeter.results import EvaluationResult
 
 MeasuresArg = str | Measure | Iterable[str | Measure]
@@ -237,6 +237,42 @@ def _top_k_only(measures: list[Measure], ties: str) -> int | None:
     return max(max(m.cutoffs or (0,)) for m in measures)
 
 
+# families that read the ideal (the complete list, for dense input) at most through Context.num_relevant and,
+# for ndcg and idcg, through the ideal DCG: nothing else about the judged documents
+_POSITIVE_IDEAL_FAMILIES = _TOP_K_FAMILIES + ("rprec", "num_q", "num_ret", "num_rel", "num_rel_ret")
+
+
+def _zero_at_or_below_zero(gain: Any) -> bool:
+    """Whether a gain parameter gives 0 to grades <= 0 and never a negative gain."""
+    if gain in ("linear", "exp"):
+        return True
+    return isinstance(gain, GainTable) and all(v >= 0 and (k > 0 or v == 0) for k, v in gain.entries)
+
+
+def _positive_ideal_suffices(measures: list[Measure]) -> bool:
+    """Whether the ideal of dense lists may keep only the positive grades (``RankedLists.ideal_positive_only``).
+
+    True when every measure counts relevant documents with grade > 0 or
+    >= min_rel > 0, and every ideal DCG has gains that are 0 for grades <= 0
+    (never negative) and a built-in discount: the dropped items then add
+    nothing and come after every kept one.
+
+    >>> _positive_ideal_suffices([parse("ndcg@10"), parse("map"), parse("p(min_rel=2)@5")])
+    True
+    >>> _positive_ideal_suffices([parse("r(min_rel=0)@5")]), _positive_ideal_suffices([parse("ndcg(gain={0:1})")])
+    (False, False)
+    """
+    for m in measures:
+        if m.family not in _POSITIVE_IDEAL_FAMILIES or (m.param("min_rel") is not None and m.param("min_rel") <= 0):
+            return False
+        if m.family in ("ndcg", "idcg") and not (
+            _zero_at_or_below_zero(m.param("gain", "linear"))
+            and (m.param("discount", "log2") == "log2" or isinstance(m.param("discount"), Jarvelin))
+        ):
+            return False
+    return True
+
+
 def evaluate_arrays(
     y_true: Any,
     y_score: Any,
@@ -288,15 +324,61 @@ def evaluate_arrays(
     plain = mask is None and sample_weight is None
     top = _top_k_only(parsed, ties) if plain else None
     dense = dense_arrays(y_true, y_score) if plain else None
-    if dense is not None and top is not None and top < dense[0].shape[1]:
-        ranked = rank_dense_top(dense[0], dense[1], top, ties=ties)
-        extra["ranked_top_k"] = top  # only the top of each row was ranked; tie counts refer to it
-    elif dense is not None:
-        ranked = rank_dense(dense[0], dense[1], ties=ties, seed=seed)
+    if dense is not None:
+        compact = _positive_ideal_suffices(parsed)
+        if top is not None and top < dense[0].shape[1]:
+            ranked = rank_dense_top(dense[0], dense[1], top, ties=ties, compact_ideal=compact)
+            extra["ranked_top_k"] = top  # only the top of each row was ranked; tie counts refer to it
+        else:
+            widest = max((k for m in parsed for k in m.cutoffs or ()), default=0)
+            ranked = rank_dense(
+                dense[0], dense[1], ties=ties, seed=seed, compact_ideal=compact, min_ideal_width=widest + 1
+            )
+            # measures that read only the top k of each list are computed on that top alone
+            head = [m for m in parsed if m.cutoffs and m.family in _TOP_K_FAMILIES]
+            k = max((max(m.cutoffs or (0,)) for m in head), default=0)
+            if head and len(head) < len(parsed) and 2 * k <= dense[0].shape[1]:
+                return _evaluate_with_prefix(ranked, parsed, head, k, empty=empty, metadata=extra)
     else:
         flat = flatten_dense(y_true, y_score, mask, sample_weight)
         ranked = rank_flat_lists(flat, ties=ties, seed=seed)
     return evaluate_ranked(ranked, parsed, empty=empty, metadata=extra)
+
+
+def _evaluate_with_prefix(
+    ranked: RankedLists, measures: list[Measure], head: list[Measure], k: int, *, empty: str, metadata: dict[str, Any]
+) -> EvaluationResult:
+    """:func:`evaluate_ranked`, with the ``head`` measures (cutoffs <= k) computed on each list's top k only.
+
+    Their values are the same on :func:`ranked_prefix`, which is much shorter
+    than complete dense rows; the result has the columns, aggregates and
+    metadata of one :func:`evaluate_ranked` call on ``ranked``.
+    """
+    prefix = ranked_prefix(ranked, k)
+    rest = [m for m in measures if m not in head]
+    if measures[0] in head:  # in the order given, so that empty="error" names the same measure
+        top, whole = evaluate_ranked(prefix, head, empty=empty), evaluate_ranked(ranked, rest, empty=empty)
+    else:
+        whole, top = evaluate_ranked(ranked, rest, empty=empty), evaluate_ranked(prefix, head, empty=empty)
+    sources = {name: (res, i) for res in (top, whole) for i, name in enumerate(res.measure_names)}
+    names = list(dict.fromkeys(str(single) for m in measures for single in m.expand()))
+    # tie diagnostics of the whole lists: groups straddling a cutoff of either part (all head cutoffs are <= k)
+    straddle = straddling_queries(
+        prefix.offsets, prefix.group_starts, sorted({c for m in head for c in m.cutoffs or ()}), []
+    )
+    rest_cutoffs = sorted({c for m in rest for c in m.cutoffs or ()})
+    per_query = [Context(ranked).num_relevant(m.param("min_rel")) for m in rest if m.family == "rprec"]
+    if rest_cutoffs or per_query:
+        straddle |= straddling_queries(ranked.offsets, ranked.group_starts, rest_cutoffs, per_query)
+    meta = {**whole.metadata, "measures": names, "queries_with_ties_at_cutoff": int(straddle.sum()), **metadata}
+    return EvaluationResult(
+        ranked.query_ids,
+        names,
+        np.stack([sources[n][0].values[:, sources[n][1]] for n in names], axis=1),
+        np.stack([sources[n][0].included[:, sources[n][1]] for n in names], axis=1),
+        {n: sources[n][0].aggregate[n] for n in names},
+        meta,
+    )
 
 
 def evaluate_lists(

@@ -1,12 +1,31 @@
-"""Build :class:`RankedLists` from flattened per-list arrays (dense and ragged input)."""
+"""Build :class:`RankedLists` from flattened per-list arrays (dense and ragged input).
+
+Dense matrices are processed in blocks of rows (a few MB of temporaries each),
+on several threads when there are several blocks: NumPy's sorts, partitions and
+gathers release the GIL, and every block writes its own slice of the outputs.
+"""
 
 from __future__ import annotations
+
+import os
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from typing import TypeVar
 
 import numpy as np
 
 from rankmeter.core.ranked_lists import RankedLists
 from rankmeter.core.ties import rank_order, rank_rows, tie_group_starts
 from rankmeter.io.dense import FlatLists
+
+T = TypeVar("T")
+
+BLOCK_ITEMS = 1 << 19
+"""Items (rows x columns) per block of a dense matrix: about 2 MB of float32 scores per temporary."""
+
+MAX_THREADS = 8
+"""Most threads a dense evaluation uses (never more than the CPUs this process may run on)."""
 
 
 def rank_flat_lists(flat: FlatLists, *, ties: str, seed: int | None = None) -> RankedLists:
@@ -39,64 +58,385 @@ def rank_flat_lists(flat: FlatLists, *, ties: str, seed: int | None = None) -> R
     )
 
 
-def rank_dense_top(y_true: np.ndarray, y_score: np.ndarray, k: int, *, ties: str) -> RankedLists:
+# --- blocks of rows ------------------------------------------------------------------------------------------
+def row_blocks(n_rows: int, n_cols: int, block_rows: int | None = None) -> list[tuple[int, int]]:
+    """``(start, stop)`` row ranges covering ``n_rows`` rows, about :data:`BLOCK_ITEMS` items each.
+
+    >>> row_blocks(5, 3, block_rows=2)
+    [(0, 2), (2, 4), (4, 5)]
+    """
+    step = block_rows if block_rows is not None else max(1, BLOCK_ITEMS // max(n_cols, 1))
+    if step < 1:
+        raise ValueError(f"block_rows must be >= 1, got {step}")
+    return [(a, min(a + step, n_rows)) for a in range(0, n_rows, step)]
+
+
+def _cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return os.cpu_count() or 1
+
+
+def map_blocks(
+    fn: Callable[[tuple[int, int]], T], blocks: list[tuple[int, int]], threads: int | None = None
+) -> Iterator[T]:
+    """``fn`` applied to every block, results in block order; on a thread pool when there are several blocks.
+
+    At most two blocks per thread are in flight, so finished results never pile up.
+
+    >>> list(map_blocks(lambda b: b[1] - b[0], [(0, 2), (2, 5)], threads=2))
+    [2, 3]
+    """
+    workers = min(len(blocks), MAX_THREADS, _cpus()) if threads is None else min(threads, len(blocks))
+    if workers <= 1:
+        yield from map(fn, blocks)
+        return
+    from concurrent.futures import Future, ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        pending: deque[Future[T]] = deque()
+        try:
+            for block in blocks:
+                pending.append(pool.submit(fn, block))
+                if len(pending) >= 2 * workers:
+                    yield pending.popleft().result()
+            while pending:
+                yield pending.popleft().result()
+        finally:
+            for future in pending:
+                future.cancel()
+
+
+# --- row-wise ranking ------------------------------------------------------------------------------------------
+def _exact_float32(scores: np.ndarray) -> np.ndarray | None:
+    """``scores`` as float32 when that is exact and NaN-free (order and ties unchanged), else None."""
+    if scores.dtype == np.float32:
+        return None if np.isnan(scores).any() else scores
+    if scores.dtype != np.float64:
+        return None
+    with np.errstate(over="ignore", invalid="ignore"):
+        narrow = scores.astype(np.float32)
+    return narrow if np.array_equal(narrow, scores) else None  # NaN != NaN: never exact
+
+
+def descending_keys(scores: np.ndarray) -> np.ndarray:
+    """uint32 keys of float32 ``scores`` whose ascending order is descending score order.
+
+    Equal scores (``-0.0`` and ``0.0`` too) get equal keys; NaN is not allowed.
+
+    >>> import numpy as np
+    >>> k = descending_keys(np.array([0.5, -2.0, 3.0, -0.0, 0.0, np.inf], dtype=np.float32))
+    >>> np.argsort(k, kind="stable").tolist(), bool(k[3] == k[4])
+    ([5, 2, 0, 3, 4, 1], True)
+    """
+    canonical = np.add(scores, np.float32(0.0), dtype=np.float32)  # -0.0 + 0.0 = 0.0
+    u = canonical.view(np.uint32)
+    flip = np.right_shift(canonical.view(np.int32), 31).view(np.uint32)  # all ones for negative scores
+    np.invert(flip, out=flip)
+    np.bitwise_and(flip, np.uint32(0x7FFFFFFF), out=flip)
+    np.bitwise_xor(u, flip, out=u)  # x >= 0: 0x7FFFFFFF - bits, x < 0: bits (above every x >= 0)
+    return u
+
+
+def fast_row_order(scores: np.ndarray, ties: str) -> np.ndarray | None:
+    """:func:`rankmeter.core.ties.rank_rows` for ``stable``, ``expected`` and ``trec``, without a stable argsort.
+
+    Scores that are exactly float32 are packed with their column into one
+    uint64 key per item (descending-score key, then the column: ascending, or
+    descending for ``trec``) and sorted row-wise; keys are unique, so the
+    result is exactly ``rank_rows``'s. Other float64 scores take an unstable
+    argsort, and the rows that hold ties are redone with ``rank_rows``.
+    Returns None for the other policies (and NaN scores).
+
+    >>> import numpy as np
+    >>> s = np.array([[1.0, 2.0, 1.0, 0.5]])
+    >>> fast_row_order(s, "stable").tolist(), fast_row_order(s, "trec").tolist()
+    ([[1, 0, 2, 3]], [[1, 2, 0, 3]])
+    >>> fast_row_order(s + 1e-12, "stable").tolist(), fast_row_order(s, "optimistic") is None
+    ([[1, 0, 2, 3]], True)
+    """
+    if ties not in ("stable", "expected", "trec") or scores.ndim != 2 or scores.size == 0:
+        return None
+    n, m = scores.shape
+    narrow = _exact_float32(scores) if m < 2**32 else None
+    if narrow is not None:
+        packed = descending_keys(narrow).astype(np.uint64)
+        np.left_shift(packed, np.uint64(32), out=packed)
+        columns = np.arange(m, dtype=np.uint64)
+        np.bitwise_or(packed, columns[::-1] if ties == "trec" else columns, out=packed)
+        packed.sort(axis=1)
+        np.bitwise_and(packed, np.uint64(0xFFFFFFFF), out=packed)
+        order = packed.view(np.int64)
+        return np.subtract(m - 1, order, out=order) if ties == "trec" else order
+    if scores.dtype != np.float64 or np.isnan(scores).any():
+        return None
+    neg = np.negative(scores)
+    order = np.argsort(neg, axis=1)
+    ranked = np.take_along_axis(neg, order, axis=1)
+    tied = np.flatnonzero((ranked[:, 1:] == ranked[:, :-1]).any(axis=1))
+    if len(tied):
+        order[tied] = rank_rows(scores[tied], ties=ties)
+    return order
+
+
+def _row_order(scores: np.ndarray, ties: str, grades: np.ndarray, noise: np.ndarray | None = None) -> np.ndarray:
+    order = fast_row_order(scores, ties)
+    return order if order is not None else rank_rows(scores, ties=ties, grades=grades, noise=noise)
+
+
+# --- compact ideal -----------------------------------------------------------------------------------------------
+def _positive_ideal(
+    counts: np.ndarray, values: np.ndarray, n_cols: int, min_width: int
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Each row's positive grades (column order) padded with zeros to one width; None when that saves little."""
+    n = len(counts)
+    width = max(int(counts.max(initial=0)), min(min_width, n_cols))
+    if 2 * width > n_cols:
+        return None
+    ideal = np.zeros((n, width), dtype=np.float64)
+    starts = np.cumsum(counts) - counts
+    within = np.arange(len(values)) - np.repeat(starts, counts)
+    ideal[np.repeat(np.arange(n), counts), within] = values
+    return np.arange(n + 1, dtype=np.int64) * width, ideal.reshape(-1)
+
+
+def _positives(y_block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(count per row, values in row-major order) of the positive grades of a block."""
+    flat = y_block.reshape(-1)
+    where = np.flatnonzero(flat > 0)
+    return np.bincount(where // y_block.shape[1], minlength=y_block.shape[0]), flat[where]
+
+
+def _ideal_arrays(
+    y_true: np.ndarray, positives: list[tuple[np.ndarray, np.ndarray]] | None, min_width: int
+) -> tuple[np.ndarray, np.ndarray, bool]:
+    n, m = y_true.shape
+    if positives is not None and n and m:
+        compact = _positive_ideal(
+            np.concatenate([c for c, _ in positives]), np.concatenate([v for _, v in positives]), m, min_width
+        )
+        if compact is not None:
+            return compact[0], compact[1], True
+    return np.arange(n + 1, dtype=np.int64) * m, np.asarray(y_true, dtype=np.float64).reshape(-1), False
+
+
+# --- dense matrices ------------------------------------------------------------------------------------------------
+def rank_dense_top(
+    y_true: np.ndarray,
+    y_score: np.ndarray,
+    k: int,
+    *,
+    ties: str,
+    compact_ideal: bool = False,
+    block_rows: int | None = None,
+    threads: int | None = None,
+) -> RankedLists:
     """Rank only the top of each row of a dense matrix: every item scoring at least the k-th score.
 
     The whole tied group at the k-th position is kept, so every measure at a
     cutoff <= k is exact under every deterministic tie policy and under
-    ``expected``; the ideal arrays keep the complete rows. Runs in O(n m)
-    with partial selection instead of sorting every row.
+    ``expected``. Runs in O(n m) with partial selection (``np.partition``)
+    instead of sorting every row, block by block of rows.
 
+    Parameters
+    ----------
+    y_true : ndarray, shape (n, m)
+        Grades (any real dtype; gathered items become float64).
+    y_score : ndarray of float32 or float64, shape (n, m)
+        Finite scores.
+    k : int
+        The largest cutoff, ``1 <= k <= m``.
+    ties : str
+        Any policy but ``shuffle``.
+    compact_ideal : bool, default False
+        Keep only the positive grades of each row in the ideal arrays (padded
+        with zeros to one width of at least ``k + 1``;
+        ``ideal_positive_only``), instead of the complete rows. Only for
+        measures that read the ideal through grades > 0 (see
+        ``rankmeter.evaluate``); falls back to complete rows when that saves
+        little.
+    block_rows : int, optional
+        Rows per block (default: about :data:`BLOCK_ITEMS` items).
+    threads : int, optional
+        Threads (default: one per CPU, at most :data:`MAX_THREADS`).
+
+    Returns
+    -------
+    RankedLists
+
+    Examples
+    --------
     >>> import numpy as np
     >>> r = rank_dense_top(np.array([[0., 1, 2, 0]]), np.array([[.1, .5, .5, .9]]), 2, ties="expected")
     >>> r.offsets.tolist(), r.scores.tolist()
     ([0, 3], [0.9, 0.5, 0.5])
+    >>> c = rank_dense_top(np.array([[0., 1, 2, 0, 0, 0, 0, 0]]), np.arange(8.0)[None], 1, ties="stable",
+    ...                    compact_ideal=True)
+    >>> c.grades.tolist(), c.ideal_grades.tolist(), c.ideal_positive_only
+    ([0.0], [1.0, 2.0], True)
     """
-    n, m = y_true.shape
-    kth = np.partition(y_score, m - k, axis=1)[:, m - k]  # the k-th largest score of each row
-    keep = y_score >= kth[:, None]
-    rows, cols = np.nonzero(keep)
-    grades, scores = y_true[rows, cols], y_score[rows, cols]
-    order = rank_order(rows, scores, ties=ties, doc_codes=cols, grades=grades)
-    counts = np.bincount(rows, minlength=n)
+    n, m = y_score.shape
+    if not 1 <= k <= m:
+        raise ValueError(f"k must be in 1..{m}, got {k}")
+
+    def top(block: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
+        a, b = block
+        s_block, y_block = y_score[a:b], y_true[a:b]
+        kth = np.partition(s_block, m - k, axis=1)[:, m - k]  # the k-th largest score of each row
+        where = np.flatnonzero(s_block >= kth[:, None])
+        counts = np.bincount(where // m, minlength=b - a)
+        width = int(counts.max())
+        scores, grades = s_block.reshape(-1)[where], y_block.reshape(-1)[where]
+        if np.all(counts == width):
+            scores, grades = scores.reshape(b - a, width), grades.reshape(b - a, width)
+            inside = None
+        else:  # pad the rows that kept fewer items with -inf (ranked after every finite score)
+            inside = np.arange(width) < counts[:, None]
+            padded_s, padded_g = np.full((b - a, width), -np.inf, dtype=scores.dtype), np.zeros((b - a, width))
+            padded_s[inside], padded_g[inside] = scores, grades
+            scores, grades = padded_s, padded_g
+        # ranking the kept items by column inside each row applies the tie rule to the original columns
+        order = _row_order(scores, ties, grades)
+        scores, grades = np.take_along_axis(scores, order, axis=1), np.take_along_axis(grades, order, axis=1)
+        if inside is not None:
+            scores, grades = scores[inside], grades[inside]
+        positives = _positives(y_block) if compact_ideal else None
+        return counts, scores.reshape(-1), grades.reshape(-1), positives
+
+    parts = list(map_blocks(top, row_blocks(n, m, block_rows), threads))
+    counts = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, dtype=np.int64)
+    scores = np.concatenate([p[1] for p in parts]).astype(np.float64) if parts else np.zeros(0)
+    grades = np.concatenate([p[2] for p in parts]).astype(np.float64) if parts else np.zeros(0)
+    positives = [p[3] for p in parts if p[3] is not None] if compact_ideal else None
+    ideal_offsets, ideal_grades, compact = _ideal_arrays(y_true, positives, k + 1)
+    offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
     return RankedLists(
         query_ids=np.arange(n).astype(str),
-        offsets=np.concatenate(([0], np.cumsum(counts))).astype(np.int64),
-        grades=grades[order],
-        judged=np.ones(len(order), dtype=bool),
-        scores=scores[order].astype(np.float64),
-        group_starts=tie_group_starts(rows[order], scores[order]),
-        ideal_offsets=np.arange(0, n * m + 1, m, dtype=np.int64),
-        ideal_grades=y_true.reshape(-1),
+        offsets=offsets,
+        grades=grades,
+        judged=np.ones(len(grades), dtype=bool),
+        scores=scores,
+        group_starts=tie_group_starts(np.repeat(np.arange(n), counts), scores),
+        ideal_offsets=ideal_offsets,
+        ideal_grades=ideal_grades,
         ties=ties,
         ideal_is_list=True,
+        ideal_positive_only=compact,
     )
 
 
-def rank_dense(y_true: np.ndarray, y_score: np.ndarray, *, ties: str, seed: int | None = None) -> RankedLists:
-    """Rank every row of a dense matrix with one row-wise stable sort (no global sort of all items).
+def rank_dense(
+    y_true: np.ndarray,
+    y_score: np.ndarray,
+    *,
+    ties: str,
+    seed: int | None = None,
+    compact_ideal: bool = False,
+    min_ideal_width: int = 0,
+    block_rows: int | None = None,
+    threads: int | None = None,
+) -> RankedLists:
+    """Rank every row of a dense matrix, block by block of rows (no global sort of all items).
 
+    Parameters
+    ----------
+    y_true : ndarray, shape (n, m)
+        Grades (any real dtype; stored as float64).
+    y_score : ndarray of float32 or float64, shape (n, m)
+        Finite scores (the ranked ``scores`` keep their dtype).
+    ties : str
+    seed : int, optional
+        For ``shuffle`` (the same order as one draw for the whole matrix).
+    compact_ideal : bool, default False
+        As in :func:`rank_dense_top`; rows are padded to at least ``min_ideal_width``.
+    min_ideal_width : int, default 0
+    block_rows, threads : int, optional
+        As in :func:`rank_dense_top` (``shuffle`` runs on one thread).
+
+    Returns
+    -------
+    RankedLists
+
+    Examples
+    --------
     >>> import numpy as np
     >>> r = rank_dense(np.array([[0., 1, 2]]), np.array([[.1, .5, .9]]), ties="stable")
     >>> r.grades.tolist()
     [2.0, 1.0, 0.0]
     """
-    n, m = y_true.shape
-    by_row = rank_rows(y_score, ties=ties, grades=y_true, seed=seed)
-    order = (by_row + (np.arange(n, dtype=np.int64) * m)[:, None]).reshape(-1)
-    query = np.repeat(np.arange(n), m)
-    flat_scores = y_score.reshape(-1)
-    flat_grades = y_true.reshape(-1)
-    scores = flat_scores[order]
+    n, m = y_score.shape
+    total = n * m
+    grades = np.empty(total, dtype=np.float64)
+    scores = np.empty(total, dtype=y_score.dtype)
+    starts = np.empty(total, dtype=bool)  # first item of a tied group
+    rng = np.random.default_rng(seed) if ties == "shuffle" else None
+
+    def rank(block: tuple[int, int]) -> tuple[int, tuple[np.ndarray, np.ndarray] | None]:
+        a, b = block
+        s_block, y_block = y_score[a:b], y_true[a:b]
+        noise = rng.random(s_block.shape) if rng is not None else None  # blocks run in order when shuffling
+        order = _row_order(s_block, ties, y_block, noise)
+        ranked = np.take_along_axis(s_block, order, axis=1)
+        grades[a * m : b * m] = np.take_along_axis(y_block, order, axis=1).reshape(-1)
+        scores[a * m : b * m] = ranked.reshape(-1)
+        first = starts[a * m : b * m].reshape(b - a, m)
+        first[:, :1] = True
+        np.not_equal(ranked[:, 1:], ranked[:, :-1], out=first[:, 1:])
+        return int(np.count_nonzero(first)), _positives(y_block) if compact_ideal else None
+
+    blocks = row_blocks(n, m, block_rows)
+    parts = list(map_blocks(rank, blocks, 1 if rng is not None else threads)) if m else []
+    if m and all(p[0] == (b - a) * m for p, (a, b) in zip(parts, blocks, strict=True)):
+        group_starts = np.arange(total + 1, dtype=np.int64)  # no ties at all
+    else:
+        group_starts = np.flatnonzero(np.append(starts, True)).astype(np.int64)
+    positives = [p[1] for p in parts if p[1] is not None] if compact_ideal else None
+    ideal_offsets, ideal_grades, compact = _ideal_arrays(y_true, positives, min_ideal_width)
     return RankedLists(
         query_ids=np.arange(n).astype(str),
-        offsets=np.arange(0, n * m + 1, m, dtype=np.int64),
-        grades=flat_grades[order],
-        judged=np.ones(n * m, dtype=bool),
+        offsets=np.arange(n + 1, dtype=np.int64) * m,
+        grades=grades,
+        judged=np.ones(total, dtype=bool),
         scores=scores,
-        group_starts=tie_group_starts(query, scores),
-        ideal_offsets=np.arange(0, n * m + 1, m, dtype=np.int64),
-        ideal_grades=flat_grades,
+        group_starts=group_starts,
+        ideal_offsets=ideal_offsets,
+        ideal_grades=ideal_grades,
         ties=ties,
         ideal_is_list=True,
+        ideal_positive_only=compact,
+    )
+
+
+def ranked_prefix(ranked: RankedLists, k: int) -> RankedLists:
+    """The top ``k`` items of every list of ``ranked`` and the rest of the tied group at rank k.
+
+    Every measure at a cutoff <= k has the same value on the prefix (tie
+    groups are kept whole, the ideal arrays are shared), so a long ranking
+    need not be read by measures that only look at its top.
+
+    >>> import numpy as np
+    >>> r = rank_dense(np.array([[0., 1, 2, 0, 3]]), np.array([[.1, .5, .5, .9, .0]]), ties="expected")
+    >>> p = ranked_prefix(r, 2)
+    >>> p.offsets.tolist(), p.grades.tolist(), p.group_starts.tolist()
+    ([0, 3], [0.0, 1.0, 2.0], [0, 1, 3])
+    """
+    lengths = ranked.lengths
+    starts = ranked.offsets[:-1]
+    last = starts + np.minimum(lengths, k) - 1  # the k-th item (or the last one of a shorter list)
+    after = ranked.group_starts[
+        np.searchsorted(ranked.group_starts, last, side="right").clip(max=len(ranked.group_starts) - 1)
+    ]
+    kept = np.where(lengths > 0, after - starts, 0)
+    offsets = np.concatenate(([0], np.cumsum(kept))).astype(np.int64)
+    items = np.repeat(starts - offsets[:-1], kept) + np.arange(int(offsets[-1]))
+    scores = ranked.scores[items]
+    return replace(
+        ranked,
+        offsets=offsets,
+        grades=ranked.grades[items],
+        judged=ranked.judged[items],
+        scores=scores,
+        group_starts=tie_group_starts(np.repeat(np.arange(len(kept)), kept), scores),
+        item_weights=None if ranked.item_weights is None else ranked.item_weights[items],
     )

@@ -39,6 +39,13 @@ class RankedLists:
         Dense input: the ideal arrays hold each complete list (every item is
         judged), so ``ideal=retrieved`` reads them too. Needed when the
         ranked items are only the top of each list (top-k selection).
+    ideal_positive_only : bool
+        Dense input (with ``ideal_is_list``): the ideal arrays hold only the
+        positive grades of each list, padded with zeros to one length per
+        list, rather than every item. Equivalent for every measure that
+        reads the ideal only through grades > 0 (binary relevance with
+        ``min_rel`` > 0 or unset, ideal DCG with gains that are 0 for grades
+        <= 0); dense evaluation uses it only for such measures.
     """
 
     query_ids: np.ndarray
@@ -54,6 +61,7 @@ class RankedLists:
     ideal_weights: np.ndarray | None = None
     list_weights: np.ndarray | None = None
     ideal_is_list: bool = False
+    ideal_positive_only: bool = False
 
     @property
     def n_queries(self) -> int:

@@ -22,17 +22,26 @@ class FlatLists:
     item_weights: np.ndarray | None
 
 
-def _finite(a: np.ndarray, name: str, valid: np.ndarray) -> None:
+def _finite(a: np.ndarray, name: str, valid: np.ndarray | None) -> None:
+    """Raise for the first non-finite ``a`` where ``valid`` (None: everywhere)."""
+    if a.dtype.kind in "biu":
+        return
+    if valid is None:
+        if np.isfinite(a).all():
+            return
+        valid = np.ones(a.shape, dtype=bool)
     bad = valid & ~np.isfinite(a)
     if bad.any():
         row, col = (int(x) for x in np.argwhere(bad)[0])
         raise InvalidScoreError(f"{name}[{row}, {col}] is {a[row, col]}; values must be finite numbers")
 
 
-def _as_2d(a: Any, name: str, keep_float32: bool = False) -> np.ndarray:
+def _as_2d(a: Any, name: str, keep: str = "") -> np.ndarray:
+    """``a`` as a 2-D array: float64, or its own dtype when its kind is in ``keep`` (float32 only for kind f)."""
     try:
         arr = np.asarray(a)
-        if not (keep_float32 and arr.dtype == np.float32):
+        kind = arr.dtype.kind
+        if not (kind in keep and (kind != "f" or arr.dtype in (np.float32, np.float64))):
             arr = arr.astype(np.float64, copy=False)
     except (TypeError, ValueError) as exc:
         raise InputFormatError(f"{name}: cannot convert to a float array ({exc})") from None
@@ -44,18 +53,23 @@ def _as_2d(a: Any, name: str, keep_float32: bool = False) -> np.ndarray:
 
 
 def dense_arrays(y_true: Any, y_score: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Validated 2-D float64 ``y_true`` and ``y_score`` of the same shape, all finite.
+    """Validated C-contiguous 2-D ``y_true`` and ``y_score`` of the same shape, all finite.
 
-    >>> dense_arrays([1, 0], [0.2, 0.1])[0].shape
-    (1, 2)
+    Nothing is copied that need not be: scores stay float32 or float64 (they
+    are only compared), grades keep a boolean, integer, float32 or float64
+    dtype (each grade the ranking reads becomes float64, the same number as
+    converting the whole matrix); anything else becomes float64.
+
+    >>> t, s = dense_arrays([1, 0], [0.2, 0.1])
+    >>> t.shape, t.dtype.name, s.dtype.name
+    ((1, 2), 'int64', 'float64')
     """
-    t = _as_2d(y_true, "y_true")
-    s = _as_2d(y_score, "y_score", keep_float32=True)  # scores are only compared: float32 stays exact
+    t = np.ascontiguousarray(_as_2d(y_true, "y_true", keep="biuf"))
+    s = np.ascontiguousarray(_as_2d(y_score, "y_score", keep="f"))
     if t.shape != s.shape:
         raise InputFormatError(f"y_true has shape {t.shape} but y_score has shape {s.shape}")
-    everywhere = np.ones(t.shape, dtype=bool)
-    _finite(t, "y_true", everywhere)
-    _finite(s, "y_score", everywhere)
+    _finite(t, "y_true", None)
+    _finite(s, "y_score", None)
     return t, s
 
 
