@@ -323,3 +323,58 @@ def _parse_columns(
         name = None if qrels else str(fields[0, 5])
     check_finite(values, what, qids, dids, source, lines)
     return qids, dids, values, lines, name
+
+
+def read_columns_fast(path: PathLike, *, qrels: bool, values_as_text: bool = False) -> tuple[Any, Any, Any] | None:
+    """(query ids, doc ids, value column) of a well-formed file through the Arrow fast path only.
+
+    Returns None when the file needs the exact line-by-line parser (comments,
+    blank lines, irregular columns, values that are not numbers): callers
+    with their own exact parser (the trec_eval drop-in) then use it. With
+    ``values_as_text`` the value column is a pyarrow dictionary array of the
+    raw strings (trec_eval reads grades with C ``atol``); otherwise float64.
+
+    >>> import tempfile, os
+    >>> with tempfile.NamedTemporaryFile("w", suffix=".qrels", delete=False) as f:
+    ...     _ = f.write("1 0 a 1.5\\n1 0 b 2\\n")
+    >>> q, d, v = read_columns_fast(f.name, qrels=True, values_as_text=True)
+    >>> d.to_pylist(), v.to_pylist()
+    (['a', 'b'], ['1.5', '2'])
+    >>> with open(f.name, "w") as fh:
+    ...     _ = fh.write("# comment\\n1 0 a 1\\n")
+    >>> read_columns_fast(f.name, qrels=True) is None
+    True
+    >>> os.unlink(f.name)
+    """
+    n_columns, value_col = (_QRELS_COLUMNS, 3) if qrels else (_RUN_COLUMNS, 4)
+    kinds = {0: "d", 2: "s", value_col: "d" if values_as_text else "f"}
+    fast = _arrow_table(_file_or_bytes(path), n_columns, _arrow_types(kinds), path)
+    if fast is None:
+        return None
+    table, qids = fast
+    column = table.column(f"c{value_col}")
+    values = column.unify_dictionaries().combine_chunks() if values_as_text else arrow_to_numpy(column)
+    return qids, table.column("c2").combine_chunks(), values
+
+
+def last_line_field(path: PathLike, index: int) -> str | None:
+    """Field ``index`` of the last non-blank line of a plain or ``.gz`` file (None if it has no such field).
+
+    >>> import tempfile, os
+    >>> with tempfile.NamedTemporaryFile("w", delete=False) as f:
+    ...     _ = f.write("1 Q0 a 1 2.0 first\\n1 Q0 b 2 1.0 last\\n\\n")
+    >>> last_line_field(f.name, 5)
+    'last'
+    >>> os.unlink(f.name)
+    """
+    if Path(path).suffix == ".gz" or str(path) == "-":
+        data = _read_bytes(path)
+    else:
+        with open(path, "rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            size = fh.tell()
+            fh.seek(max(size - 65536, 0))
+            data = fh.read()
+    lines = [line for line in data.split(b"\n") if line.strip()]
+    fields = _ASCII_FIELDS.findall(lines[-1].decode("utf-8", "surrogateescape")) if lines else []
+    return fields[index] if len(fields) > index else None

@@ -23,7 +23,7 @@ REL_FORMATS = ("qrels", "prefs", "qrels_prefs", "qrels_jg")
 def _evaluate(opts, requested, rel_path: str, run_path: str, stderr: TextIO) -> Table:  # type: ignore[no-untyped-def]
     if opts.rel_format == "qrels":
         qrels = read_qrels(rel_path)
-        runfile = read_run(run_path)
+        runfile = read_run(run_path, arrow_ids=True)
         return evaluate_qrels(requested, qrels, runfile, complete=opts.complete,
                               level=opts.level, judged_only=opts.judged_only, max_docs=opts.max_docs,
                               num_docs=opts.num_docs, stderr=stderr)

@@ -24,6 +24,7 @@ import numpy as np
 
 from rankmeter.errors import InputFormatError, InvalidScoreError, where
 from rankmeter.io.tables import Qrels, Run
+from rankmeter.io.trec import last_line_field, read_columns_fast
 from rankmeter.trec_eval.cnum import atol
 
 
@@ -133,6 +134,14 @@ def _atol_grades(column: np.ndarray, fields: np.ndarray, lines: np.ndarray, sour
     return out
 
 
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def read_qrels(path: str) -> Qrels:
     """Read qrels (``qid iter docno rel``) with trec_eval's ``atol`` grades.
 
@@ -145,6 +154,15 @@ def read_qrels(path: str) -> Qrels:
     [1.0, -1.0, 2.0]
     >>> os.unlink(f.name)
     """
+    fast = read_columns_fast(path, qrels=True, values_as_text=True) if path != "-" else None
+    texts = fast[2].dictionary.to_pylist() if fast is not None else []
+    if fast is not None and all(_is_number(t) for t in texts):
+        # well-formed file: Arrow columns, atol applied once per distinct grade text
+        qids, dids, grade_text = fast
+        table = np.array([atol(t) for t in texts], dtype=np.float64)
+        grades = table[np.frombuffer(grade_text.indices.buffers()[1], dtype=np.int32)[
+            grade_text.offset : grade_text.offset + len(grade_text)]]
+        return Qrels(qids, dids, grades, source=path)
     fields, lines, source = read_records(path, 4, True, "qid iter docno rel")
     grades = _atol_grades(fields[:, 3], fields, lines, source)
     return Qrels(fields[:, 0].astype(str), fields[:, 2].astype(str), grades, source=source, lines=lines)
@@ -158,8 +176,12 @@ class RunFile:
     runid: str
 
 
-def read_run(path: str, text: str | None = None) -> RunFile:
+def read_run(path: str, text: str | None = None, *, arrow_ids: bool = False) -> RunFile:
     """Read a run (``qid Q0 docno rank score tag [ignored...]``).
+
+    With ``arrow_ids`` a well-formed file is read through the columnar fast
+    path and its ids stay pyarrow arrays (what :func:`~rankmeter.core.align.align`
+    reads fastest); otherwise ids are NumPy strings.
 
     Examples
     --------
@@ -171,6 +193,11 @@ def read_run(path: str, text: str | None = None) -> RunFile:
     ([2.5, 1.5], 'last')
     >>> os.unlink(f.name)
     """
+    fast = read_columns_fast(path, qrels=False) if arrow_ids and text is None and path != "-" else None
+    if fast is not None and bool(np.isfinite(fast[2]).all()):  # else the exact reader reports the bad line
+        qids, dids, scores = fast
+        runid = last_line_field(path, 5) or ""
+        return RunFile(Run(qids, dids, scores, source=path, name=runid), runid)
     fields, lines, source = read_records(path, 6, False, "qid Q0 docno rank score tag", text=text)
     try:
         scores = np.asarray(fields[:, 4].astype(str), dtype=np.float64)
