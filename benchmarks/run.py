@@ -22,6 +22,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -144,6 +145,20 @@ print(json.dumps({'import': t1 - t0, 'first_call': t2 - t1, **res.aggregate}))
 """
 
 
+def run_command(argv: list[str]) -> tuple[str, float, float]:
+    """Run a command; return (its standard output, wall seconds, its own peak RSS in MB)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(argv, stdout=out, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        out.seek(0)
+        err.seek(0)
+        if status != 0:
+            raise RuntimeError(f"{argv[0]} failed ({status}):\n{err.read().decode()[-2000:]}")
+        return out.read().decode(), wall, usage.ru_maxrss / 1024
+
+
 def run_child(code: str, *args: str) -> tuple[dict, float, float]:
     """Run ``python -c code args``; return (its JSON output, wall seconds, peak RSS in MB)."""
     start = time.perf_counter()
@@ -155,6 +170,23 @@ def run_child(code: str, *args: str) -> tuple[dict, float, float]:
     if status != 0:
         raise RuntimeError(f"child failed ({status}):\n{err[-2000:]}")
     return json.loads(out.strip().splitlines()[-1]), wall, usage.ru_maxrss / 1024
+
+
+def trec_eval_row(label: str, argv: list[str], names: dict[str, str], repeats: int, rows: list, ref: dict | None) -> None:
+    """Time a trec_eval-compatible program (whole process) and read its ``measure all value`` lines."""
+    walls, rss, out = [], 0.0, ""
+    for _ in range(repeats):
+        try:
+            out, wall, peak = run_command(argv)
+        except (RuntimeError, OSError) as exc:
+            rows.append((label, None, None, f"failed: {str(exc).splitlines()[0][:80]}"))
+            return
+        walls.append(wall)
+        rss = max(rss, peak)
+    printed = {f[0]: float(f[2]) for f in (line.split() for line in out.splitlines()) if len(f) == 3 and f[1] == "all"}
+    values = {ours: printed[theirs] for ours, theirs in names.items() if theirs in printed}
+    note = agree(ref, values, tol=5e-5) if ref is not None else "reference"  # trec_eval prints 4 decimals
+    rows.append((label, statistics.median(walls), rss, note))
 
 
 def have(module: str) -> bool:
@@ -237,18 +269,16 @@ def trec_benchmark(name: str, paths: tuple[Path, Path], measures: list[str], rep
         timed("pytrec_eval", CHILD_PYTREC, [qrels, run, spec], repeats, rows, ref)
     else:
         rows.append(("pytrec_eval", None, None, "not installed"))
+    te_args = ["-c"] + [
+        a
+        for m in measures
+        for a in ("-m", TREC_MEASURES[m].replace("_cut_", "_cut.").replace("P_", "P.").replace("recall_", "recall."))
+    ]
+    names = {m: TREC_MEASURES[m] for m in measures}
+    dropin = shutil.which("rankmeter-trec-eval") or str(Path(sys.executable).with_name("rankmeter-trec-eval"))
+    trec_eval_row("rankmeter trec_eval (drop-in CLI)", [dropin, *te_args, qrels, run], names, repeats, rows, ref)
     if shutil.which("trec_eval"):
-        te_args = ["-c"] + [
-            a
-            for m in measures
-            for a in (
-                "-m",
-                TREC_MEASURES[m].replace("_cut_", "_cut.").replace("P_", "P.").replace("recall_", "recall."),
-            )
-        ]
-        start = time.perf_counter()
-        subprocess.run(["trec_eval", *te_args, qrels, run], capture_output=True, check=True)
-        rows.append(("trec_eval (C)", time.perf_counter() - start, float("nan"), "values not parsed"))
+        trec_eval_row("trec_eval (C)", ["trec_eval", *te_args, qrels, run], names, repeats, rows, ref)
     else:
         rows.append(("trec_eval (C)", None, None, "not on PATH"))
     for label, module, code in (("ranx", "ranx", CHILD_RANX), ("ir_measures", "ir_measures", CHILD_IRM)):
