@@ -9,8 +9,16 @@ import numpy as np
 
 from rankmeter._version import __version__
 from rankmeter.aggregate import aggregate_column, apply_empty_policy, check_empty_policy, keras_list_weights
+from rankmeter.core import lists
 from rankmeter.core.align import align
-from rankmeter.core.lists import rank_dense, rank_dense_top, rank_flat_lists, ranked_prefix
+from rankmeter.core.lists import (
+    map_blocks,
+    rank_dense,
+    rank_dense_top,
+    rank_flat_lists,
+    ranked_prefix,
+    row_blocks,
+)
 from rankmeter.core.ranked_lists import RankedLists
 from rankmeter.core.ties import check_policy, straddling_queries
 from rankmeter.errors import MeasureSyntaxError
@@ -321,32 +329,73 @@ def evaluate_arrays(
     check_empty_policy(empty)
     parsed = _parse_all(measures)
     extra: dict[str, Any] = {"input": "dense"}
-    plain = mask is None and sample_weight is None
-    top = _top_k_only(parsed, ties) if plain else None
-    dense = dense_arrays(y_true, y_score) if plain else None
-    if dense is not None:
-        compact = _positive_ideal_suffices(parsed)
-        if top is not None and top < dense[0].shape[1]:
-            ranked = rank_dense_top(dense[0], dense[1], top, ties=ties, compact_ideal=compact)
-            extra["ranked_top_k"] = top  # only the top of each row was ranked; tie counts refer to it
-        else:
-            widest = max((k for m in parsed for k in m.cutoffs or ()), default=0)
-            ranked = rank_dense(
-                dense[0], dense[1], ties=ties, seed=seed, compact_ideal=compact, min_ideal_width=widest + 1
-            )
-            # measures that read only the top k of each list are computed on that top alone
-            head = [m for m in parsed if m.cutoffs and m.family in _TOP_K_FAMILIES]
-            k = max((max(m.cutoffs or (0,)) for m in head), default=0)
-            if head and len(head) < len(parsed) and 2 * k <= dense[0].shape[1]:
-                return _evaluate_with_prefix(ranked, parsed, head, k, empty=empty, metadata=extra)
+    if mask is not None or sample_weight is not None:
+        ranked = rank_flat_lists(flatten_dense(y_true, y_score, mask, sample_weight), ties=ties, seed=seed)
+        return evaluate_ranked(ranked, parsed, empty=empty, metadata=extra)
+    y, s = dense_arrays(y_true, y_score)
+    n, m = y.shape
+    top = _top_k_only(parsed, ties)
+    if top is not None and top < m:
+        extra["ranked_top_k"] = top  # only the top of each row was ranked; tie counts refer to it
     else:
-        flat = flatten_dense(y_true, y_score, mask, sample_weight)
-        ranked = rank_flat_lists(flat, ties=ties, seed=seed)
-    return evaluate_ranked(ranked, parsed, empty=empty, metadata=extra)
+        top = None
+    compact = _positive_ideal_suffices(parsed)
+    widest = max((k for mm in parsed for k in mm.cutoffs or ()), default=0)
+    # with complete rows, measures that read only the top k of each list are computed on that top alone
+    head = [mm for mm in parsed if mm.cutoffs and mm.family in _TOP_K_FAMILIES]
+    head_k = max((max(mm.cutoffs or (0,)) for mm in head), default=0)
+    split = bool(head) and len(head) < len(parsed) and 2 * head_k <= m
+    # blocks of rows are ranked and evaluated on their own (one block when empty="error" reports all queries)
+    blocks = row_blocks(n, m, max(1, lists.EVALUATION_BLOCK_ITEMS // max(m, 1))) if empty != "error" else []
+    threads = 1 if len(blocks) > 1 else None
+
+    def evaluate_rows(rows: tuple[int, int]) -> EvaluationResult:
+        a, b = rows
+        if top is not None:
+            ranked = rank_dense_top(y[a:b], s[a:b], top, ties=ties, compact_ideal=compact, first_row=a, threads=threads)
+            return evaluate_ranked(ranked, parsed, empty=empty)
+        ranked = rank_dense(
+            y[a:b],
+            s[a:b],
+            ties=ties,
+            seed=seed,
+            compact_ideal=compact,
+            min_ideal_width=widest + 1,
+            first_row=a,
+            threads=threads,
+        )
+        return (
+            _evaluate_with_prefix(ranked, parsed, head, head_k, empty=empty)
+            if split
+            else evaluate_ranked(ranked, parsed, empty=empty)
+        )
+
+    parts = list(map_blocks(evaluate_rows, blocks)) if len(blocks) > 1 else [evaluate_rows((0, n))]
+    return _stack_rows(parts, parsed, extra)
+
+
+def _stack_rows(parts: list[EvaluationResult], measures: list[Measure], metadata: dict[str, Any]) -> EvaluationResult:
+    """One result from the results of consecutive blocks of queries (aggregates over all of them)."""
+    if len(parts) == 1:
+        parts[0].metadata.update(metadata)
+        return parts[0]
+    names = parts[0].measure_names
+    values = np.concatenate([p.values for p in parts])
+    included = np.concatenate([p.included for p in parts])
+    family = {str(single): single.family for m in measures for single in m.expand()}
+    aggregate = {
+        name: aggregate_column(values[:, i], included[:, i], kind=FAMILIES[family[name]].aggregate)
+        for i, name in enumerate(names)
+    }
+    meta = dict(parts[0].metadata)
+    for key in ("queries_evaluated", "queries_empty", "queries_with_ties", "queries_with_ties_at_cutoff"):
+        meta[key] = int(sum(p.metadata[key] for p in parts))
+    meta.update(metadata)
+    return EvaluationResult(np.concatenate([p.query_ids for p in parts]), names, values, included, aggregate, meta)
 
 
 def _evaluate_with_prefix(
-    ranked: RankedLists, measures: list[Measure], head: list[Measure], k: int, *, empty: str, metadata: dict[str, Any]
+    ranked: RankedLists, measures: list[Measure], head: list[Measure], k: int, *, empty: str
 ) -> EvaluationResult:
     """:func:`evaluate_ranked`, with the ``head`` measures (cutoffs <= k) computed on each list's top k only.
 
@@ -370,7 +419,7 @@ def _evaluate_with_prefix(
     per_query = [Context(ranked).num_relevant(m.param("min_rel")) for m in rest if m.family == "rprec"]
     if rest_cutoffs or per_query:
         straddle |= straddling_queries(ranked.offsets, ranked.group_starts, rest_cutoffs, per_query)
-    meta = {**whole.metadata, "measures": names, "queries_with_ties_at_cutoff": int(straddle.sum()), **metadata}
+    meta = {**whole.metadata, "measures": names, "queries_with_ties_at_cutoff": int(straddle.sum())}
     return EvaluationResult(
         ranked.query_ids,
         names,

@@ -50,7 +50,7 @@ FULL = ["ndcg", "map", "rr", "rprec", "num_rel", "num_ret", "num_rel_ret", "ndcg
 TIE_RULES = ["expected", "stable", "trec", "optimistic", "pessimistic"]
 
 
-def dense_case(seed: int, n: int = 37, m: int = 40, levels: int = 8) -> tuple[np.ndarray, np.ndarray]:
+def dense_case(seed: int, n: int = 37, m: int = 300, levels: int = 40) -> tuple[np.ndarray, np.ndarray]:
     """Coarse scores (many ties, also across the k-th position), sparse grades, some all-zero rows."""
     rng = np.random.default_rng(seed)
     scores = rng.integers(0, levels, (n, m)).astype(np.float64) / levels
@@ -75,8 +75,9 @@ def assert_same(res: rankmeter.EvaluationResult, ref: rankmeter.EvaluationResult
 
 @pytest.fixture
 def small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Blocks of a few rows, so that every test matrix spans several blocks (and threads)."""
+    """Blocks of a row or a few, so that every test matrix spans several blocks (and threads)."""
     monkeypatch.setattr(lists, "BLOCK_ITEMS", 40)
+    monkeypatch.setattr(lists, "EVALUATION_BLOCK_ITEMS", 1000)
 
 
 # --- row ranking -----------------------------------------------------------------------------------------------
@@ -164,16 +165,36 @@ def test_rank_dense_top_same_for_any_blocks_and_threads(ties: str) -> None:
 
 
 def test_compact_ideal_holds_the_positive_grades() -> None:
-    y = np.array([[0.0, 2, 0, 1, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0, 0, 0], [3, -1, 0, 0, 0, 0, 0, 0, 0, 1]])
-    s = np.arange(30.0).reshape(3, 10)
+    y = np.zeros((3, 300))
+    y[0, [1, 3]] = [2, 1]
+    y[2, [0, 1, 299]] = [3, -1, 1]
+    s = np.arange(900.0).reshape(3, 300)
     r = rank_dense(y, s, ties="stable", compact_ideal=True, min_ideal_width=3)
-    assert r.ideal_positive_only and r.ideal_offsets.tolist() == [0, 3, 6, 9]
-    assert r.ideal_grades.tolist() == [2.0, 1, 0, 0, 0, 0, 3, 1, 0]
+    assert r.ideal_positive_only and r.ideal_offsets.tolist() == [0, 73, 146, 219]  # ideal_width(300, 3) == 73
+    rows = r.ideal_grades.reshape(3, 73)
+    assert rows[:, :3].tolist() == [[2.0, 1, 0], [0, 0, 0], [3, 1, 0]] and not rows[:, 3:].any()
     top = rank_dense_top(y, s, 2, ties="stable", compact_ideal=True)
-    assert top.ideal_grades.tolist() == r.ideal_grades.tolist()  # width 3 = k + 1
-    # more than half of a row relevant: the complete rows are kept
-    wide = rank_dense(np.ones((2, 4)), np.ones((2, 4)), ties="stable", compact_ideal=True)
-    assert not wide.ideal_positive_only and wide.ideal_grades.tolist() == [1.0] * 8
+    assert np.array_equal(top.ideal_grades, r.ideal_grades)
+    # rows with more than about half their items relevant keep their complete rows
+    wide = rank_dense(np.ones((2, 300)), np.ones((2, 300)), ties="stable", compact_ideal=True)
+    assert not wide.ideal_positive_only and np.array_equal(wide.ideal_grades, np.ones(600))
+    short = rank_dense(y[:, :100], s[:, :100], ties="stable", compact_ideal=True)  # 100 items: nothing to gain
+    assert not short.ideal_positive_only and len(short.ideal_grades) == 300
+
+
+@pytest.mark.parametrize("m", [130, 300, 2000, 4097])
+def test_compact_ideal_sums_equal_complete_rows_bitwise(m: int) -> None:
+    """A row's ideal DCG is the same number whether its ideal is compact or complete (and whatever its neighbours)."""
+    rng = np.random.default_rng(m)
+    y = np.where(rng.random((40, m)) < 0.05, rng.integers(1, 6, (40, m)), 0).astype(np.float64)
+    y[3, : m // 4] = 2.0  # one row with many relevant items widens every compact row
+    s = rng.random((40, m))
+    measures = ["ndcg", "idcg", "ndcg@5", "idcg(gain=exp)", "ndcg(discount=jarvelin(2))"]
+    res = rankmeter.evaluate_arrays(y, s, measures)
+    ref = reference(y, s, measures)
+    assert np.array_equal(res.values, ref.values, equal_nan=True)
+    alone = rankmeter.evaluate_arrays(y[5:6], s[5:6], measures)  # the same row evaluated alone
+    assert np.array_equal(alone.values[0], res.values[5], equal_nan=True)
 
 
 def test_test_cases_use_the_positive_ideal() -> None:

@@ -22,7 +22,10 @@ from rankmeter.io.dense import FlatLists
 T = TypeVar("T")
 
 BLOCK_ITEMS = 1 << 19
-"""Items (rows x columns) per block of a dense matrix: about 2 MB of float32 scores per temporary."""
+"""Items (rows x columns) a dense matrix is ranked in at a time: about 2 MB of float32 scores per temporary."""
+
+EVALUATION_BLOCK_ITEMS = 1 << 21
+"""Items of a dense matrix ranked and evaluated at a time (the kernels' temporaries are ~16 MB each)."""
 
 MAX_THREADS = 8
 """Most threads a dense evaluation uses (never more than the CPUs this process may run on)."""
@@ -186,12 +189,35 @@ def _row_order(scores: np.ndarray, ties: str, grades: np.ndarray, noise: np.ndar
 
 
 # --- compact ideal -----------------------------------------------------------------------------------------------
+def ideal_width(n_cols: int, need: int) -> int:
+    """The shortest row length >= ``need`` whose sums equal those of ``n_cols``-long rows ending in zeros.
+
+    Kernels sum rows with ``np.add.reduceat``: the first item, plus NumPy's
+    pairwise sum of the others, which halves its length (rounded down to a
+    multiple of 8) until 128 or fewer are left. When every non-zero value lies
+    in the first half, the sum of the whole row is the sum of that half,
+    exactly; so a row cut to ``1 +`` one of those lengths keeps its sums to the
+    last bit, and a row's value never depends on the other rows it is
+    evaluated with.
+
+    >>> ideal_width(2000, 70), ideal_width(2000, 122), ideal_width(2000, 1500), ideal_width(100, 5)
+    (121, 249, 2000, 100)
+    """
+    width, rest = n_cols, n_cols - 1
+    while rest > 128:
+        rest = rest // 2 - (rest // 2) % 8
+        if rest + 1 < need:
+            break
+        width = rest + 1
+    return width
+
+
 def _positive_ideal(
     counts: np.ndarray, values: np.ndarray, n_cols: int, min_width: int
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """Each row's positive grades (column order) padded with zeros to one width; None when that saves little."""
     n = len(counts)
-    width = max(int(counts.max(initial=0)), min(min_width, n_cols))
+    width = ideal_width(n_cols, max(int(counts.max(initial=0)), min(min_width, n_cols)))
     if 2 * width > n_cols:
         return None
     ideal = np.zeros((n, width), dtype=np.float64)
@@ -229,6 +255,7 @@ def rank_dense_top(
     *,
     ties: str,
     compact_ideal: bool = False,
+    first_row: int = 0,
     block_rows: int | None = None,
     threads: int | None = None,
 ) -> RankedLists:
@@ -251,11 +278,14 @@ def rank_dense_top(
         Any policy but ``shuffle``.
     compact_ideal : bool, default False
         Keep only the positive grades of each row in the ideal arrays (padded
-        with zeros to one width of at least ``k + 1``;
+        with zeros to one width of at least ``k + 1``, see :func:`ideal_width`;
         ``ideal_positive_only``), instead of the complete rows. Only for
         measures that read the ideal through grades > 0 (see
         ``rankmeter.evaluate``); falls back to complete rows when that saves
         little.
+    first_row : int, default 0
+        Index of the first row when the matrix is a block of rows of a larger
+        one: query ids are row indices.
     block_rows : int, optional
         Rows per block (default: about :data:`BLOCK_ITEMS` items).
     threads : int, optional
@@ -271,10 +301,10 @@ def rank_dense_top(
     >>> r = rank_dense_top(np.array([[0., 1, 2, 0]]), np.array([[.1, .5, .5, .9]]), 2, ties="expected")
     >>> r.offsets.tolist(), r.scores.tolist()
     ([0, 3], [0.9, 0.5, 0.5])
-    >>> c = rank_dense_top(np.array([[0., 1, 2, 0, 0, 0, 0, 0]]), np.arange(8.0)[None], 1, ties="stable",
-    ...                    compact_ideal=True)
-    >>> c.grades.tolist(), c.ideal_grades.tolist(), c.ideal_positive_only
-    ([0.0], [1.0, 2.0], True)
+    >>> y = np.zeros((1, 300)); y[0, [3, 7]] = [1, 2]
+    >>> c = rank_dense_top(y, np.arange(300.0)[None], 1, ties="stable", compact_ideal=True, first_row=4)
+    >>> c.grades.tolist(), c.ideal_grades[:3].tolist(), len(c.ideal_grades), c.query_ids.tolist()
+    ([0.0], [1.0, 2.0, 0.0], 73, ['4'])
     """
     n, m = y_score.shape
     if not 1 <= k <= m:
@@ -312,7 +342,7 @@ def rank_dense_top(
     ideal_offsets, ideal_grades, compact = _ideal_arrays(y_true, positives, k + 1)
     offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
     return RankedLists(
-        query_ids=np.arange(n).astype(str),
+        query_ids=np.arange(first_row, first_row + n).astype(str),
         offsets=offsets,
         grades=grades,
         judged=np.ones(len(grades), dtype=bool),
@@ -334,6 +364,7 @@ def rank_dense(
     seed: int | None = None,
     compact_ideal: bool = False,
     min_ideal_width: int = 0,
+    first_row: int = 0,
     block_rows: int | None = None,
     threads: int | None = None,
 ) -> RankedLists:
@@ -347,10 +378,15 @@ def rank_dense(
         Finite scores (the ranked ``scores`` keep their dtype).
     ties : str
     seed : int, optional
-        For ``shuffle`` (the same order as one draw for the whole matrix).
+        For ``shuffle``: one uniform key per item, drawn row by row from
+        ``numpy.random.default_rng(seed)`` for the whole matrix (also when it
+        is ranked block by block).
     compact_ideal : bool, default False
         As in :func:`rank_dense_top`; rows are padded to at least ``min_ideal_width``.
     min_ideal_width : int, default 0
+    first_row : int, default 0
+        As in :func:`rank_dense_top`; with ``shuffle`` the keys are those of
+        rows ``first_row`` ... of the larger matrix.
     block_rows, threads : int, optional
         As in :func:`rank_dense_top` (``shuffle`` runs on one thread).
 
@@ -370,7 +406,11 @@ def rank_dense(
     grades = np.empty(total, dtype=np.float64)
     scores = np.empty(total, dtype=y_score.dtype)
     starts = np.empty(total, dtype=bool)  # first item of a tied group
-    rng = np.random.default_rng(seed) if ties == "shuffle" else None
+    rng = None
+    if ties == "shuffle":
+        bits = np.random.PCG64(seed)  # the generator of numpy.random.default_rng(seed)
+        bits.advance(first_row * m)  # one 64-bit draw per uniform float64
+        rng = np.random.Generator(bits)
 
     def rank(block: tuple[int, int]) -> tuple[int, tuple[np.ndarray, np.ndarray] | None]:
         a, b = block
@@ -394,7 +434,7 @@ def rank_dense(
     positives = [p[1] for p in parts if p[1] is not None] if compact_ideal else None
     ideal_offsets, ideal_grades, compact = _ideal_arrays(y_true, positives, min_ideal_width)
     return RankedLists(
-        query_ids=np.arange(n).astype(str),
+        query_ids=np.arange(first_row, first_row + n).astype(str),
         offsets=np.arange(n + 1, dtype=np.int64) * m,
         grades=grades,
         judged=np.ones(total, dtype=bool),
