@@ -12,6 +12,7 @@ from rankmeter.aggregate import aggregate_column, apply_empty_policy, check_empt
 from rankmeter.core import lists
 from rankmeter.core.align import align
 from rankmeter.core.lists import (
+    NonFiniteInput,
     map_blocks,
     rank_dense,
     rank_dense_top,
@@ -332,7 +333,7 @@ def evaluate_arrays(
     if mask is not None or sample_weight is not None:
         ranked = rank_flat_lists(flatten_dense(y_true, y_score, mask, sample_weight), ties=ties, seed=seed)
         return evaluate_ranked(ranked, parsed, empty=empty, metadata=extra)
-    y, s = dense_arrays(y_true, y_score)
+    y, s = dense_arrays(y_true, y_score, check_finite=False)  # checked block by block below
     n, m = y.shape
     top = _top_k_only(parsed, ties)
     if top is not None and top < m:
@@ -352,7 +353,9 @@ def evaluate_arrays(
     def evaluate_rows(rows: tuple[int, int]) -> EvaluationResult:
         a, b = rows
         if top is not None:
-            ranked = rank_dense_top(y[a:b], s[a:b], top, ties=ties, compact_ideal=compact, first_row=a, threads=threads)
+            ranked = rank_dense_top(
+                y[a:b], s[a:b], top, ties=ties, compact_ideal=compact, first_row=a, check_finite=True, threads=threads
+            )
             return evaluate_ranked(ranked, parsed, empty=empty)
         ranked = rank_dense(
             y[a:b],
@@ -362,6 +365,7 @@ def evaluate_arrays(
             compact_ideal=compact,
             min_ideal_width=widest + 1,
             first_row=a,
+            check_finite=True,
             threads=threads,
         )
         return (
@@ -370,7 +374,11 @@ def evaluate_arrays(
             else evaluate_ranked(ranked, parsed, empty=empty)
         )
 
-    parts = list(map_blocks(evaluate_rows, blocks)) if len(blocks) > 1 else [evaluate_rows((0, n))]
+    try:
+        parts = list(map_blocks(evaluate_rows, blocks)) if len(blocks) > 1 else [evaluate_rows((0, n))]
+    except NonFiniteInput:
+        dense_arrays(y, s)  # raises, naming the first value that is not finite
+        raise
     return _stack_rows(parts, parsed, extra)
 
 

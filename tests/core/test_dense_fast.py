@@ -287,16 +287,19 @@ def test_k_at_or_beyond_the_row_length(small_blocks: None) -> None:
         assert_same(rankmeter.evaluate_arrays(y, s, measures), reference(y, s, measures))
 
 
-def test_non_finite_input_still_reported_with_its_position() -> None:
+@pytest.mark.parametrize("measures", [["ndcg@3"], ["ndcg", "map"], ["ndcg", "ndcg@2"]])
+def test_non_finite_input_still_reported_with_its_position(measures: list[str], small_blocks: None) -> None:
     y, s = dense_case(9)
     bad = s.copy()
     bad[3, 4] = np.nan
     with pytest.raises(InvalidScoreError, match=r"y_score\[3, 4\]"):
-        rankmeter.evaluate_arrays(y, bad, "ndcg@3")
+        rankmeter.evaluate_arrays(y, bad, measures)
+    with pytest.raises(InvalidScoreError, match=r"y_score\[3, 4\]"):
+        rankmeter.evaluate_arrays(y, bad.astype(np.float32), measures, empty="error")
     bad_y = y.copy()
-    bad_y[2, 1] = np.inf
-    with pytest.raises(InvalidScoreError, match=r"y_true\[2, 1\]"):
-        rankmeter.evaluate_arrays(bad_y, s, ["ndcg", "map"])
+    bad_y[30, 1] = np.inf
+    with pytest.raises(InvalidScoreError, match=r"y_true\[30, 1\]"):  # grades are checked before scores
+        rankmeter.evaluate_arrays(bad_y, bad, measures)
 
 
 def test_empty_shapes() -> None:

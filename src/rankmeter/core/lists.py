@@ -61,6 +61,15 @@ def rank_flat_lists(flat: FlatLists, *, ties: str, seed: int | None = None) -> R
     )
 
 
+class NonFiniteInput(ValueError):
+    """A block of a dense matrix holds a grade or score that is not finite (the caller says where)."""
+
+
+def _check_finite(y_block: np.ndarray, s_block: np.ndarray) -> None:
+    if not np.isfinite(s_block).all() or (y_block.dtype.kind == "f" and not np.isfinite(y_block).all()):
+        raise NonFiniteInput
+
+
 # --- blocks of rows ------------------------------------------------------------------------------------------
 def row_blocks(n_rows: int, n_cols: int, block_rows: int | None = None) -> list[tuple[int, int]]:
     """``(start, stop)`` row ranges covering ``n_rows`` rows, about :data:`BLOCK_ITEMS` items each.
@@ -183,6 +192,14 @@ def fast_row_order(scores: np.ndarray, ties: str) -> np.ndarray | None:
     return order
 
 
+def _pad_rows(values: np.ndarray, counts: np.ndarray, fill: float) -> tuple[np.ndarray, np.ndarray]:
+    """Row-major ``values`` (``counts[i]`` of row i) as a matrix padded with ``fill``, and where the values are."""
+    inside = np.arange(int(counts.max(initial=0))) < counts[:, None]
+    padded = np.full(inside.shape, fill, dtype=values.dtype)
+    padded[inside] = values
+    return padded, inside
+
+
 def _row_order(scores: np.ndarray, ties: str, grades: np.ndarray, noise: np.ndarray | None = None) -> np.ndarray:
     order = fast_row_order(scores, ties)
     return order if order is not None else rank_rows(scores, ties=ties, grades=grades, noise=noise)
@@ -256,6 +273,7 @@ def rank_dense_top(
     ties: str,
     compact_ideal: bool = False,
     first_row: int = 0,
+    check_finite: bool = False,
     block_rows: int | None = None,
     threads: int | None = None,
 ) -> RankedLists:
@@ -286,6 +304,9 @@ def rank_dense_top(
     first_row : int, default 0
         Index of the first row when the matrix is a block of rows of a larger
         one: query ids are row indices.
+    check_finite : bool, default False
+        Raise :class:`NonFiniteInput` when a grade or score is not finite
+        (checked block by block, while the block is in cache).
     block_rows : int, optional
         Rows per block (default: about :data:`BLOCK_ITEMS` items).
     threads : int, optional
@@ -313,19 +334,19 @@ def rank_dense_top(
     def top(block: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
         a, b = block
         s_block, y_block = y_score[a:b], y_true[a:b]
+        if check_finite:
+            _check_finite(y_block, s_block)
         kth = np.partition(s_block, m - k, axis=1)[:, m - k]  # the k-th largest score of each row
         where = np.flatnonzero(s_block >= kth[:, None])
         counts = np.bincount(where // m, minlength=b - a)
         width = int(counts.max())
         scores, grades = s_block.reshape(-1)[where], y_block.reshape(-1)[where]
+        inside = None
         if np.all(counts == width):
             scores, grades = scores.reshape(b - a, width), grades.reshape(b - a, width)
-            inside = None
         else:  # pad the rows that kept fewer items with -inf (ranked after every finite score)
-            inside = np.arange(width) < counts[:, None]
-            padded_s, padded_g = np.full((b - a, width), -np.inf, dtype=scores.dtype), np.zeros((b - a, width))
-            padded_s[inside], padded_g[inside] = scores, grades
-            scores, grades = padded_s, padded_g
+            scores, inside = _pad_rows(scores, counts, -np.inf)
+            grades, _ = _pad_rows(grades.astype(np.float64), counts, 0.0)
         # ranking the kept items by column inside each row applies the tie rule to the original columns
         order = _row_order(scores, ties, grades)
         scores, grades = np.take_along_axis(scores, order, axis=1), np.take_along_axis(grades, order, axis=1)
@@ -365,6 +386,7 @@ def rank_dense(
     compact_ideal: bool = False,
     min_ideal_width: int = 0,
     first_row: int = 0,
+    check_finite: bool = False,
     block_rows: int | None = None,
     threads: int | None = None,
 ) -> RankedLists:
@@ -387,6 +409,8 @@ def rank_dense(
     first_row : int, default 0
         As in :func:`rank_dense_top`; with ``shuffle`` the keys are those of
         rows ``first_row`` ... of the larger matrix.
+    check_finite : bool, default False
+        As in :func:`rank_dense_top`.
     block_rows, threads : int, optional
         As in :func:`rank_dense_top` (``shuffle`` runs on one thread).
 
@@ -415,11 +439,16 @@ def rank_dense(
     def rank(block: tuple[int, int]) -> tuple[int, tuple[np.ndarray, np.ndarray] | None]:
         a, b = block
         s_block, y_block = y_score[a:b], y_true[a:b]
+        if check_finite:
+            _check_finite(y_block, s_block)
         noise = rng.random(s_block.shape) if rng is not None else None  # blocks run in order when shuffling
-        order = _row_order(s_block, ties, y_block, noise)
-        ranked = np.take_along_axis(s_block, order, axis=1)
-        grades[a * m : b * m] = np.take_along_axis(y_block, order, axis=1).reshape(-1)
-        scores[a * m : b * m] = ranked.reshape(-1)
+        items = _row_order(s_block, ties, y_block, noise)
+        items += (np.arange(b - a) * m)[:, None]  # positions in the flat block: one cheap gather per array
+        ranked = np.take(s_block.reshape(-1), items, out=scores[a * m : b * m].reshape(b - a, m), mode="clip")
+        if y_block.dtype == np.float64:
+            np.take(y_block.reshape(-1), items, out=grades[a * m : b * m].reshape(b - a, m), mode="clip")
+        else:
+            grades[a * m : b * m] = np.take(y_block.reshape(-1), items.reshape(-1), mode="clip")
         first = starts[a * m : b * m].reshape(b - a, m)
         first[:, :1] = True
         np.not_equal(ranked[:, 1:], ranked[:, :-1], out=first[:, 1:])

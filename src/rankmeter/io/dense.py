@@ -52,13 +52,14 @@ def _as_2d(a: Any, name: str, keep: str = "") -> np.ndarray:
     return arr
 
 
-def dense_arrays(y_true: Any, y_score: Any) -> tuple[np.ndarray, np.ndarray]:
+def dense_arrays(y_true: Any, y_score: Any, check_finite: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """Validated C-contiguous 2-D ``y_true`` and ``y_score`` of the same shape, all finite.
 
     Nothing is copied that need not be: scores stay float32 or float64 (they
     are only compared), grades keep a boolean, integer, float32 or float64
     dtype (each grade the ranking reads becomes float64, the same number as
-    converting the whole matrix); anything else becomes float64.
+    converting the whole matrix); anything else becomes float64. With
+    ``check_finite=False`` the caller checks that every value is finite.
 
     >>> t, s = dense_arrays([1, 0], [0.2, 0.1])
     >>> t.shape, t.dtype.name, s.dtype.name
@@ -68,8 +69,9 @@ def dense_arrays(y_true: Any, y_score: Any) -> tuple[np.ndarray, np.ndarray]:
     s = np.ascontiguousarray(_as_2d(y_score, "y_score", keep="f"))
     if t.shape != s.shape:
         raise InputFormatError(f"y_true has shape {t.shape} but y_score has shape {s.shape}")
-    _finite(t, "y_true", None)
-    _finite(s, "y_score", None)
+    if check_finite:
+        _finite(t, "y_true", None)
+        _finite(s, "y_score", None)
     return t, s
 
 
