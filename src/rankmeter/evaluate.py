@@ -320,6 +320,15 @@ def evaluate_arrays(
     EvaluationResult
         Query ids are the row indices as strings.
 
+    Notes
+    -----
+    Without ``mask`` and ``sample_weight``, the rows are ranked and evaluated
+    in blocks (``rankmeter.core.lists.EVALUATION_BLOCK_ITEMS`` items each) on
+    one thread per CPU, so memory beyond the inputs stays bounded. When every
+    measure has a cutoff, only the top of each row is ranked
+    (``metadata["ranked_top_k"]``; tie counts then refer to that top);
+    otherwise measures with cutoffs are computed on each row's top alone.
+
     Examples
     --------
     >>> res = evaluate_arrays([[10, 0, 0, 1, 5]], [[.1, .2, .3, 4, 70]], ["ndcg", "dcg"])

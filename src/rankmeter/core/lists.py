@@ -192,10 +192,12 @@ def fast_row_order(scores: np.ndarray, ties: str) -> np.ndarray | None:
     return order
 
 
-def _pad_rows(values: np.ndarray, counts: np.ndarray, fill: float) -> tuple[np.ndarray, np.ndarray]:
+def _pad_rows(
+    values: np.ndarray, counts: np.ndarray, fill: float, width: int | None = None, dtype: type | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Row-major ``values`` (``counts[i]`` of row i) as a matrix padded with ``fill``, and where the values are."""
-    inside = np.arange(int(counts.max(initial=0))) < counts[:, None]
-    padded = np.full(inside.shape, fill, dtype=values.dtype)
+    inside = np.arange(int(counts.max(initial=0)) if width is None else width) < counts[:, None]
+    padded = np.full(inside.shape, fill, dtype=dtype or values.dtype)
     padded[inside] = values
     return padded, inside
 
@@ -237,10 +239,7 @@ def _positive_ideal(
     width = ideal_width(n_cols, max(int(counts.max(initial=0)), min(min_width, n_cols)))
     if 2 * width > n_cols:
         return None
-    ideal = np.zeros((n, width), dtype=np.float64)
-    starts = np.cumsum(counts) - counts
-    within = np.arange(len(values)) - np.repeat(starts, counts)
-    ideal[np.repeat(np.arange(n), counts), within] = values
+    ideal, _ = _pad_rows(values, counts, 0.0, width, np.float64)
     return np.arange(n + 1, dtype=np.int64) * width, ideal.reshape(-1)
 
 
@@ -346,7 +345,7 @@ def rank_dense_top(
             scores, grades = scores.reshape(b - a, width), grades.reshape(b - a, width)
         else:  # pad the rows that kept fewer items with -inf (ranked after every finite score)
             scores, inside = _pad_rows(scores, counts, -np.inf)
-            grades, _ = _pad_rows(grades.astype(np.float64), counts, 0.0)
+            grades, _ = _pad_rows(grades, counts, 0.0, dtype=np.float64)
         # ranking the kept items by column inside each row applies the tie rule to the original columns
         order = _row_order(scores, ties, grades)
         scores, grades = np.take_along_axis(scores, order, axis=1), np.take_along_axis(grades, order, axis=1)
