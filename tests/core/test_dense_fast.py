@@ -324,3 +324,18 @@ def test_against_scikit_learn_across_blocks(k: int | None, small_blocks: None) -
         res = rankmeter.evaluate_arrays(y, s, measures)
         assert res[name] == pytest.approx(metrics.ndcg_score(y, s, k=k), abs=1e-12)
         assert rankmeter.evaluate_arrays(y, s.astype(np.float64), measures).aggregate == res.aggregate
+
+
+@pytest.mark.parametrize("empty", ["zero", "skip", "nan", "one"])
+@pytest.mark.parametrize("measures", [["ndcg@3", "map@5"], ["ndcg", "map", "ndcg@3"]])
+def test_empty_policies_across_blocks(empty: str, measures: list[str], small_blocks: None) -> None:
+    y, s = dense_case(12)
+    res = rankmeter.evaluate_arrays(y, s, measures, empty=empty)
+    assert_same(res, reference(y, s, measures, empty=empty))
+
+
+def test_empty_error_names_every_empty_row(small_blocks: None) -> None:
+    y, s = dense_case(13)  # rows 0, 5, 10, ... have no relevant item
+    for measures in (["ndcg@3"], ["ndcg", "ndcg@3"]):
+        with pytest.raises(rankmeter.errors.PolicyError, match=r"8 queries .*: 0, 5, 10, 15, 20 \.\.\."):
+            rankmeter.evaluate_arrays(y, s, measures, empty="error")
