@@ -380,3 +380,13 @@ def test_many_cutoffs_equal_separate_measures(data, ks, ties) -> None:
     assert a.measure_names == b.measure_names == separate
     assert np.array_equal(a.values, b.values, equal_nan=True)
     assert a.aggregate == pytest.approx(b.aggregate, nan_ok=True)
+
+
+def test_success_under_expected_ties_never_rounds_above_one() -> None:
+    # found by Hypothesis: a tied group of five holding all three relevant documents; the first-hit
+    # probabilities within the top 3 (0.6 + 0.3 + 0.1) summed to 1 + 2e-16
+    qrels = {"q0": {"d3": 1, "d4": 1, "d5": 1}}
+    run = {"q0": {"d0": 0.0, "d1": 1.0, "d2": 1.0, "d3": 1.0, "d4": 1.0, "d5": 1.0}}
+    res = rankmeter.evaluate(qrels, run, ["success@3", "success@1"], ties="expected")
+    assert res["success@3"] == 1.0
+    assert abs(res["success@1"] - 3 / 5) < 1e-12

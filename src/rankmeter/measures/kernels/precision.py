@@ -79,7 +79,7 @@ def success(ctx: Context, measure: Measure) -> np.ndarray:
     for c, k in enumerate(cutoffs):
         w = prob if k is None else np.where(rank <= k, prob, 0.0)
         out[:, c] = np.bincount(query, weights=w, minlength=ctx.ranked.n_queries)
-    return out
+    return np.minimum(out, 1.0)  # a probability: summed first-hit probabilities can round to 1 + 1e-16
 
 
 def judged(ctx: Context, measure: Measure) -> np.ndarray:
