@@ -15,15 +15,13 @@ import pytest
 import rankmeter
 import rankmeter.core.lists as lists
 from rankmeter.core.lists import (
-    descending_keys,
-    fast_row_order,
     map_blocks,
     rank_dense,
     rank_dense_top,
     ranked_prefix,
     row_blocks,
 )
-from rankmeter.core.ties import rank_rows
+from rankmeter.core.ties import descending_keys, fast_row_order, rank_rows
 from rankmeter.errors import InvalidScoreError
 from rankmeter.evaluate import evaluate_ranked
 
