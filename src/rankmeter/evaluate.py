@@ -63,6 +63,33 @@ def _list_weights(ctx: Context, m: Measure) -> np.ndarray | None:
     return keras_list_weights(ranked.item_weights, relevance, ranked.offsets)
 
 
+# families whose value reads the ranking only through judged items (their ranks and grades) and each list's
+# length: unjudged items have gain, relevance and judged count 0 (see RankedLists.judged_items)
+_JUDGED_ITEM_FAMILIES = (
+    "ndcg", "dcg", "idcg", "cg", "p", "r", "f1", "success", "rr", "map", "ap", "wap", "acg", "judged",
+    "rprec", "num_q", "num_ret", "num_rel", "num_rel_ret",
+)  # fmt: skip
+
+
+def _judged_items_suffice(ranked: RankedLists, measures: list[Measure]) -> bool:
+    """Whether every measure has the same value on :meth:`RankedLists.judged_items` (the sparse lists).
+
+    Needs a deterministic order (``expected`` averages over tied unjudged
+    items), lists from qrels (dense rows are fully judged), built-in
+    discounts (a user discount could be infinite where an unjudged gain is
+    0) and the ideal from the judgments rather than from the retrieved items.
+    """
+    if ranked.ties == "expected" or ranked.ideal_is_list or ranked.item_weights is not None or ranked.is_sparse:
+        return False
+    for m in measures:
+        if m.family not in _JUDGED_ITEM_FAMILIES or m.param("ideal", "judged") == "retrieved":
+            return False
+        discount = m.param("discount", "log2")
+        if not isinstance(discount, str | Jarvelin):
+            return False
+    return True
+
+
 def evaluate_ranked(
     ranked: RankedLists, measures: MeasuresArg, *, empty: str = "zero", metadata: Mapping[str, Any] | None = None
 ) -> EvaluationResult:
@@ -83,6 +110,8 @@ def evaluate_ranked(
     """
     check_empty_policy(empty)
     parsed = _parse_all(measures)
+    if _judged_items_suffice(ranked, parsed):  # whatever the data, so a query's value never depends on its batch
+        ranked = ranked.judged_items()
     ctx = Context(ranked)
     names: list[str] = []
     columns: list[np.ndarray] = []
@@ -125,7 +154,9 @@ def evaluate_ranked(
             included.append(inc)
             aggregate[name] = aggregate_column(values, inc, weights=weights, kind=family.aggregate)
     n_q = ranked.n_queries
-    straddle = straddling_queries(ranked.offsets, ranked.group_starts, sorted(cutoffs), per_query_cutoffs)
+    straddle = straddling_queries(
+        ranked.offsets, ranked.group_starts, sorted(cutoffs), per_query_cutoffs, ranked.item_positions
+    )
     no_relevant = int((ctx.num_relevant(None) == 0).sum())
     meta: dict[str, Any] = {
         "rankmeter_version": __version__,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -46,6 +46,12 @@ class RankedLists:
         reads the ideal only through grades > 0 (binary relevance with
         ``min_rel`` > 0 or unset, ideal DCG with gains that are 0 for grades
         <= 0); dense evaluation uses it only for such measures.
+    item_positions : ndarray of int64 or None, shape (N,)
+        Sparse lists (:meth:`judged_items`): the 0-based rank of each stored
+        item in its full ranking. ``None``: every ranked item is stored and
+        an item's rank is its place in its segment.
+    list_lengths : ndarray of int64 or None, shape (Q,)
+        Sparse lists: how many items each query ranked (stored or not).
     """
 
     query_ids: np.ndarray
@@ -62,6 +68,8 @@ class RankedLists:
     list_weights: np.ndarray | None = None
     ideal_is_list: bool = False
     ideal_positive_only: bool = False
+    item_positions: np.ndarray | None = None
+    list_lengths: np.ndarray | None = None
 
     @property
     def n_queries(self) -> int:
@@ -69,21 +77,74 @@ class RankedLists:
         return len(self.offsets) - 1
 
     @property
-    def lengths(self) -> np.ndarray:
-        """Number of ranked items of each query."""
+    def is_sparse(self) -> bool:
+        """Whether only some of each query's ranked items are stored (see :meth:`judged_items`)."""
+        return self.item_positions is not None
+
+    @property
+    def segment_sizes(self) -> np.ndarray:
+        """Number of stored items of each query (the ranked items, unless the lists are sparse)."""
         return np.diff(self.offsets)
 
     @property
+    def lengths(self) -> np.ndarray:
+        """Number of ranked items of each query."""
+        return self.segment_sizes if self.list_lengths is None else self.list_lengths
+
+    @property
     def positions(self) -> np.ndarray:
-        """0-based rank of each item inside its query."""
-        return np.arange(len(self.grades)) - np.repeat(self.offsets[:-1], self.lengths)
+        """0-based rank of each stored item inside its query."""
+        if self.item_positions is not None:
+            return self.item_positions
+        return np.arange(len(self.grades)) - np.repeat(self.offsets[:-1], self.segment_sizes)
 
     @property
     def item_query(self) -> np.ndarray:
-        """Query index of each item."""
-        return np.repeat(np.arange(self.n_queries), self.lengths)
+        """Query index of each stored item."""
+        return np.repeat(np.arange(self.n_queries), self.segment_sizes)
 
     @property
     def has_ties(self) -> bool:
         """Whether any two items of one query share a score."""
         return len(self.group_starts) - 1 < len(self.grades)
+
+    def judged_items(self) -> RankedLists:
+        """The same rankings storing only the judged items and every tied group of two or more items.
+
+        Each kept item keeps its rank (``item_positions``) and each query its
+        length (``list_lengths``), so every measure whose unjudged items add
+        nothing -- gains, relevance and judged counts are 0 for them -- has
+        the same value on the sparse lists: DCG, AP, P, R, RR and the rest of
+        the core families under a deterministic tie policy. Tied groups stay
+        whole so tie metadata (groups straddling a cutoff) is unchanged. The
+        ideal arrays are shared.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> r = RankedLists(np.array(["q"]), np.array([0, 5]), np.array([0.0, 2.0, 0.0, 0.0, 1.0]),
+        ...                 np.array([False, True, False, False, True]), np.array([5.0, 4.0, 3.0, 3.0, 1.0]),
+        ...                 np.array([0, 1, 2, 4, 5]), np.array([0, 2]), np.array([2.0, 1.0]), "trec")
+        >>> s = r.judged_items()
+        >>> s.grades.tolist(), s.positions.tolist(), s.lengths.tolist(), s.group_starts.tolist()
+        ([2.0, 0.0, 0.0, 1.0], [1, 2, 3, 4], [5], [0, 1, 3, 4])
+        """
+        sizes = np.diff(self.group_starts)
+        keep = np.repeat(sizes > 1, sizes)
+        keep |= self.judged
+        items = np.flatnonzero(keep)
+        query = np.searchsorted(self.offsets, items, side="right") - 1
+        counts = np.bincount(query, minlength=self.n_queries)
+        positions = items - self.offsets[query] if self.item_positions is None else self.item_positions[items]
+        kept_groups = self.group_starts[:-1][keep[self.group_starts[:-1]]]  # groups are kept whole
+        return replace(
+            self,
+            offsets=np.concatenate(([0], np.cumsum(counts))).astype(np.int64),
+            grades=self.grades[items],
+            judged=self.judged[items],
+            scores=self.scores[items],
+            group_starts=np.append(np.searchsorted(items, kept_groups), len(items)).astype(np.int64),
+            item_weights=None if self.item_weights is None else self.item_weights[items],
+            item_positions=positions,
+            list_lengths=self.lengths,
+        )

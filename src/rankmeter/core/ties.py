@@ -400,12 +400,19 @@ def tie_group_starts(query_codes: np.ndarray, scores: np.ndarray) -> np.ndarray:
 
 
 def straddling_queries(
-    offsets: np.ndarray, group_starts: np.ndarray, cutoffs: list[int], per_query_cutoffs: list[np.ndarray]
+    offsets: np.ndarray,
+    group_starts: np.ndarray,
+    cutoffs: list[int],
+    per_query_cutoffs: list[np.ndarray],
+    positions: np.ndarray | None = None,
 ) -> np.ndarray:
     """Boolean per query: does a tied group straddle one of the cutoffs?
 
     A group occupying 0-based ranks ``a .. a+n-1`` straddles cutoff k when
     ``a < k < a + n``: which of its items fall in the top k depends on the tie rule.
+    ``positions`` gives each item's rank when the lists store only some of
+    their items (``RankedLists.item_positions``); by default an item's rank
+    is its place in its segment.
 
     >>> import numpy as np
     >>> straddling_queries(np.array([0, 3]), np.array([0, 1, 3]), [2], []).tolist()
@@ -421,7 +428,7 @@ def straddling_queries(
         return out
     starts = group_starts[:-1][multi]
     query = np.searchsorted(offsets, starts, side="right") - 1
-    a = starts - offsets[query]
+    a = starts - offsets[query] if positions is None else positions[starts]
     end = a + sizes[multi]
     for k in cutoffs:
         hit = (a < k) & (k < end)
