@@ -95,6 +95,20 @@ def _frame(lib: str, rows, value: str, rename: dict[str, str] | None = None):
     return pa.table(cols)
 
 
+def _large_chunked(rows, value: str) -> pa.Table:
+    def column(values, type_):
+        whole = pa.array(values, type=type_)
+        return pa.chunked_array([whole.slice(0, 3), whole.slice(3, 4), whole.slice(7)], type=type_)
+
+    return pa.table(
+        {
+            "query_id": column([r[0] for r in rows], pa.large_string()),
+            "doc_id": column([r[1] for r in rows], pa.large_string()),
+            value: column([r[2] for r in rows], pa.float64()),
+        }
+    )
+
+
 def _dicts():
     qrels: dict[str, dict[str, float]] = {}
     run: dict[str, dict[str, float]] = {}
@@ -152,6 +166,8 @@ def _inputs(kind: str, tmp_path):
             _frame(lib, RUN_ROWS, "score", rmap),
             {"qrels_columns": qmap, "run_columns": rmap},
         )
+    if kind == "pyarrow-large-chunked":  # pandas' str dtype arrives as chunked large_string; chunks may be slices
+        return _large_chunked(QRELS_ROWS, "relevance"), _large_chunked(RUN_ROWS, "score"), {}
     if kind == "dict":
         q, r = _dicts()
         return q, r, {}
@@ -185,6 +201,7 @@ KINDS = [
     "pandas-renamed",
     "polars-renamed",
     "pyarrow-renamed",
+    "pyarrow-large-chunked",
     "dict",
     "objects",
     "read_qrels/read_run",
