@@ -130,20 +130,25 @@ class RankedLists:
         ([2.0, 0.0, 0.0, 1.0], [1, 2, 3, 4], [5], [0, 1, 3, 4])
         """
         sizes = np.diff(self.group_starts)
-        keep = np.repeat(sizes > 1, sizes)
-        keep |= self.judged
+        multi = np.flatnonzero(sizes > 1)
+        tied_sizes = sizes[multi]
+        within = np.arange(int(tied_sizes.sum())) - np.repeat(np.cumsum(tied_sizes) - tied_sizes, tied_sizes)
+        tied = np.repeat(self.group_starts[multi], tied_sizes) + within  # the items of the groups of two or more
+        keep = self.judged.copy()
+        keep[tied] = True
         items = np.flatnonzero(keep)
         query = np.searchsorted(self.offsets, items, side="right") - 1
         counts = np.bincount(query, minlength=self.n_queries)
         positions = items - self.offsets[query] if self.item_positions is None else self.item_positions[items]
-        kept_groups = self.group_starts[:-1][keep[self.group_starts[:-1]]]  # groups are kept whole
+        starts_group = np.ones(len(items) + 1, dtype=bool)  # every kept item starts a group but a tied follower
+        starts_group[np.searchsorted(items, tied[within > 0])] = False
         return replace(
             self,
             offsets=np.concatenate(([0], np.cumsum(counts))).astype(np.int64),
             grades=self.grades[items],
             judged=self.judged[items],
             scores=self.scores[items],
-            group_starts=np.append(np.searchsorted(items, kept_groups), len(items)).astype(np.int64),
+            group_starts=np.flatnonzero(starts_group),
             item_weights=None if self.item_weights is None else self.item_weights[items],
             item_positions=positions,
             list_lengths=self.lengths,
