@@ -6,6 +6,10 @@
 1.0
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from rankmeter._version import __version__
 from rankmeter.errors import (
     DuplicateEntryError,
@@ -16,9 +20,12 @@ from rankmeter.errors import (
     RankmeterError,
 )
 from rankmeter.evaluate import evaluate, evaluate_arrays, evaluate_lists, evaluate_ranked
-from rankmeter.io import Qrels, Run, read_qrels, read_run
+from rankmeter.io import Qrels, Run
 from rankmeter.measures import FAMILIES, GainTable, Jarvelin, Measure, measure, parse
 from rankmeter.results import EvaluationResult
+
+if TYPE_CHECKING:
+    from rankmeter.io.trec import read_qrels, read_run
 
 
 def evaluate_vectors(*args, **kwargs):  # type: ignore[no-untyped-def]
@@ -36,6 +43,20 @@ def evaluate_stream(*args, **kwargs):  # type: ignore[no-untyped-def]
 
 
 parse_measure = parse
+
+
+def __getattr__(name: str) -> Any:
+    """``read_qrels`` and ``read_run``, which :mod:`rankmeter.io` imports on first use."""
+    if name not in ("read_qrels", "read_run"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from rankmeter import io
+
+    return getattr(io, name)
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = [
     "FAMILIES",

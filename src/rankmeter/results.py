@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import csv
 import io
-import json
 import math
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -85,13 +85,17 @@ class EvaluationResult:
 
     def to_json(self, path: str | Path | None = None, *, indent: int | None = 2) -> str:
         """JSON text of :meth:`to_dict` (NaN written as ``null``); also written to ``path`` if given."""
+        import json
+
         text = json.dumps(_json_safe(self.to_dict()), indent=indent)
         if path is not None:
-            Path(path).write_text(text + "\n")
+            _write_text(path, text + "\n")
         return text
 
     def to_csv(self, path: str | Path | None = None) -> str:
         """Tidy CSV ``query_id,measure,value`` with the aggregate as query ``all``."""
+        import csv
+
         buf = io.StringIO()
         writer = csv.writer(buf, lineterminator="\n")
         writer.writerow(["query_id", "measure", "value"])
@@ -101,7 +105,7 @@ class EvaluationResult:
             writer.writerow(["all", name, repr(value)])
         text = buf.getvalue()
         if path is not None:
-            Path(path).write_text(text)
+            _write_text(path, text)
         return text
 
     def to_pandas(self) -> Any:
@@ -154,6 +158,12 @@ class EvaluationResult:
         for name, value in self.aggregate.items():
             lines.append(f"{name:<22}\tall\t{fmt(name, value)}")
         return "\n".join(lines) + "\n"
+
+
+def _write_text(path: str | Path, text: str) -> None:
+    from pathlib import Path
+
+    Path(path).write_text(text)
 
 
 def _json_safe(obj: Any) -> Any:

@@ -1,4 +1,7 @@
-"""Turn whatever the user passed (path, table, dict, Qrels/Run) into a :class:`Qrels` or :class:`Run`."""
+"""Turn whatever the user passed (path, table, dict, Qrels/Run) into a :class:`Qrels` or :class:`Run`.
+
+The readers of each format are imported when that format is first read.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from rankmeter.errors import InputFormatError
-from rankmeter.io.dicts import qrels_from_dict, run_from_dict
-from rankmeter.io.frames import is_frame, qrels_from_frame, run_from_frame
 from rankmeter.io.tables import Qrels, Run
-from rankmeter.io.trec import read_qrels, read_run
 
 
 def as_qrels(obj: Any, columns: Mapping[str, str] | None = None) -> Qrels:
@@ -18,10 +18,16 @@ def as_qrels(obj: Any, columns: Mapping[str, str] | None = None) -> Qrels:
     if isinstance(obj, Qrels):
         return obj
     if isinstance(obj, str | os.PathLike):
+        from rankmeter.io.trec import read_qrels
+
         return read_qrels(obj)
+    from rankmeter.io.frames import is_frame, qrels_from_frame
+
     if is_frame(obj):
         return qrels_from_frame(obj, columns)
     if isinstance(obj, Mapping):
+        from rankmeter.io.dicts import qrels_from_dict
+
         return qrels_from_dict(obj)
     raise InputFormatError(f"cannot read qrels from {type(obj).__name__}: pass a path, a table or a dict")
 
@@ -31,9 +37,15 @@ def as_run(obj: Any, columns: Mapping[str, str] | None = None) -> Run:
     if isinstance(obj, Run):
         return obj
     if isinstance(obj, str | os.PathLike):
+        from rankmeter.io.trec import read_run
+
         return read_run(obj)
+    from rankmeter.io.frames import is_frame, run_from_frame
+
     if is_frame(obj):
         return run_from_frame(obj, columns)
     if isinstance(obj, Mapping):
+        from rankmeter.io.dicts import run_from_dict
+
         return run_from_dict(obj)
     raise InputFormatError(f"cannot read a run from {type(obj).__name__}: pass a path, a table or a dict")

@@ -19,8 +19,8 @@ import re
 from typing import Any
 
 from rankmeter.errors import MeasureSyntaxError
+from rankmeter.measures._tables import ALIASES, FAMILIES
 from rankmeter.measures.base import Measure
-from rankmeter.measures.registry import ALIASES, FAMILIES
 
 # other tools' spellings of parameters (ir_measures writes the relevance threshold as ``rel``)
 PARAM_ALIASES = {"rel": "min_rel"}

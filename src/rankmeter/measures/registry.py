@@ -3,6 +3,10 @@
 The API, the CLI (``rankmeter measures``), the docs and the invariance tests
 all iterate :data:`FAMILIES`. Adding a measure = one :class:`Family` row, one
 kernel and one row of reference values in the tests.
+
+:data:`FAMILIES` and :data:`ALIASES` live in :mod:`rankmeter.measures._tables`,
+which imports this module (and so every kernel) only when a table is first
+used, and then calls :func:`fill`.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from rankmeter.errors import MeasureSyntaxError
+from rankmeter.measures._tables import ALIASES, FAMILIES
 from rankmeter.measures.kernels import average_precision, counts, dcg, precision, reciprocal_rank
 from rankmeter.measures.params import GainTable, Jarvelin
 
@@ -153,7 +158,7 @@ class Family:
 _GRADED = {"gain": GAIN, "discount": DISCOUNT, "ideal": IDEAL}
 _BINARY = {"min_rel": MIN_REL}
 
-FAMILIES: dict[str, Family] = {
+_CORE_FAMILIES: dict[str, Family] = {
     f.name: f
     for f in [
         Family(
@@ -280,7 +285,7 @@ def _register_extensions() -> None:
         ALIASES.update(getattr(module, "ALIASES", {}))
 
 
-ALIASES: dict[str, str] = {
+_CORE_ALIASES: dict[str, str] = {
     "precision": "p",
     "recall": "r",
     "mrr": "rr",
@@ -297,4 +302,9 @@ ALIASES: dict[str, str] = {
     "average_precision": "ap",
 }
 
-_register_extensions()
+
+def fill() -> None:
+    """Add every family and alias to the (empty) tables: the core ones first, then the extensions'."""
+    FAMILIES.update(_CORE_FAMILIES)
+    ALIASES.update(_CORE_ALIASES)
+    _register_extensions()

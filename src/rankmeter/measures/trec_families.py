@@ -1,7 +1,7 @@
 """The measure families trec_eval computes beyond rankmeter's core set (merged into the registry).
 
-:mod:`rankmeter.measures.registry` imports this module at its end and merges
-:data:`FAMILIES` and :data:`ALIASES` into its own tables, so every family here
+When the measure tables are first used, :func:`rankmeter.measures.registry.fill`
+imports this module and merges :data:`FAMILIES` and :data:`ALIASES` into them, so every family here
 is reachable from :func:`rankmeter.evaluate`, ``rankmeter evaluate -m`` and
 ``rankmeter measures``. The kernels live in :mod:`rankmeter.measures.kernels.trec`.
 

@@ -1,0 +1,75 @@
+"""What ``import rankmeter`` loads, and the measure tables it defers until their first use.
+
+Each check runs in a fresh interpreter, where nothing has been imported yet.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import Any
+
+HEAVY = ("pyarrow", "scipy", "pandas", "polars", "rich", "matplotlib")
+DEFERRED = (
+    "rankmeter.measures.registry",
+    "rankmeter.measures.trec_families",
+    "rankmeter.measures.kernels.dcg",
+    "rankmeter.measures.kernels.trec",
+    "rankmeter.io.trec",
+)
+
+
+def fresh(code: str) -> Any:
+    """The JSON a snippet prints, run by a new interpreter."""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    return json.loads(out)
+
+
+def test_import_loads_no_optional_dependency_and_no_deferred_module() -> None:
+    loaded = fresh(
+        f"import json, sys, rankmeter\nprint(json.dumps([m for m in {HEAVY + DEFERRED!r} if m in sys.modules]))"
+    )
+    assert loaded == []
+
+
+def test_tables_fill_on_first_use_in_registry_order() -> None:
+    got = fresh(
+        "import json, rankmeter\n"
+        "from rankmeter.measures import registry, trec_families\n"
+        "f, a = rankmeter.FAMILIES, registry.ALIASES\n"
+        "print(json.dumps({'same': f is registry.FAMILIES and f is rankmeter.measures.FAMILIES,\n"
+        "  'families': list(f), 'aliases': list(a.items()),\n"
+        "  'expected': [*registry._CORE_FAMILIES, *(x.name for x in trec_families.FAMILIES)],\n"
+        "  'expected_aliases': list({**registry._CORE_ALIASES, **trec_families.ALIASES}.items()),\n"
+        "  'parsed': str(rankmeter.parse('gmap')), 'is_dict': isinstance(f, dict)}))"
+    )
+    assert got["same"] and got["is_dict"]
+    assert got["families"] == got["expected"]
+    assert got["families"][:3] == ["ndcg", "dcg", "idcg"] and "yaap" in got["families"]
+    assert got["aliases"] == got["expected_aliases"]
+    assert got["parsed"] == "gm_map"
+
+
+def test_first_use_from_many_threads_sees_the_whole_table() -> None:
+    got = fresh(
+        "import json, threading, rankmeter\n"
+        "start, seen = threading.Barrier(8), []\n"
+        "def use():\n"
+        "    start.wait()\n"
+        "    seen.append((len(rankmeter.FAMILIES), str(rankmeter.parse('rbp_residual'))))\n"
+        "threads = [threading.Thread(target=use) for _ in range(8)]\n"
+        "[t.start() for t in threads]; [t.join() for t in threads]\n"
+        "print(json.dumps({'seen': seen, 'total': len(rankmeter.FAMILIES)}))"
+    )
+    assert got["seen"] == [[got["total"], "rbp_resid"]] * 8
+
+
+def test_trec_readers_are_reachable_from_the_package() -> None:
+    got = fresh(
+        "import json, rankmeter, rankmeter.io.trec as trec\n"
+        "ns = {}; exec('from rankmeter import *', ns)\n"
+        "print(json.dumps([rankmeter.read_qrels is trec.read_qrels, rankmeter.io.read_run is trec.read_run,\n"
+        "  ns['read_run'] is trec.read_run, 'read_qrels' in dir(rankmeter), 'read_run' in dir(rankmeter.io)]))"
+    )
+    assert got == [True] * 5
