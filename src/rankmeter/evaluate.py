@@ -71,21 +71,26 @@ _JUDGED_ITEM_FAMILIES = (
 )  # fmt: skip
 
 
-def _judged_items_suffice(ranked: RankedLists, measures: list[Measure]) -> bool:
-    """Whether every measure has the same value on :meth:`RankedLists.judged_items` (the sparse lists).
+def _judged_items_suffice(ties: str, measures: list[Measure]) -> bool:
+    """Whether every measure has the same value on sparse lists (:meth:`RankedLists.judged_items`).
 
     Needs a deterministic order (``expected`` averages over tied unjudged
-    items), lists from qrels (dense rows are fully judged), built-in
-    discounts (a user discount could be infinite where an unjudged gain is
-    0) and the ideal from the judgments rather than from the retrieved items.
+    items), built-in discounts (a user discount could be infinite where an
+    unjudged gain is 0) and the ideal from the judgments rather than from
+    the retrieved items. Applies to lists aligned from qrels, not to dense
+    rows (fully judged) or weighted items.
+
+    >>> _judged_items_suffice("trec", [parse("ndcg@10"), parse("map")])
+    True
+    >>> _judged_items_suffice("expected", [parse("ndcg@10")]), _judged_items_suffice("trec", [parse("bpref")])
+    (False, False)
     """
-    if ranked.ties == "expected" or ranked.ideal_is_list or ranked.item_weights is not None or ranked.is_sparse:
+    if ties == "expected":
         return False
     for m in measures:
         if m.family not in _JUDGED_ITEM_FAMILIES or m.param("ideal", "judged") == "retrieved":
             return False
-        discount = m.param("discount", "log2")
-        if not isinstance(discount, str | Jarvelin):
+        if not isinstance(m.param("discount", "log2"), str | Jarvelin):
             return False
     return True
 
@@ -110,7 +115,8 @@ def evaluate_ranked(
     """
     check_empty_policy(empty)
     parsed = _parse_all(measures)
-    if _judged_items_suffice(ranked, parsed):  # whatever the data, so a query's value never depends on its batch
+    aligned = not (ranked.ideal_is_list or ranked.item_weights is not None or ranked.is_sparse)
+    if aligned and _judged_items_suffice(ranked.ties, parsed):  # whatever the data: a value never depends on its batch
         ranked = ranked.judged_items()
     ctx = Context(ranked)
     names: list[str] = []
@@ -242,7 +248,15 @@ def evaluate(
     q = as_qrels(qrels, qrels_columns)
     r = as_run(run, run_columns)
     ranked, info = align(
-        q, r, ties=ties, missing=missing, duplicates=duplicates, depth=depth, judged_only=judged_only, seed=seed
+        q,
+        r,
+        ties=ties,
+        missing=missing,
+        duplicates=duplicates,
+        depth=depth,
+        judged_only=judged_only,
+        seed=seed,
+        judged_items=_judged_items_suffice(ties, parsed),
     )
     extra = {
         "missing": missing,

@@ -16,7 +16,7 @@ from rankmeter.aggregate import aggregate_column, check_empty_policy
 from rankmeter.core.align import align
 from rankmeter.core.ids import to_numpy_str
 from rankmeter.core.ties import check_policy
-from rankmeter.evaluate import MeasuresArg, _parse_all, evaluate_ranked
+from rankmeter.evaluate import MeasuresArg, _judged_items_suffice, _parse_all, evaluate_ranked
 from rankmeter.io.load import as_qrels
 from rankmeter.io.stream import iter_run_chunks
 from rankmeter.io.tables import Qrels, Run
@@ -117,6 +117,7 @@ def evaluate_stream(
                     duplicates=duplicates,
                     depth=depth,
                     judged_only=judged_only,
+                    judged_items=_judged_items_suffice(ties, parsed),
                 )
                 parts.append(evaluate_ranked(ranked, parsed, empty=empty))
             if bar is not None:

@@ -9,6 +9,7 @@ must not change either.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -17,6 +18,7 @@ import rankmeter
 from rankmeter import FAMILIES, parse
 from rankmeter.core.align import align
 from rankmeter.core.ties import straddling_queries
+from rankmeter.errors import PolicyError
 from rankmeter.evaluate import _JUDGED_ITEM_FAMILIES, _judged_items_suffice
 from rankmeter.io.load import as_qrels, as_run
 from rankmeter.measures.kernels.context import Context
@@ -153,15 +155,46 @@ def test_evaluate_gives_the_values_of_the_complete_lists():
     ],
 )
 def test_sparse_lists_only_when_every_measure_allows_them(ties, measure, allowed):
-    ranked = _ranked({"q": {"a": 1}}, {"q": {"a": 1.0, "b": 0.5}}, ties)
-    assert _judged_items_suffice(ranked, [parse(measure), parse("map")]) is allowed
+    assert _judged_items_suffice(ties, [parse(measure), parse("map")]) is allowed
 
 
 def test_a_user_discount_keeps_the_complete_lists():
-    ranked = _ranked({"q": {"a": 1}}, {"q": {"a": 1.0, "b": 0.5}}, "trec")
-    m = rankmeter.measure("ndcg", discount=lambda r: 1.0 / r)
-    assert not _judged_items_suffice(ranked, [m])
+    assert not _judged_items_suffice("trec", [rankmeter.measure("ndcg", discount=lambda r: 1.0 / r)])
 
 
 def test_the_allowed_families_are_core_families():
     assert set(_JUDGED_ITEM_FAMILIES) <= set(CORE_FAMILIES)
+
+
+def test_align_refuses_sparse_lists_under_expected_ties():
+    with pytest.raises(PolicyError, match="judged_items lists need a deterministic tie policy"):
+        align(as_qrels({"q": {"a": 1}}), as_run({"q": {"a": 1.0}}), ties="expected", judged_items=True)
+
+
+@settings(max_examples=80, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    data=judged_runs(),
+    ties=st.sampled_from(DETERMINISTIC),
+    depth=st.sampled_from([None, 1, 3, 8]),
+    judged_only=st.booleans(),
+    missing=st.sampled_from(["zero", "skip"]),
+    shuffle_rows=st.randoms(use_true_random=False),
+    extra=st.booleans(),
+)
+def test_align_builds_the_sparse_lists_directly(data, ties, depth, judged_only, missing, shuffle_rows, extra):
+    """Unsorted rows, run-only queries, repeated rows, depth and -J: the same lists as judged_items()."""
+    qrels, run = data
+    rows = [(q, d, s) for q, docs in run.items() for d, s in docs.items()]
+    if extra:
+        rows += [("run-only", "d0", 1.0)] + rows[:2]  # a query without judgments and two repeated rows
+    shuffle_rows.shuffle(rows)
+    table = pd.DataFrame(rows or [("q0", "d0", 0.0)], columns=["query_id", "doc_id", "score"])
+    options = {"ties": ties, "depth": depth, "judged_only": judged_only, "missing": missing, "seed": 5}
+    options["duplicates"] = "first"
+    full, full_info = align(as_qrels(qrels), as_run(table), **options)
+    sparse, sparse_info = align(as_qrels(qrels), as_run(table), judged_items=True, **options)
+    expected = full.judged_items()
+    for name in ("offsets", "grades", "judged", "scores", "group_starts", "item_positions", "list_lengths",
+                 "ideal_offsets", "ideal_grades", "query_ids"):  # fmt: skip
+        np.testing.assert_array_equal(getattr(sparse, name), getattr(expected, name), err_msg=name)
+    assert sparse_info == full_info

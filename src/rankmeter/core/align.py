@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TypedDict
 
 import numpy as np
 
@@ -15,7 +16,7 @@ from rankmeter.core.ids import (
     string_sort_keys,
 )
 from rankmeter.core.ranked_lists import RankedLists
-from rankmeter.core.ties import check_policy, ranking, tie_group_starts
+from rankmeter.core.ties import Ranking, check_policy, ranking, tie_group_starts, tied_items
 from rankmeter.errors import DuplicateEntryError, PolicyError, where
 from rankmeter.io.tables import Qrels, Run
 
@@ -78,6 +79,7 @@ def align(
     depth: int | None = None,
     judged_only: bool = False,
     seed: int | None = None,
+    judged_items: bool = False,
 ) -> tuple[RankedLists, AlignInfo]:
     """Rank each query's documents and attach their grades and the ideal grades.
 
@@ -98,6 +100,10 @@ def align(
         Drop unjudged documents before ranking (trec_eval ``-J``).
     seed : int, optional
         Seed for ``ties="shuffle"``.
+    judged_items : bool
+        Store only the judged items and the tied groups, with their ranks
+        (:meth:`RankedLists.judged_items`), without building per-item arrays
+        for the unjudged rest; not with ``ties="expected"``.
 
     Returns
     -------
@@ -110,6 +116,8 @@ def align(
     _choose(duplicates, DUPLICATE_POLICIES, "duplicates")
     if depth is not None and depth < 1:
         raise PolicyError(f"depth must be a positive integer, got {depth!r}")
+    if judged_items and ties == "expected":
+        raise PolicyError("judged_items lists need a deterministic tie policy, not ties='expected'")
     if depth is not None and ties == "expected":
         raise PolicyError("depth truncation is not defined for ties='expected'; use a measure cutoff (@k)")
     info = AlignInfo()
@@ -129,11 +137,7 @@ def align(
     rdrop = _rows_to_drop(duplicate_rows(rq, run.doc_ids, doc_keys), run.scores, duplicates, run, "run")
     info.duplicates_dropped = len(qdrop) + len(rdrop)
     match = match_pairs(rq, run.doc_ids, qq, qrels.doc_ids, doc_keys, qrels_rows=qorder)
-    judged_rows = np.flatnonzero(match >= 0)
-    judged = np.zeros(len(rq), dtype=bool)
-    judged[judged_rows] = True
-    grades = np.zeros(len(rq), dtype=np.float64)
-    grades[judged_rows] = qrels.relevance[match[judged_rows]]
+    judged = match >= 0
 
     judged_q = np.flatnonzero(np.bincount(qq_sorted, minlength=len(qvocab)))
     run_counts = np.bincount(rq, minlength=len(qvocab))
@@ -161,18 +165,62 @@ def align(
             info.unjudged_dropped = int((keep_rows & ~judged).sum())
             keep_rows &= judged
         rows = np.flatnonzero(keep_rows)
-        rq, grades, judged = rq[rows], grades[rows], judged[rows]
+        rq, match, judged = rq[rows], match[rows], judged[rows]
+        run_counts = np.bincount(rq, minlength=len(qvocab))
     scores = run.scores if rows is None else run.scores[rows]
+    grades = None
+    if not judged_items or ties in ("optimistic", "pessimistic"):
+        grades = np.zeros(len(rq), dtype=np.float64)
+        grades[judged] = qrels.relevance[match[judged]]
 
     def doc_order(items: np.ndarray) -> list[np.ndarray]:
         return string_sort_keys(run.doc_ids, items if rows is None else rows[items])
 
     ranked_by = ranking(rq, scores, ties=ties, doc_codes=doc_order, grades=grades, judged=judged, seed=seed)
+    ideal_sel = keep[qq_sorted] if len(qq_sorted) else np.zeros(0, bool)
+    ideal_counts = np.bincount(np.searchsorted(evaluated, qq_sorted[ideal_sel]), minlength=len(evaluated))
+    if judged_items:
+        items = _judged_items(ranked_by, rq, scores, match, qrels.relevance, run_counts, evaluated, depth, info)
+    else:
+        assert grades is not None
+        items = _all_items(ranked_by, rq, scores, grades, judged, run_counts[evaluated], depth, info)
+    ranked = RankedLists(
+        query_ids=qvocab[evaluated],
+        ties=ties,
+        ideal_offsets=np.concatenate(([0], np.cumsum(ideal_counts))).astype(np.int64),
+        ideal_grades=qgrades_sorted[ideal_sel].astype(np.float64, copy=False),
+        **items,
+    )
+    return ranked, info
+
+
+class _Items(TypedDict, total=False):
+    """The per-item fields of :class:`RankedLists`."""
+
+    offsets: np.ndarray
+    grades: np.ndarray
+    judged: np.ndarray
+    scores: np.ndarray
+    group_starts: np.ndarray
+    item_positions: np.ndarray
+    list_lengths: np.ndarray
+
+
+def _all_items(
+    ranked_by: Ranking,
+    rq: np.ndarray,
+    scores: np.ndarray,
+    grades: np.ndarray,
+    judged: np.ndarray,
+    counts: np.ndarray,
+    depth: int | None,
+    info: AlignInfo,
+) -> _Items:
+    """The item arrays of every ranked row (``counts``: rows of each evaluated query), cut at ``depth``."""
     if ranked_by.base is not None:  # query and score are equal inside a tied group: only the base order moves them
         rq, scores = rq[ranked_by.base], scores[ranked_by.base]
     grades, judged = ranked_by.apply(grades), ranked_by.apply(judged)
     group_starts = ranked_by.starts
-    counts = np.bincount(rq, minlength=len(qvocab))[evaluated]
     if depth is not None:
         offsets = np.concatenate(([0], np.cumsum(counts)))
         positions = np.arange(len(rq)) - np.repeat(offsets[:-1], counts)
@@ -182,21 +230,63 @@ def align(
             rq, scores, grades, judged = rq[top], scores[top], grades[top], judged[top]
             group_starts = tie_group_starts(rq, scores)
         counts = np.minimum(counts, depth)
-    offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+    return {
+        "offsets": np.concatenate(([0], np.cumsum(counts))).astype(np.int64),
+        "grades": grades,
+        "judged": judged,
+        "scores": scores,
+        "group_starts": group_starts,
+    }
 
-    ideal_sel = keep[qq_sorted] if len(qq_sorted) else np.zeros(0, bool)
-    ideal_counts = np.bincount(np.searchsorted(evaluated, qq_sorted[ideal_sel]), minlength=len(evaluated))
-    ideal_offsets = np.concatenate(([0], np.cumsum(ideal_counts))).astype(np.int64)
 
-    ranked = RankedLists(
-        query_ids=qvocab[evaluated],
-        offsets=offsets,
-        grades=grades.astype(np.float64, copy=False),
-        judged=judged,
-        scores=scores,
-        group_starts=group_starts,
-        ideal_offsets=ideal_offsets,
-        ideal_grades=qgrades_sorted[ideal_sel].astype(np.float64, copy=False),
-        ties=ties,
-    )
-    return ranked, info
+def _judged_items(
+    ranked_by: Ranking,
+    rq: np.ndarray,
+    scores: np.ndarray,
+    match: np.ndarray,
+    relevance: np.ndarray,
+    run_counts: np.ndarray,
+    evaluated: np.ndarray,
+    depth: int | None,
+    info: AlignInfo,
+) -> _Items:
+    """The sparse lists of :meth:`RankedLists.judged_items`, read straight off the ranking.
+
+    Only the judged rows and the tied groups are gathered; a row's rank is its
+    place in the ranking minus where its query starts (queries are ranked in
+    code order).
+    """
+    judged_rows = np.flatnonzero(match >= 0)
+    if ranked_by.base is None:
+        # a row moved by a tie rule lies in a tied group, which is kept whole
+        judged_at = judged_rows
+    else:
+        inverse = np.empty(len(ranked_by.base), dtype=np.int64)
+        inverse[ranked_by.base] = np.arange(len(ranked_by.base))
+        judged_at = np.sort(inverse[judged_rows])
+    at = np.union1d(judged_at, tied_items(ranked_by.starts)[0])
+    rows = ranked_by.rows_at(at)
+    query, kept_scores, kept_match = rq[rows], scores[rows], match[rows]
+    judged = kept_match >= 0
+    grades = np.zeros(len(rows), dtype=np.float64)
+    grades[judged] = relevance[kept_match[judged]]
+    query_start = np.cumsum(run_counts) - run_counts
+    positions = at - query_start[query]
+    lengths = run_counts[evaluated]
+    if depth is not None:
+        info.truncated_by_depth = int(np.maximum(lengths - depth, 0).sum())
+        lengths = np.minimum(lengths, depth)
+        fields = [f[positions < depth] for f in (query, kept_scores, judged, grades, positions)]
+        kept = fields[2].copy()  # judged, and the tied groups the depth left with two or more items
+        kept[tied_items(tie_group_starts(fields[0], fields[1]))[0]] = True
+        query, kept_scores, judged, grades, positions = (f[kept] for f in fields)
+    counts = np.bincount(query, minlength=len(run_counts))[evaluated]
+    return {
+        "offsets": np.concatenate(([0], np.cumsum(counts))).astype(np.int64),
+        "grades": grades,
+        "judged": judged,
+        "scores": kept_scores,
+        "group_starts": tie_group_starts(query, kept_scores),
+        "item_positions": positions.astype(np.int64, copy=False),
+        "list_lengths": lengths.astype(np.int64, copy=False),
+    }

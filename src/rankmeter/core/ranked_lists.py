@@ -6,6 +6,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from rankmeter.core.ties import tie_group_starts, tied_items
+
 
 @dataclass(frozen=True)
 class RankedLists:
@@ -129,26 +131,20 @@ class RankedLists:
         >>> s.grades.tolist(), s.positions.tolist(), s.lengths.tolist(), s.group_starts.tolist()
         ([2.0, 0.0, 0.0, 1.0], [1, 2, 3, 4], [5], [0, 1, 3, 4])
         """
-        sizes = np.diff(self.group_starts)
-        multi = np.flatnonzero(sizes > 1)
-        tied_sizes = sizes[multi]
-        within = np.arange(int(tied_sizes.sum())) - np.repeat(np.cumsum(tied_sizes) - tied_sizes, tied_sizes)
-        tied = np.repeat(self.group_starts[multi], tied_sizes) + within  # the items of the groups of two or more
         keep = self.judged.copy()
-        keep[tied] = True
+        keep[tied_items(self.group_starts)[0]] = True  # tied groups stay whole
         items = np.flatnonzero(keep)
         query = np.searchsorted(self.offsets, items, side="right") - 1
         counts = np.bincount(query, minlength=self.n_queries)
         positions = items - self.offsets[query] if self.item_positions is None else self.item_positions[items]
-        starts_group = np.ones(len(items) + 1, dtype=bool)  # every kept item starts a group but a tied follower
-        starts_group[np.searchsorted(items, tied[within > 0])] = False
+        scores = self.scores[items]
         return replace(
             self,
             offsets=np.concatenate(([0], np.cumsum(counts))).astype(np.int64),
             grades=self.grades[items],
             judged=self.judged[items],
-            scores=self.scores[items],
-            group_starts=np.flatnonzero(starts_group),
+            scores=scores,
+            group_starts=tie_group_starts(query, scores),  # kept singletons never tie: their groups stay apart
             item_weights=None if self.item_weights is None else self.item_weights[items],
             item_positions=positions,
             list_lengths=self.lengths,

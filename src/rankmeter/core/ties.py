@@ -126,6 +126,21 @@ class Ranking:
         """The full permutation: ``scores[order]`` is the ranking."""
         return self.apply(np.arange(len(self.starts) and int(self.starts[-1]), dtype=np.int64))
 
+    def rows_at(self, positions: np.ndarray) -> np.ndarray:
+        """Input index of the item at each of the (ascending) ranked ``positions``: ``order()[positions]``.
+
+        >>> import numpy as np
+        >>> r = ranking(np.array([0, 0, 0]), np.array([1.0, 2.0, 1.0]), ties="trec", doc_codes=np.arange(3))
+        >>> r.rows_at(np.array([0, 2])).tolist(), r.order().tolist()
+        ([1, 0], [1, 2, 0])
+        """
+        at = np.array(positions, dtype=np.int64)
+        if len(self.moved) and len(at):
+            i = np.searchsorted(self.moved, at).clip(max=len(self.moved) - 1)
+            hit = self.moved[i] == at
+            at[hit] = self.source[i[hit]]
+        return at if self.base is None else self.base[at]
+
 
 def rank_order(
     query_codes: np.ndarray,
@@ -218,15 +233,12 @@ def ranking(
     else:
         starts = tie_group_starts(query_codes[base], scores[base])
     none = np.zeros(0, dtype=np.int64)
-    sizes = np.diff(starts)
-    multi = np.flatnonzero(sizes > 1)
-    if ties in ("stable", "expected") or len(scores) < 2 or not len(multi):
+    if ties in ("stable", "expected") or len(scores) < 2:
         return Ranking(base, starts, none, none)
-    tied_sizes = sizes[multi]
-    group = np.repeat(np.arange(len(multi)), tied_sizes)
-    tied_pos = np.repeat(starts[:-1][multi], tied_sizes) + (
-        np.arange(len(group)) - np.repeat(np.concatenate(([0], np.cumsum(tied_sizes)[:-1])), tied_sizes)
-    )
+    tied_pos, tied_sizes = tied_items(starts)
+    if not len(tied_pos):
+        return Ranking(base, starts, none, none)
+    group = np.repeat(np.arange(len(tied_sizes)), tied_sizes)
     rows = base[tied_pos] if base is not None else tied_pos
     keys: list[np.ndarray]
     if ties == "trec":
@@ -397,6 +409,21 @@ def tie_group_starts(query_codes: np.ndarray, scores: np.ndarray) -> np.ndarray:
         return np.zeros(1, dtype=np.int64)
     change = (query_codes[1:] != query_codes[:-1]) | (scores[1:] != scores[:-1])
     return np.concatenate(([0], np.flatnonzero(change) + 1, [n])).astype(np.int64)
+
+
+def tied_items(group_starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The items of the tied groups of two or more (ascending) and the size of each such group.
+
+    >>> import numpy as np
+    >>> items, sizes = tied_items(np.array([0, 1, 3, 4, 7]))
+    >>> items.tolist(), sizes.tolist()
+    ([1, 2, 4, 5, 6], [2, 3])
+    """
+    sizes = np.diff(group_starts)
+    multi = np.flatnonzero(sizes > 1)
+    tied_sizes = sizes[multi]
+    within = np.arange(int(tied_sizes.sum())) - np.repeat(np.cumsum(tied_sizes) - tied_sizes, tied_sizes)
+    return np.repeat(group_starts[multi], tied_sizes) + within, tied_sizes
 
 
 def straddling_queries(
