@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 import rankmeter
 from rankmeter import FAMILIES, parse
 from rankmeter.core.align import align
-from rankmeter.core.ties import straddling_queries
+from rankmeter.core.ties import ranking, straddling_queries, tie_group_starts, tied_items, tied_runs
 from rankmeter.errors import PolicyError
 from rankmeter.evaluate import _JUDGED_ITEM_FAMILIES, _judged_items_suffice
 from rankmeter.io.load import as_qrels, as_run
@@ -198,3 +198,19 @@ def test_align_builds_the_sparse_lists_directly(data, ties, depth, judged_only, 
                  "ideal_offsets", "ideal_grades", "query_ids"):  # fmt: skip
         np.testing.assert_array_equal(getattr(sparse, name), getattr(expected, name), err_msg=name)
     assert sparse_info == full_info
+
+
+@settings(max_examples=100, deadline=None, database=None)
+@given(
+    query=st.lists(st.integers(0, 3), max_size=40).map(sorted),
+    data=st.data(),
+)
+def test_tied_runs_are_the_groups_of_two_or_more(query, data):
+    scores = np.array(data.draw(st.lists(st.sampled_from([0.0, 1.0, 2.0]), min_size=len(query), max_size=len(query))))
+    query = np.array(query, dtype=np.int64)
+    items, sizes = tied_runs(query, scores)
+    want_items, want_sizes = tied_items(tie_group_starts(query, scores))
+    np.testing.assert_array_equal(items, want_items)
+    np.testing.assert_array_equal(sizes, want_sizes)
+    ranked = ranking(query, scores, ties="stable")
+    np.testing.assert_array_equal(ranked.starts, tie_group_starts(query[ranked.order()], scores[ranked.order()]))

@@ -16,7 +16,7 @@ from rankmeter.core.ids import (
     string_sort_keys,
 )
 from rankmeter.core.ranked_lists import RankedLists
-from rankmeter.core.ties import Ranking, check_policy, ranking, tie_group_starts, tied_items
+from rankmeter.core.ties import Ranking, check_policy, ranking, tie_group_starts, tied_runs
 from rankmeter.errors import DuplicateEntryError, PolicyError, where
 from rankmeter.io.tables import Qrels, Run
 
@@ -264,7 +264,7 @@ def _judged_items(
         inverse = np.empty(len(ranked_by.base), dtype=np.int64)
         inverse[ranked_by.base] = np.arange(len(ranked_by.base))
         judged_at = np.sort(inverse[judged_rows])
-    at = np.union1d(judged_at, tied_items(ranked_by.starts)[0])
+    at = np.union1d(judged_at, ranked_by.tied)
     rows = ranked_by.rows_at(at)
     query, kept_scores, kept_match = rq[rows], scores[rows], match[rows]
     judged = kept_match >= 0
@@ -278,7 +278,7 @@ def _judged_items(
         lengths = np.minimum(lengths, depth)
         fields = [f[positions < depth] for f in (query, kept_scores, judged, grades, positions)]
         kept = fields[2].copy()  # judged, and the tied groups the depth left with two or more items
-        kept[tied_items(tie_group_starts(fields[0], fields[1]))[0]] = True
+        kept[tied_runs(fields[0], fields[1])[0]] = True
         query, kept_scores, judged, grades, positions = (f[kept] for f in fields)
     counts = np.bincount(query, minlength=len(run_counts))[evaluated]
     return {

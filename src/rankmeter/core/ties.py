@@ -94,8 +94,13 @@ class Ranking:
     base : ndarray of int64 or None
         Permutation ordering items by query, then score descending, ties in
         input order; None when the input already is in that order.
-    starts : ndarray of int64
-        CSR boundaries of the tied groups (equal query and score) in ranked order.
+    size : int
+        Number of items.
+    tied : ndarray of int64
+        Ranked positions of the items of the tied groups (equal query and
+        score) of two or more, ascending ...
+    tied_sizes : ndarray of int64
+        ... and the size of each of those groups.
     moved : ndarray of int64
         Ranked positions whose item the tie rule changed ...
     source : ndarray of int64
@@ -103,9 +108,26 @@ class Ranking:
     """
 
     base: np.ndarray | None
-    starts: np.ndarray
+    size: int
+    tied: np.ndarray
+    tied_sizes: np.ndarray
     moved: np.ndarray
     source: np.ndarray
+
+    @property
+    def starts(self) -> np.ndarray:
+        """CSR boundaries of all tied groups in ranked order (one per item when nothing ties).
+
+        >>> import numpy as np
+        >>> ranking(np.array([0, 0, 0, 1]), np.array([1.0, 1.0, 0.5, 2.0]), ties="stable").starts.tolist()
+        [0, 2, 3, 4]
+        """
+        boundary = np.ones(self.size + 1, dtype=bool)
+        first = np.cumsum(self.tied_sizes) - self.tied_sizes
+        follower = np.ones(len(self.tied), dtype=bool)
+        follower[first] = False
+        boundary[self.tied[follower]] = False
+        return np.flatnonzero(boundary)
 
     def apply(self, values: np.ndarray) -> np.ndarray:
         """``values`` (one per item, input order) in ranked order.
@@ -124,7 +146,7 @@ class Ranking:
 
     def order(self) -> np.ndarray:
         """The full permutation: ``scores[order]`` is the ranking."""
-        return self.apply(np.arange(len(self.starts) and int(self.starts[-1]), dtype=np.int64))
+        return self.apply(np.arange(self.size, dtype=np.int64))
 
     def rows_at(self, positions: np.ndarray) -> np.ndarray:
         """Input index of the item at each of the (ascending) ranked ``positions``: ``order()[positions]``.
@@ -228,16 +250,12 @@ def ranking(
         raise PolicyError(f"ties={ties!r} needs relevance grades")
     scores = np.asarray(scores)
     base = _base(query_codes, scores)
-    if base is None:
-        starts = tie_group_starts(query_codes, scores)
-    else:
-        starts = tie_group_starts(query_codes[base], scores[base])
+    tied_pos, tied_sizes = (
+        tied_runs(query_codes, scores) if base is None else tied_runs(query_codes[base], scores[base])
+    )
     none = np.zeros(0, dtype=np.int64)
-    if ties in ("stable", "expected") or len(scores) < 2:
-        return Ranking(base, starts, none, none)
-    tied_pos, tied_sizes = tied_items(starts)
-    if not len(tied_pos):
-        return Ranking(base, starts, none, none)
+    if ties in ("stable", "expected") or not len(tied_pos):
+        return Ranking(base, len(scores), tied_pos, tied_sizes, none, none)
     group = np.repeat(np.arange(len(tied_sizes)), tied_sizes)
     rows = base[tied_pos] if base is not None else tied_pos
     keys: list[np.ndarray]
@@ -252,7 +270,9 @@ def ranking(
         g = np.maximum(np.asarray(grades, dtype=np.float64)[rows], 0.0)  # negative grades gain like 0
         j = np.zeros(len(rows)) if judged is None else np.asarray(judged, dtype=np.float64)[rows]
         keys = [sign * j, sign * g]  # lexsort: last key is the primary one
-    return Ranking(base, starts, tied_pos, tied_pos[_order_in_groups(keys, group, tied_sizes)])
+    return Ranking(
+        base, len(scores), tied_pos, tied_sizes, tied_pos, tied_pos[_order_in_groups(keys, group, tied_sizes)]
+    )
 
 
 def _order_in_groups(keys: list[np.ndarray], group: np.ndarray, sizes: np.ndarray) -> np.ndarray:
@@ -424,6 +444,31 @@ def tied_items(group_starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     tied_sizes = sizes[multi]
     within = np.arange(int(tied_sizes.sum())) - np.repeat(np.cumsum(tied_sizes) - tied_sizes, tied_sizes)
     return np.repeat(group_starts[multi], tied_sizes) + within, tied_sizes
+
+
+def tied_runs(query_codes: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`tied_items` of ranked items, found without listing every group.
+
+    >>> import numpy as np
+    >>> items, sizes = tied_runs(np.array([0, 0, 0, 1, 1, 1, 1]), np.array([3.0, 2, 2, 5, 4, 4, 4]))
+    >>> items.tolist(), sizes.tolist()
+    ([1, 2, 4, 5, 6], [2, 3])
+    """
+    none = np.zeros(0, dtype=np.int64)
+    if len(scores) < 2:
+        return none, none
+    follows = np.flatnonzero((scores[1:] == scores[:-1]) & (query_codes[1:] == query_codes[:-1])) + 1
+    if not len(follows):
+        return none, none
+    new_group = np.concatenate(([True], follows[1:] != follows[:-1] + 1))
+    sizes = np.bincount(np.cumsum(new_group) - 1) + 1
+    items = np.empty(len(follows) + len(sizes), dtype=np.int64)
+    first = np.cumsum(sizes) - sizes
+    is_first = np.zeros(len(items), dtype=bool)
+    is_first[first] = True
+    items[is_first] = follows[new_group] - 1
+    items[~is_first] = follows
+    return items, sizes.astype(np.int64)
 
 
 def straddling_queries(
