@@ -113,3 +113,64 @@ def test_duplicate_rows_is_exact_when_keys_collide(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(ids, "hash_keys", lambda arr: np.zeros(len(arr), dtype=np.uint64))
     got = duplicate_rows(np.array([0, 0, 0, 1, 0]), pa.array(["a", "b", "c", "a", "b"]))
     assert got.tolist() == [[1, 4]]
+
+
+_M64 = (1 << 64) - 1
+
+
+def _reference_key(value: str) -> int:
+    """hash_keys of one string, written out with Python integers: the definition the vectorised fold keeps."""
+    from rankmeter.core.string_keys import _MIX, _MULT
+
+    mult, mix, data = int(_MULT), int(_MIX), value.encode("utf-8")
+    length = len(data)
+
+    def word(at: int, size: int = 8) -> int:
+        return int.from_bytes(data[at : at + size], "little")
+
+    key = (length * mult) & _M64
+    key = (key * mix + (word(0) if length >= 8 else word(0, length))) & _M64
+    for j in range(1, (length + 7) // 8):
+        key = (key * mix + word(min(8 * j, length - 8))) & _M64
+    key ^= key >> 29
+    key = (key * mult) & _M64
+    return key ^ (key >> 32)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(ids_text, min_size=1, max_size=60), st.integers(1, 70))
+def test_hash_keys_follow_their_definition_in_every_chunk_shape(values: list[str], chunk: int) -> None:
+    # chunks mixing short, 8-byte and long strings take different paths through the fold
+    keys = hash_keys(pa.array(values, pa.string()), chunk=chunk)
+    assert keys.tolist() == [_reference_key(v) for v in values]
+
+
+def test_hash_keys_follow_their_definition_when_few_or_most_strings_are_long() -> None:
+    few = ["abcdefgh"] * 9 + ["abcdefgh-and-more-than-sixteen-bytes"]
+    most = ["a", "abcdefghijklmnopq", "abcdefghijklmnopqrstu", "x" * 40, "12345678z"]
+    sliced = pa.array(["skip", *most])[1:]  # an array with an offset
+    for arr in (pa.array(few), pa.array(most), sliced):
+        assert hash_keys(arr).tolist() == [_reference_key(v) for v in arr.to_pylist()]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(-(2**62), 2**62), max_size=40), st.integers(0, 2**64 - 1))
+def test_pair_keys_mix_each_code_the_same_way_on_both_paths(codes: list[int], key: int) -> None:
+    from rankmeter.core.string_keys import _mix_codes, pair_keys
+
+    keys = np.full(len(codes), key, dtype=np.uint64)
+    arr = np.array(codes, dtype=np.int64)
+    expected = _mix_codes(arr.astype(np.uint64)) ^ keys  # row by row
+    assert pair_keys(arr, keys).tolist() == expected.tolist()
+    small = np.abs(arr) % 7  # small non-negative codes: mixed once per value and gathered
+    assert pair_keys(small, keys).tolist() == (_mix_codes(small.astype(np.uint64)) ^ keys).tolist()
+    assert pair_keys(small.astype(np.int32), keys).tolist() == pair_keys(small, keys).tolist()
+
+
+def test_pair_keys_return_a_new_array() -> None:
+    from rankmeter.core.string_keys import pair_keys
+
+    keys = np.array([1, 2, 3], dtype=np.uint64)
+    out = pair_keys(np.array([0, 1, 0]), keys)
+    out.sort()
+    assert keys.tolist() == [1, 2, 3]

@@ -42,13 +42,14 @@ def to_numpy_str(col: IdColumn) -> np.ndarray:
     return np.asarray(col).astype(str, copy=False)
 
 
-def encode(col: IdColumn) -> tuple[np.ndarray, np.ndarray]:
-    """Sorted unique ids and the code of each row.
+def _encoded(col: IdColumn) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """:func:`encode` in two parts: ``(vocabulary, codes, indices)``.
 
-    >>> import numpy as np
-    >>> vocab, codes = encode(np.array(["q2", "q10", "q2"]))
-    >>> vocab.tolist(), codes.tolist()
-    (['q10', 'q2'], [1, 0, 1])
+    With ``indices`` None, ``codes`` holds the code of every row; otherwise
+    (an arrow column whose dictionary codes come with it) ``codes`` maps each
+    dictionary entry to its vocabulary code and the rows' codes are
+    ``codes[indices]``, a gather left to the caller so that composed maps
+    touch the rows once.
     """
     if _is_arrow(col):
         import pyarrow as pa
@@ -58,13 +59,31 @@ def encode(col: IdColumn) -> tuple[np.ndarray, np.ndarray]:
             enc = _arrow_array(col).dictionary_encode()
         dictionary = to_numpy_str(enc.dictionary)
         order = np.argsort(dictionary, kind="stable")
-        if len(order) > 1 and (dictionary[order][1:] == dictionary[order][:-1]).any():
-            return encode(_arrow_array(col))  # a dictionary that repeats a value: encode the strings
+        vocab = dictionary[order]
+        if len(order) > 1 and (vocab[1:] == vocab[:-1]).any():
+            return _encoded(_arrow_array(col))  # a dictionary that repeats a value: encode the strings
         rank = np.empty(len(order), dtype=np.int64)
         rank[order] = np.arange(len(order))
-        return dictionary[order], rank[arrow_to_numpy(enc.indices).astype(np.int64)]
+        return vocab, rank, arrow_to_numpy(enc.indices)
     vocab, inverse = np.unique(to_numpy_str(col), return_inverse=True)
-    return vocab, inverse.astype(np.int64).reshape(-1)
+    return vocab, inverse.astype(np.int64, copy=False).reshape(-1), None
+
+
+def _row_codes(codes: np.ndarray, indices: np.ndarray | None) -> np.ndarray:
+    """The code of every row from an :func:`_encoded` pair (one pass over the rows, no index widening)."""
+    return codes if indices is None else codes[indices]
+
+
+def encode(col: IdColumn) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted unique ids and the code of each row.
+
+    >>> import numpy as np
+    >>> vocab, codes = encode(np.array(["q2", "q10", "q2"]))
+    >>> vocab.tolist(), codes.tolist()
+    (['q10', 'q2'], [1, 0, 1])
+    """
+    vocab, codes, indices = _encoded(col)
+    return vocab, _row_codes(codes, indices)
 
 
 def intern(*columns: IdColumn) -> tuple[np.ndarray, list[np.ndarray]]:
@@ -84,9 +103,10 @@ def intern(*columns: IdColumn) -> tuple[np.ndarray, list[np.ndarray]]:
     >>> vocab.tolist(), a.tolist(), b.tolist()
     (['d1', 'd10', 'd2'], [2, 1], [2, 0])
     """
-    encoded = [encode(c) for c in columns]
-    vocabulary = np.unique(np.concatenate([v for v, _ in encoded])) if encoded else np.zeros(0, str)
-    codes = [np.searchsorted(vocabulary, v)[c] if len(c) else c for v, c in encoded]
+    encoded = [_encoded(c) for c in columns]
+    vocabulary = np.unique(np.concatenate([v for v, _, _ in encoded])) if encoded else np.zeros(0, str)
+    # each column's own codes are composed with its vocabulary's place in the shared one before the rows are read
+    codes = [_row_codes(np.searchsorted(vocabulary, v)[c] if len(c) else c, i) for v, c, i in encoded]
     return vocabulary, codes
 
 
@@ -214,17 +234,21 @@ def match_pairs(
     rkeys = document_keys(run_docs) if run_keys is None else run_keys
     qkeys = document_keys(qrels_docs)
     if rkeys is not None and qkeys is not None:
-        rk, qk = pair_keys(run_codes, rkeys), pair_keys(qrels_codes[rows], qkeys[rows])
+        qk = pair_keys(qrels_codes[rows], qkeys[rows])
         qorder = np.argsort(qk)
         sqk = qk[qorder]
         if not (sqk[1:] == sqk[:-1]).any():
             bits = max(12, min(24, int(len(sqk)).bit_length() + 6))  # ~1-2% of unmatched rows pass the bitmap
             mask = np.uint64((1 << bits) - 1)
             table = np.zeros(1 << bits, dtype=bool)
-            table[(sqk & mask).astype(np.intp)] = True
-            cand = np.flatnonzero(table[(rk & mask).astype(np.intp)])
-            pos = np.minimum(np.searchsorted(sqk, rk[cand]), len(sqk) - 1)
-            hit = sqk[pos] == rk[cand]
+            table[(sqk & mask).view(np.intp)] = True
+            slots = pair_keys(run_codes, rkeys)  # a new array: masked in place, the candidates' keys are redone
+            slots &= mask
+            cand = np.flatnonzero(table[slots.view(np.intp)])
+            del slots
+            rk = pair_keys(run_codes[cand], rkeys[cand])
+            pos = np.minimum(np.searchsorted(sqk, rk), len(sqk) - 1)
+            hit = sqk[pos] == rk
             cand, qrow = cand[hit], rows[qorder[pos[hit]]]
             same = (run_codes[cand] == qrels_codes[qrow]) & equal_strings(
                 StringBuffers(_arrow_array(run_docs)), cand, StringBuffers(_arrow_array(qrels_docs)), qrow
@@ -277,30 +301,61 @@ def duplicate_rows(query_codes: np.ndarray, doc_col: IdColumn, doc_keys: np.ndar
     if hashes is None:
         _, dcodes = encode(doc_col)
         keys = query_codes.astype(np.int64) * (int(dcodes.max()) + 1 if len(dcodes) else 1) + dcodes
-        order = np.argsort(keys, kind="stable")
-        same = np.flatnonzero(keys[order][1:] == keys[order][:-1])
-        return np.stack((order[same], order[same + 1]), axis=1) if len(same) else np.zeros((0, 2), np.int64)
-    keys = pair_keys(query_codes, hashes)
-    if not (np.diff(np.sort(keys)) == 0).any():
-        return np.zeros((0, 2), np.int64)
-    order = np.argsort(keys, kind="stable")
-    sk = keys[order]
-    in_run = np.zeros(len(sk), dtype=bool)
-    eq = sk[1:] == sk[:-1]
-    in_run[1:] |= eq
-    in_run[:-1] |= eq
-    candidates = np.sort(order[in_run])
+        return _first_and_repeats(keys, np.arange(len(keys)))
+    candidates = _repeated_rows(pair_keys(query_codes, hashes))
     if not len(candidates):
         return np.zeros((0, 2), np.int64)
     # exact check among the (few) candidates
     text = np.char.add(np.char.add(query_codes[candidates].astype(str), "\x00"), take(doc_col, candidates))
-    _, inverse = np.unique(text, return_inverse=True)
-    inverse = inverse.reshape(-1)
-    first_of = np.full(int(inverse.max()) + 1, -1, dtype=np.int64)
-    seen_order = np.argsort(inverse, kind="stable")
-    grp = inverse[seen_order]
-    head = np.concatenate(([True], grp[1:] != grp[:-1]))
-    first_of[grp[head]] = candidates[seen_order[head]]
-    repeat = ~head
-    pairs = np.stack((first_of[grp[repeat]], candidates[seen_order[repeat]]), axis=1)
+    return _first_and_repeats(np.unique(text, return_inverse=True)[1].reshape(-1), candidates)
+
+
+def _first_and_repeats(keys: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``(first, repeat)`` row pairs of equal ``keys``, ordered by the repeating row (``rows`` ascending).
+
+    >>> import numpy as np
+    >>> _first_and_repeats(np.array([5, 7, 5, 5, 7]), np.array([0, 2, 3, 8, 9])).tolist()
+    [[0, 3], [0, 8], [2, 9]]
+    """
+    order = np.argsort(keys, kind="stable")  # stable: the first row of equal keys leads them
+    sorted_keys = keys[order]
+    head = np.ones(len(order), dtype=bool)
+    head[1:] = sorted_keys[1:] != sorted_keys[:-1]
+    first = rows[order[head]][np.cumsum(head) - 1]
+    pairs = np.stack((first[~head], rows[order[~head]]), axis=1).astype(np.int64, copy=False)
     return pairs[np.argsort(pairs[:, 1], kind="stable")]
+
+
+def _repeated_rows(keys: np.ndarray) -> np.ndarray:
+    """Rows, ascending, whose 64-bit key occurs more than once in ``keys``.
+
+    Half of each key (32 bits) is sorted first -- half the bytes of a full
+    sort, and every repeated key repeats its half -- and only the rows whose
+    half repeats (a bitmap, then a search) have their full keys compared.
+
+    >>> import numpy as np
+    >>> _repeated_rows(np.array([7, 1 << 40, 7, 3, (1 << 40) + 3, 3], dtype=np.uint64)).tolist()
+    [0, 2, 3, 5]
+    """
+    keys = np.ascontiguousarray(keys, dtype=np.uint64)
+    halves = keys.view(np.uint32)[::2]  # either half will do: no byte order is assumed
+    sorted_halves = np.sort(halves)
+    repeated = sorted_halves[1:][sorted_halves[1:] == sorted_halves[:-1]]
+    if not len(repeated):
+        return np.zeros(0, dtype=np.int64)
+    bits = max(12, min(24, int(len(repeated)).bit_length() + 6))
+    mask = np.uint32((1 << bits) - 1)
+    table = np.zeros(1 << bits, dtype=bool)
+    table[repeated & mask] = True
+    slots = np.bitwise_and(halves, mask, out=sorted_halves)  # the sorted copy is no longer needed
+    rows = np.flatnonzero(table[slots])
+    pos = np.minimum(np.searchsorted(repeated, halves[rows]), len(repeated) - 1)
+    rows = rows[repeated[pos] == halves[rows]]
+    # among those rows, the full keys
+    order = np.argsort(keys[rows], kind="stable")
+    sk = keys[rows][order]
+    in_run = np.zeros(len(sk), dtype=bool)
+    eq = sk[1:] == sk[:-1]
+    in_run[1:] |= eq
+    in_run[:-1] |= eq
+    return np.sort(rows[order[in_run]])

@@ -106,25 +106,41 @@ def hash_keys(arr: Any, chunk: int = 1 << 16) -> np.ndarray:
 
 def _fold(buffers: StringBuffers, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """Polynomial fold of the words of each string; the last word overlaps so no byte is read past its end."""
-    key = lengths.astype(np.uint64) * _MULT
+    key = lengths.astype(np.uint64)
+    key *= _MULT
     if not len(lengths):
         return key
-    n_words = (int(lengths.max()) + 7) // 8
-    short = np.flatnonzero(lengths < 8)
-    word = buffers.words(np.maximum(starts + np.minimum(lengths - 8, 0), 0))
-    if len(short):  # a string under 8 bytes: keep its own bytes only
-        word[short] = buffers.words(starts[short]) & _LOW_BYTES[lengths[short]]
+    shortest, longest = int(lengths.min()), int(lengths.max())
+    word = buffers.words(starts)
+    if shortest < 8:  # a string under 8 bytes: keep its own bytes only
+        short = np.flatnonzero(lengths < 8)
+        word[short] &= _LOW_BYTES[lengths[short]]
     key *= _MIX
     key += word
-    for j in range(1, n_words):  # only strings longer than 8 j bytes have a word j
-        longer = lengths > 8 * j
-        if longer.all():
+    ends = starts + lengths if longest > 8 else starts
+    for j in range(1, (longest + 7) // 8):  # only strings longer than 8 j bytes have a word j
+        if shortest > 8 * j:  # all of them: word j starts at byte 8 j, or 8 bytes before the end if that is earlier
+            if shortest >= 8 * j + 8:
+                at = starts + 8 * j
+            elif longest <= 8 * j + 8:
+                at = ends - 8
+            else:
+                at = np.minimum(starts + 8 * j, ends - 8)
             key *= _MIX
-            key += buffers.words(np.minimum(starts + 8 * j, starts + lengths - 8))
+            key += buffers.words(at)
             continue
-        rows = np.flatnonzero(longer)
-        at = np.minimum(starts[rows] + 8 * j, starts[rows] + lengths[rows] - 8)
-        key[rows] = key[rows] * _MIX + buffers.words(at)
+        longer = lengths > 8 * j
+        if np.count_nonzero(longer) * 4 < len(lengths):  # few: update those rows only
+            rows = np.flatnonzero(longer)
+            at = np.minimum(starts[rows] + 8 * j, ends[rows] - 8)
+            key[rows] = key[rows] * _MIX + buffers.words(at)
+            continue
+        # most: fold every row and keep the result where the string has a word j
+        at = np.minimum(starts + 8 * j, ends - 8)
+        np.maximum(at, 0, out=at)  # the rows left out may point before the data; their word is not used
+        folded = key * _MIX
+        folded += buffers.words(at)
+        np.copyto(key, folded, where=longer)
     key ^= key >> np.uint64(29)
     key *= _MULT
     key ^= key >> np.uint64(32)
@@ -151,15 +167,32 @@ def equal_strings(a: StringBuffers, rows_a: np.ndarray, b: StringBuffers, rows_b
 def pair_keys(codes: np.ndarray, keys: np.ndarray) -> np.ndarray:
     """Combine an integer code (a query) with a string key (its document) into one 64-bit key.
 
+    Always a new array (callers may sort it in place). Codes that are small
+    non-negative integers -- query codes -- are mixed once per distinct value
+    and gathered; others are mixed row by row, with the same result.
+
     >>> import numpy as np
     >>> k = np.array([5, 5], dtype=np.uint64)
     >>> p = pair_keys(np.array([0, 1]), k)
     >>> bool(p[0] != p[1])
     True
     """
-    mixed = (codes.astype(np.uint64) + np.uint64(1)) * _MIX
-    mixed ^= mixed >> np.uint64(31)
-    return keys ^ (mixed * _MULT)
+    codes = np.asarray(codes)
+    if len(codes) and codes.dtype.kind in "iu" and int(codes.min()) >= 0 and int(codes.max()) < max(len(codes), 1024):
+        mixed = _mix_codes(np.arange(int(codes.max()) + 1, dtype=np.uint64))[codes]
+    else:
+        mixed = _mix_codes(codes.astype(np.uint64))
+    mixed ^= keys
+    return mixed
+
+
+def _mix_codes(codes: np.ndarray) -> np.ndarray:
+    """The 64-bit mix of each code (uint64, updated in place and returned)."""
+    codes += np.uint64(1)
+    codes *= _MIX
+    codes ^= codes >> np.uint64(31)
+    codes *= _MULT
+    return codes
 
 
 def order_words(arr: Any, rows: np.ndarray, max_words: int = 8) -> list[np.ndarray] | None:
