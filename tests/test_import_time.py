@@ -65,11 +65,13 @@ def test_first_use_from_many_threads_sees_the_whole_table() -> None:
     assert got["seen"] == [[got["total"], "rbp_resid"]] * 8
 
 
-def test_trec_readers_are_reachable_from_the_package() -> None:
+def test_lazy_public_names_are_the_real_ones() -> None:
     got = fresh(
-        "import json, rankmeter, rankmeter.io.trec as trec\n"
+        "import json, rankmeter, rankmeter.io.trec as trec, rankmeter.io.tables as tables\n"
         "ns = {}; exec('from rankmeter import *', ns)\n"
         "print(json.dumps([rankmeter.read_qrels is trec.read_qrels, rankmeter.io.read_run is trec.read_run,\n"
-        "  ns['read_run'] is trec.read_run, 'read_qrels' in dir(rankmeter), 'read_run' in dir(rankmeter.io)]))"
+        "  ns['read_run'] is trec.read_run, ns['Qrels'] is tables.Qrels, rankmeter.Run is rankmeter.io.Run,\n"
+        "  rankmeter.io.Run is tables.Run, {'Qrels', 'read_qrels'} <= set(dir(rankmeter)),\n"
+        "  {'Run', 'read_run'} <= set(dir(rankmeter.io))]))"
     )
-    assert got == [True] * 5
+    assert got == [True] * 8

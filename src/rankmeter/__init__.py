@@ -20,11 +20,11 @@ from rankmeter.errors import (
     RankmeterError,
 )
 from rankmeter.evaluate import evaluate, evaluate_arrays, evaluate_lists, evaluate_ranked
-from rankmeter.io import Qrels, Run
 from rankmeter.measures import FAMILIES, GainTable, Jarvelin, Measure, measure, parse
 from rankmeter.results import EvaluationResult
 
 if TYPE_CHECKING:
+    from rankmeter.io.tables import Qrels, Run
     from rankmeter.io.trec import read_qrels, read_run
 
 
@@ -46,12 +46,13 @@ parse_measure = parse
 
 
 def __getattr__(name: str) -> Any:
-    """``read_qrels`` and ``read_run``, which :mod:`rankmeter.io` imports on first use."""
-    if name not in ("read_qrels", "read_run"):
+    """``Qrels``, ``Run``, ``read_qrels`` and ``read_run``, which :mod:`rankmeter.io` imports on first use."""
+    if name not in ("Qrels", "Run", "read_qrels", "read_run"):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     from rankmeter import io
 
-    return getattr(io, name)
+    value = globals()[name] = getattr(io, name)
+    return value
 
 
 def __dir__() -> list[str]:

@@ -4,21 +4,23 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from rankmeter.io.tables import Qrels, Run
-
 if TYPE_CHECKING:
+    from rankmeter.io.tables import Qrels, Run
     from rankmeter.io.trec import read_qrels, read_run
 
 __all__ = ["Qrels", "Run", "read_qrels", "read_run"]
 
+_HOMES = {"Qrels": "tables", "Run": "tables", "read_qrels": "trec", "read_run": "trec"}
+
 
 def __getattr__(name: str) -> Any:
-    """The TREC readers, imported on first use (their module is large and not needed for in-memory input)."""
-    if name in ("read_qrels", "read_run"):
-        from rankmeter.io import trec
+    """The tables and the TREC readers, imported on first use (in-memory input needs neither at import)."""
+    if name not in _HOMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
 
-        return getattr(trec, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = globals()[name] = getattr(import_module(f"{__name__}.{_HOMES[name]}"), name)
+    return value
 
 
 def __dir__() -> list[str]:

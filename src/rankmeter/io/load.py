@@ -7,14 +7,18 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rankmeter.errors import InputFormatError
-from rankmeter.io.tables import Qrels, Run
+
+if TYPE_CHECKING:
+    from rankmeter.io.tables import Qrels, Run
 
 
 def as_qrels(obj: Any, columns: Mapping[str, str] | None = None) -> Qrels:
     """Qrels from a path, a pandas/polars/pyarrow table, a dict-of-dicts or a :class:`Qrels`."""
+    from rankmeter.io.tables import Qrels
+
     if isinstance(obj, Qrels):
         return obj
     if isinstance(obj, str | os.PathLike):
@@ -34,6 +38,8 @@ def as_qrels(obj: Any, columns: Mapping[str, str] | None = None) -> Qrels:
 
 def as_run(obj: Any, columns: Mapping[str, str] | None = None) -> Run:
     """Run from a path, a pandas/polars/pyarrow table, a dict-of-dicts or a :class:`Run`."""
+    from rankmeter.io.tables import Run
+
     if isinstance(obj, Run):
         return obj
     if isinstance(obj, str | os.PathLike):
