@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rankmeter.core import ids
-from rankmeter.core.ids import _repeated_rows, duplicate_rows, encode, intern
+from rankmeter.core.ids import _repeated_pairs, duplicate_rows, encode, intern
 
 small_ids = st.sampled_from(["q1", "q10", "q2", "Q1", "é", "q1 ", "", "301", "0301"])
 
@@ -73,8 +73,12 @@ def test_intern_of_empty_columns() -> None:
     assert vocab.tolist() == ["x"] and a.tolist() == [] and a.dtype == np.int64 and b.tolist() == [0]
 
 
-def _repeated_naive(keys: list[int]) -> list[int]:
+def _repeated_naive(keys: list) -> list[int]:
     return [i for i, k in enumerate(keys) if keys.count(k) > 1]
+
+
+def _repeated_rows(keys: np.ndarray, codes: np.ndarray | None = None) -> np.ndarray:
+    return _repeated_pairs(np.zeros(len(keys), dtype=np.int64) if codes is None else codes, keys)
 
 
 @settings(max_examples=200, deadline=None)
@@ -87,6 +91,15 @@ def test_repeated_rows_compare_full_keys_when_halves_collide(lows: list[int], hi
     assert got.tolist() == _repeated_naive(keys)
     swapped = [(k >> 32) | ((k & 0xFFFFFFFF) << 32) for k in keys]
     assert _repeated_rows(np.array(swapped, dtype=np.uint64)).tolist() == _repeated_naive(keys)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3), st.integers(0, 2)), max_size=40))
+def test_repeated_pairs_are_rows_whose_code_and_key_repeat(rows: list[tuple[int, int, int]]) -> None:
+    codes = np.array([c for c, _, _ in rows], dtype=np.int64)
+    keys = [(h << 32) | lo for _, h, lo in rows]
+    expected = _repeated_naive([(int(c), k) for c, k in zip(codes, keys, strict=True)])
+    assert _repeated_rows(np.array(keys, dtype=np.uint64), codes).tolist() == expected
 
 
 def test_repeated_rows_of_many_random_keys() -> None:

@@ -167,6 +167,18 @@ def test_pair_keys_mix_each_code_the_same_way_on_both_paths(codes: list[int], ke
     assert pair_keys(small.astype(np.int32), keys).tolist() == pair_keys(small, keys).tolist()
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(-5, 2**40), st.integers(0, 2**64 - 1)), max_size=40), st.booleans())
+def test_pair_halves_are_one_half_of_the_pair_keys(rows: list[tuple[int, int]], small: bool) -> None:
+    from rankmeter.core.string_keys import half, pair_halves, pair_keys
+
+    codes = np.array([abs(c) % 9 if small else c for c, _ in rows], dtype=np.int64)
+    keys = np.array([k for _, k in rows], dtype=np.uint64)
+    got = pair_halves(codes, keys)
+    assert got.dtype == np.uint32 and got.flags.c_contiguous
+    assert got.tolist() == half(pair_keys(codes, keys)).tolist()
+
+
 def test_pair_keys_return_a_new_array() -> None:
     from rankmeter.core.string_keys import pair_keys
 

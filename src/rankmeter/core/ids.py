@@ -12,7 +12,15 @@ from typing import Any
 
 import numpy as np
 
-from rankmeter.core.string_keys import StringBuffers, equal_strings, hash_keys, order_words, pair_keys
+from rankmeter.core.string_keys import (
+    StringBuffers,
+    equal_strings,
+    half,
+    hash_keys,
+    order_words,
+    pair_halves,
+    pair_keys,
+)
 from rankmeter.io.arrow import arrow_to_numpy, int64_array, string_array, validity
 from rankmeter.io.tables import id_at  # noqa: F401  (re-exported for the core)
 
@@ -239,12 +247,12 @@ def match_pairs(
         sqk = qk[qorder]
         if not (sqk[1:] == sqk[:-1]).any():
             bits = max(12, min(24, int(len(sqk)).bit_length() + 6))  # ~1-2% of unmatched rows pass the bitmap
-            mask = np.uint64((1 << bits) - 1)
+            mask = np.uint32((1 << bits) - 1)
             table = np.zeros(1 << bits, dtype=bool)
-            table[(sqk & mask).view(np.intp)] = True
-            slots = pair_keys(run_codes, rkeys)  # a new array: masked in place, the candidates' keys are redone
+            table[half(sqk) & mask] = True
+            slots = pair_halves(run_codes, rkeys)  # 32 bits of each key, masked in place
             slots &= mask
-            cand = np.flatnonzero(table[slots.view(np.intp)])
+            cand = np.flatnonzero(table[slots])
             del slots
             rk = pair_keys(run_codes[cand], rkeys[cand])
             pos = np.minimum(np.searchsorted(sqk, rk), len(sqk) - 1)
@@ -302,7 +310,7 @@ def duplicate_rows(query_codes: np.ndarray, doc_col: IdColumn, doc_keys: np.ndar
         _, dcodes = encode(doc_col)
         keys = query_codes.astype(np.int64) * (int(dcodes.max()) + 1 if len(dcodes) else 1) + dcodes
         return _first_and_repeats(keys, np.arange(len(keys)))
-    candidates = _repeated_rows(pair_keys(query_codes, hashes))
+    candidates = _repeated_pairs(query_codes, hashes)
     if not len(candidates):
         return np.zeros((0, 2), np.int64)
     # exact check among the (few) candidates
@@ -326,19 +334,20 @@ def _first_and_repeats(keys: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return pairs[np.argsort(pairs[:, 1], kind="stable")]
 
 
-def _repeated_rows(keys: np.ndarray) -> np.ndarray:
-    """Rows, ascending, whose 64-bit key occurs more than once in ``keys``.
+def _repeated_pairs(codes: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Rows, ascending, whose :func:`pair_keys` key occurs more than once.
 
-    Half of each key (32 bits) is sorted first -- half the bytes of a full
-    sort, and every repeated key repeats its half -- and only the rows whose
-    half repeats (a bitmap, then a search) have their full keys compared.
+    32 bits of each pair key are sorted first -- half the bytes of the full
+    keys, and every repeated key repeats its half -- and only the rows whose
+    half repeats (a bitmap, then a search) have their full keys built and
+    compared.
 
     >>> import numpy as np
-    >>> _repeated_rows(np.array([7, 1 << 40, 7, 3, (1 << 40) + 3, 3], dtype=np.uint64)).tolist()
+    >>> keys = np.array([7, 1 << 40, 7, 3, (1 << 40) + 3, 3], dtype=np.uint64)
+    >>> _repeated_pairs(np.zeros(6, dtype=np.int64), keys).tolist()
     [0, 2, 3, 5]
     """
-    keys = np.ascontiguousarray(keys, dtype=np.uint64)
-    halves = keys.view(np.uint32)[::2]  # either half will do: no byte order is assumed
+    halves = pair_halves(codes, keys)
     sorted_halves = np.sort(halves)
     repeated = sorted_halves[1:][sorted_halves[1:] == sorted_halves[:-1]]
     if not len(repeated):
@@ -352,8 +361,9 @@ def _repeated_rows(keys: np.ndarray) -> np.ndarray:
     pos = np.minimum(np.searchsorted(repeated, halves[rows]), len(repeated) - 1)
     rows = rows[repeated[pos] == halves[rows]]
     # among those rows, the full keys
-    order = np.argsort(keys[rows], kind="stable")
-    sk = keys[rows][order]
+    full = pair_keys(codes[rows], keys[rows])
+    order = np.argsort(full, kind="stable")
+    sk = full[order]
     in_run = np.zeros(len(sk), dtype=bool)
     eq = sk[1:] == sk[:-1]
     in_run[1:] |= eq

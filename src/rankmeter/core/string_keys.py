@@ -178,12 +178,43 @@ def pair_keys(codes: np.ndarray, keys: np.ndarray) -> np.ndarray:
     True
     """
     codes = np.asarray(codes)
-    if len(codes) and codes.dtype.kind in "iu" and int(codes.min()) >= 0 and int(codes.max()) < max(len(codes), 1024):
-        mixed = _mix_codes(np.arange(int(codes.max()) + 1, dtype=np.uint64))[codes]
-    else:
-        mixed = _mix_codes(codes.astype(np.uint64))
+    table = _mixed_table(codes)
+    mixed = _mix_codes(codes.astype(np.uint64)) if table is None else table[codes]
     mixed ^= keys
     return mixed
+
+
+def pair_halves(codes: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """32 bits of each :func:`pair_keys` key (the same half for every row), without the 64-bit keys.
+
+    Equal pair keys have equal halves, so halves are candidates for pair keys
+    at half the memory; :func:`half` takes the same half of any key array.
+
+    >>> import numpy as np
+    >>> codes, keys = np.array([0, 3, 3]), np.array([1 << 40, 7, 1 << 40], dtype=np.uint64)
+    >>> bool((pair_halves(codes, keys) == half(pair_keys(codes, keys))).all())
+    True
+    """
+    codes = np.asarray(codes)
+    table = _mixed_table(codes)
+    if table is None:
+        return half(pair_keys(codes, keys)).copy()
+    mixed = half(table).copy()[codes]
+    mixed ^= half(keys)
+    return mixed
+
+
+def half(keys: np.ndarray) -> np.ndarray:
+    """A view of 32 bits of each 64-bit key: the half stored first (either half would do; none is assumed)."""
+    return np.ascontiguousarray(keys, dtype=np.uint64).view(np.uint32)[::2]
+
+
+def _mixed_table(codes: np.ndarray) -> np.ndarray | None:
+    """The mix of every code ``0 .. codes.max()`` when the codes are small non-negative integers, else None."""
+    if not len(codes) or codes.dtype.kind not in "iu" or int(codes.min()) < 0:
+        return None
+    top = int(codes.max())
+    return _mix_codes(np.arange(top + 1, dtype=np.uint64)) if top < max(len(codes), 1024) else None
 
 
 def _mix_codes(codes: np.ndarray) -> np.ndarray:
