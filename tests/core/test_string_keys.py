@@ -186,3 +186,12 @@ def test_pair_keys_return_a_new_array() -> None:
     out = pair_keys(np.array([0, 1, 0]), keys)
     out.sort()
     assert keys.tolist() == [1, 2, 3]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(ids_text, min_size=1, max_size=12))
+def test_word_pairs_are_two_word_reads_up_to_the_end_of_the_data(values: list[str]) -> None:
+    b = StringBuffers(pa.array(values, pa.string()))
+    at = np.arange(len(b.data) + 1)
+    assert b.word_pairs(at).tolist() == [b.words(at).tolist(), b.words(at + 8).tolist()]
+    assert b.word_pairs(at[:-20]).tolist() == [b.words(at[:-20]).tolist(), b.words(at[:-20] + 8).tolist()]

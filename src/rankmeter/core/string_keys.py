@@ -70,6 +70,22 @@ class StringBuffers:
         out[~inside] = self._tail[np.minimum(at[~inside], len(self.data)) - self._tail_base]
         return out
 
+    def word_pairs(self, at: np.ndarray) -> np.ndarray:
+        """``words(at)`` and ``words(at + 8)`` as the rows of a (2, len(at)) array, from one 16-byte read per offset.
+
+        One read instead of two halves the cache misses of offsets scattered over the data.
+
+        >>> import pyarrow as pa
+        >>> b, at = StringBuffers(pa.array(["0123456789abcdefXY"])), np.array([0, 3])
+        >>> b.word_pairs(at).tolist() == [b.words(at).tolist(), b.words(at + 8).tolist()]
+        True
+        """
+        inner = len(self.data) - 15  # offsets whose 16 bytes lie inside the data
+        if len(at) and int(at.max()) < inner:
+            pairs = np.ndarray(shape=(inner,), dtype="V16", buffer=self.data, strides=(1,))[at]
+            return pairs.view("<u8").reshape(len(at), 2).T.copy()
+        return np.stack((self.words(at), self.words(at + 8)))
+
 
 def hash_keys(arr: Any, chunk: int = 1 << 16) -> np.ndarray:
     """A 64-bit key per string, equal for equal strings and rarely equal for different ones.
@@ -245,8 +261,15 @@ def order_words(arr: Any, rows: np.ndarray, max_words: int = 8) -> list[np.ndarr
         return None
     keys = []
     for j in range(n_words):
-        remaining = np.clip(lengths - 8 * j, 0, 8)
-        word = buffers.words(starts + 8 * j) & _LOW_BYTES[remaining]
-        keys.append(word.byteswap())
+        if j % 2 == 0:  # words j and j + 1 in one read
+            read = buffers.word_pairs(starts + 8 * j) if j + 1 < n_words else buffers.words(starts + 8 * j)[None]
+        word = read[j % 2]
+        ending = lengths < 8 * j + 8  # strings that end before the end of word j keep their own bytes only
+        if np.count_nonzero(ending) * 4 < len(rows):
+            few = np.flatnonzero(ending)
+            word[few] &= _LOW_BYTES[np.clip(lengths[few] - 8 * j, 0, 8)]
+        else:
+            word &= _LOW_BYTES[np.clip(lengths - 8 * j, 0, 8)]
+        keys.append(word.byteswap(inplace=True))
     keys.append(lengths)
     return keys
