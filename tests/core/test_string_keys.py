@@ -193,5 +193,8 @@ def test_pair_keys_return_a_new_array() -> None:
 def test_word_pairs_are_two_word_reads_up_to_the_end_of_the_data(values: list[str]) -> None:
     b = StringBuffers(pa.array(values, pa.string()))
     at = np.arange(len(b.data) + 1)
-    assert b.word_pairs(at).tolist() == [b.words(at).tolist(), b.words(at + 8).tolist()]
-    assert b.word_pairs(at[:-20]).tolist() == [b.words(at[:-20]).tolist(), b.words(at[:-20] + 8).tolist()]
+    for offsets in (at, at[:-20], at[::-1][20:]):
+        for step in (1, 3, 4096):
+            first, second = b.word_pairs(offsets, step=step)
+            assert first.tolist() == b.words(offsets).tolist()
+            assert second.tolist() == b.words(offsets + 8).tolist()

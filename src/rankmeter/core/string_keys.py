@@ -70,21 +70,27 @@ class StringBuffers:
         out[~inside] = self._tail[np.minimum(at[~inside], len(self.data)) - self._tail_base]
         return out
 
-    def word_pairs(self, at: np.ndarray) -> np.ndarray:
-        """``words(at)`` and ``words(at + 8)`` as the rows of a (2, len(at)) array, from one 16-byte read per offset.
+    def word_pairs(self, at: np.ndarray, step: int = 1 << 12) -> tuple[np.ndarray, np.ndarray]:
+        """``words(at)`` and ``words(at + 8)``, from one 16-byte read per offset.
 
-        One read instead of two halves the cache misses of offsets scattered over the data.
+        One read instead of two halves the cache misses of offsets scattered
+        over the data. Reads go ``step`` offsets at a time into the two
+        results, so no temporary outgrows a small heap block.
 
         >>> import pyarrow as pa
         >>> b, at = StringBuffers(pa.array(["0123456789abcdefXY"])), np.array([0, 3])
-        >>> b.word_pairs(at).tolist() == [b.words(at).tolist(), b.words(at + 8).tolist()]
+        >>> [w.tolist() for w in b.word_pairs(at)] == [b.words(at).tolist(), b.words(at + 8).tolist()]
         True
         """
         inner = len(self.data) - 15  # offsets whose 16 bytes lie inside the data
-        if len(at) and int(at.max()) < inner:
-            pairs = np.ndarray(shape=(inner,), dtype="V16", buffer=self.data, strides=(1,))[at]
-            return pairs.view("<u8").reshape(len(at), 2).T.copy()
-        return np.stack((self.words(at), self.words(at + 8)))
+        if not len(at) or int(at.max()) >= inner:
+            return self.words(at), self.words(at + 8)
+        view = np.ndarray(shape=(inner,), dtype="V16", buffer=self.data, strides=(1,))
+        first, second = np.empty(len(at), dtype=np.uint64), np.empty(len(at), dtype=np.uint64)
+        for lo in range(0, len(at), step):
+            pairs = view[at[lo : lo + step]].view("<u8").reshape(-1, 2)
+            first[lo : lo + step], second[lo : lo + step] = pairs[:, 0], pairs[:, 1]
+        return first, second
 
 
 def hash_keys(arr: Any, chunk: int = 1 << 16) -> np.ndarray:
@@ -262,7 +268,7 @@ def order_words(arr: Any, rows: np.ndarray, max_words: int = 8) -> list[np.ndarr
     keys = []
     for j in range(n_words):
         if j % 2 == 0:  # words j and j + 1 in one read
-            read = buffers.word_pairs(starts + 8 * j) if j + 1 < n_words else buffers.words(starts + 8 * j)[None]
+            read = buffers.word_pairs(starts + 8 * j) if j + 1 < n_words else (buffers.words(starts + 8 * j),)
         word = read[j % 2]
         ending = lengths < 8 * j + 8  # strings that end before the end of word j keep their own bytes only
         if np.count_nonzero(ending) * 4 < len(rows):
