@@ -141,28 +141,29 @@ def _fold(buffers: StringBuffers, starts: np.ndarray, lengths: np.ndarray) -> np
     key += word
     ends = starts + lengths if longest > 8 else starts
     for j in range(1, (longest + 7) // 8):  # only strings longer than 8 j bytes have a word j
-        if shortest > 8 * j:  # all of them: word j starts at byte 8 j, or 8 bytes before the end if that is earlier
-            if shortest >= 8 * j + 8:
-                at = starts + 8 * j
-            elif longest <= 8 * j + 8:
-                at = ends - 8
-            else:
-                at = np.minimum(starts + 8 * j, ends - 8)
+        # word j starts at byte 8 j, or 8 bytes before the end of the string if that is earlier
+        if shortest >= 8 * j + 8:
+            at = starts + 8 * j
+        elif longest <= 8 * j + 8:
+            at = ends - 8
+        else:
+            at = np.minimum(starts + 8 * j, ends - 8)
+        if shortest > 8 * j:  # every string has a word j
             key *= _MIX
             key += buffers.words(at)
             continue
-        longer = lengths > 8 * j
-        if np.count_nonzero(longer) * 4 < len(lengths):  # few: update those rows only
-            rows = np.flatnonzero(longer)
-            at = np.minimum(starts[rows] + 8 * j, ends[rows] - 8)
-            key[rows] = key[rows] * _MIX + buffers.words(at)
+        without = np.flatnonzero(lengths <= 8 * j)
+        if len(without) * 4 > len(lengths) * 3:  # few strings have a word j: fold those only
+            rows = np.flatnonzero(lengths > 8 * j)
+            key[rows] = key[rows] * _MIX + buffers.words(at[rows])
             continue
-        # most: fold every row and keep the result where the string has a word j
-        at = np.minimum(starts + 8 * j, ends - 8)
-        np.maximum(at, 0, out=at)  # the rows left out may point before the data; their word is not used
-        folded = key * _MIX
-        folded += buffers.words(at)
-        np.copyto(key, folded, where=longer)
+        # most do: fold every row, then put back the keys of the strings without a word j
+        kept = key[without]
+        if int(ends[0]) < 8:  # those strings may point before the data (ends only grow along the rows)
+            np.maximum(at, 0, out=at)
+        key *= _MIX
+        key += buffers.words(at)
+        key[without] = kept
     key ^= key >> np.uint64(29)
     key *= _MULT
     key ^= key >> np.uint64(32)
