@@ -62,7 +62,7 @@ def _filled_first(name: str) -> Callable[..., Any]:
             _fill()
         return method(self, *args, **kwargs)
 
-    call.__name__ = call.__qualname__ = name
+    call.__name__, call.__qualname__ = name, f"LazyTable.{name}"
     call.__doc__ = method.__doc__
     return call
 
