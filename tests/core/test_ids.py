@@ -44,6 +44,15 @@ def test_intern_of_dictionary_columns_equals_intern_of_their_strings(
     assert np.all(np.diff(np.unique(ca)) > 0) and list(vocab) == sorted(vocab)
 
 
+def test_intern_of_a_dictionary_in_vocabulary_order_and_one_out_of_order() -> None:
+    in_order = pa.DictionaryArray.from_arrays(pa.array([2, 0, 1, 2], pa.int8()), pa.array(["a", "b", "c"]))
+    shuffled = pa.DictionaryArray.from_arrays(pa.array([2, 0, 1, 2], pa.int8()), pa.array(["c", "a", "b"]))
+    vocab, (a, b) = intern(in_order, shuffled)
+    assert vocab.tolist() == ["a", "b", "c"]
+    assert a.dtype == b.dtype == np.int64
+    assert a.tolist() == [2, 0, 1, 2] and b.tolist() == [1, 2, 0, 1]
+
+
 def test_intern_of_a_dictionary_that_repeats_a_value() -> None:
     col = pa.DictionaryArray.from_arrays(pa.array([0, 1, 2, 1, 0], pa.int32()), pa.array(["b", "a", "b"]))
     vocab, (codes,) = intern(col)

@@ -79,7 +79,11 @@ def _encoded(col: IdColumn) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
 
 def _row_codes(codes: np.ndarray, indices: np.ndarray | None) -> np.ndarray:
     """The code of every row from an :func:`_encoded` pair (one pass over the rows, no index widening)."""
-    return codes if indices is None else codes[indices]
+    if indices is None:
+        return codes
+    if np.array_equal(codes, np.arange(len(codes))):  # dictionary already in vocabulary order (ids written sorted)
+        return indices.astype(np.int64)
+    return codes[indices]
 
 
 def encode(col: IdColumn) -> tuple[np.ndarray, np.ndarray]:
