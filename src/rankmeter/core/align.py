@@ -263,8 +263,11 @@ def _judged_items(
     else:
         inverse = np.empty(len(ranked_by.base), dtype=np.int64)
         inverse[ranked_by.base] = np.arange(len(ranked_by.base))
-        judged_at = np.sort(inverse[judged_rows])
-    at = np.union1d(judged_at, ranked_by.tied)
+        judged_at = inverse[judged_rows]
+    keep = np.zeros(ranked_by.size, dtype=bool)  # a mask merges the two sorted sets in O(n), no sort
+    keep[judged_at] = True
+    keep[ranked_by.tied] = True
+    at = np.flatnonzero(keep)
     rows = ranked_by.rows_at(at)
     query, kept_scores, kept_match = rq[rows], scores[rows], match[rows]
     judged = kept_match >= 0
