@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TypedDict
+from typing import Any, NamedTuple, TypedDict
 
 import numpy as np
 
@@ -14,14 +14,18 @@ from rankmeter.core.ids import (
     intern,
     match_pairs,
     string_sort_keys,
+    subset,
 )
-from rankmeter.core.ranked_lists import RankedLists
+from rankmeter.core.lists import MAX_THREADS, map_blocks, usable_cpus
+from rankmeter.core.ranked_lists import RankedLists, concatenate
 from rankmeter.core.ties import Ranking, check_policy, ranking, tie_group_starts, tied_runs
-from rankmeter.errors import DuplicateEntryError, PolicyError, where
+from rankmeter.errors import DuplicateEntryError, PolicyError, RankmeterError, where
 from rankmeter.io.tables import Qrels, Run
 
 MISSING_POLICIES = ("zero", "skip", "error")
 DUPLICATE_POLICIES = ("error", "first", "max")
+PARALLEL_MIN_ROWS = 1 << 20
+"""Fewest run rows per thread when a run is aligned in blocks of queries."""
 
 
 @dataclass
@@ -80,6 +84,7 @@ def align(
     judged_only: bool = False,
     seed: int | None = None,
     judged_items: bool = False,
+    threads: int | None = None,
 ) -> tuple[RankedLists, AlignInfo]:
     """Rank each query's documents and attach their grades and the ideal grades.
 
@@ -104,6 +109,10 @@ def align(
         Store only the judged items and the tied groups, with their ranks
         (:meth:`RankedLists.judged_items`), without building per-item arrays
         for the unjudged rest; not with ``ties="expected"``.
+    threads : int, optional
+        Threads for large runs, each aligning a block of queries (default:
+        one per CPU, at most :data:`~rankmeter.core.lists.MAX_THREADS`; 1:
+        one pass). The result does not depend on it.
 
     Returns
     -------
@@ -120,9 +129,110 @@ def align(
         raise PolicyError("judged_items lists need a deterministic tie policy, not ties='expected'")
     if depth is not None and ties == "expected":
         raise PolicyError("depth truncation is not defined for ties='expected'; use a measure cutoff (@k)")
-    info = AlignInfo()
-
+    options = _Options(ties, missing, duplicates, depth, judged_only, seed, judged_items)
     qvocab, (qq, rq) = intern(qrels.query_ids, run.query_ids)
+    blocks = _query_blocks(rq, len(qvocab), ties, threads)
+    if blocks is None:
+        return _align_coded(qvocab, qq, rq, qrels, run, options)
+    try:
+        parts = list(map_blocks(lambda b: _align_block(b, qvocab, qq, rq, qrels, run, options), blocks, threads))
+    except RankmeterError:
+        # the same problem, reported as the serial pass finds it (the first one in file order)
+        return _align_coded(qvocab, qq, rq, qrels, run, options)
+    return concatenate([r for r, _ in parts]), _merged_info([i for _, i in parts])
+
+
+class _Options(NamedTuple):
+    ties: str
+    missing: str
+    duplicates: str
+    depth: int | None
+    judged_only: bool
+    seed: int | None
+    judged_items: bool
+
+
+def _query_blocks(rq: np.ndarray, n_codes: int, ties: str, threads: int | None) -> list[tuple[int, int]] | None:
+    """Ranges of query codes holding about the same number of run rows, one per thread; None: align in one pass.
+
+    Large runs only (each block must be worth a thread), and not under
+    ``ties="shuffle"``, whose random keys are drawn for the whole run at once.
+    """
+    workers = min(MAX_THREADS, usable_cpus()) if threads is None else threads
+    n = len(rq)
+    if ties == "shuffle" or workers < 2 or n < 2 * PARALLEL_MIN_ROWS:
+        return None
+    workers = min(workers, n // PARALLEL_MIN_ROWS)
+    cumulative = np.cumsum(np.bincount(rq, minlength=n_codes))
+    cuts = np.searchsorted(cumulative, n * np.arange(1, workers) // workers, side="left") + 1
+    bounds = np.unique(np.concatenate(([0], cuts.clip(max=n_codes), [n_codes])))
+    return [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:], strict=True)] if len(bounds) > 2 else None
+
+
+def _code_rows(codes: np.ndarray, lo: int, hi: int) -> np.ndarray | slice:
+    """Rows whose code lies in ``[lo, hi)``: a slice when the codes are sorted there, else their indices."""
+    if len(codes) and bool((codes[1:] >= codes[:-1]).all()):
+        return slice(int(np.searchsorted(codes, lo)), int(np.searchsorted(codes, hi)))
+    return np.flatnonzero((codes >= lo) & (codes < hi))
+
+
+def _pick(col: Any, rows: np.ndarray | slice) -> Any:
+    """Rows of an id column: a slice shares a pyarrow column's buffers."""
+    return col[rows] if isinstance(rows, slice) else subset(col, rows)
+
+
+def _run_rows(run: Run, rows: np.ndarray | slice) -> Run:
+    """The rows ``rows`` of a run, every column.
+
+    Line numbers are kept only when the table has them: a block that fails is
+    aligned again in one pass, which reports the problem with its location.
+    """
+    lines = None if run.lines is None else run.lines[rows]
+    return Run(_pick(run.query_ids, rows), _pick(run.doc_ids, rows), run.scores[rows], run.source, lines, run.name)
+
+
+def _qrels_rows(qrels: Qrels, rows: np.ndarray | slice) -> Qrels:
+    """:func:`_run_rows` for qrels."""
+    lines = None if qrels.lines is None else qrels.lines[rows]
+    return Qrels(_pick(qrels.query_ids, rows), _pick(qrels.doc_ids, rows), qrels.relevance[rows], qrels.source, lines)
+
+
+def _align_block(
+    block: tuple[int, int],
+    qvocab: np.ndarray,
+    qq: np.ndarray,
+    rq: np.ndarray,
+    qrels: Qrels,
+    run: Run,
+    options: _Options,
+) -> tuple[RankedLists, AlignInfo]:
+    """:func:`_align_coded` on the queries with codes ``block[0] <= code < block[1]``."""
+    lo, hi = block
+    qrows, rrows = _code_rows(qq, lo, hi), _code_rows(rq, lo, hi)
+    part_qrels, part_run = _qrels_rows(qrels, qrows), _run_rows(run, rrows)
+    return _align_coded(qvocab[lo:hi], qq[qrows] - lo, rq[rrows] - lo, part_qrels, part_run, options)
+
+
+def _merged_info(infos: list[AlignInfo]) -> AlignInfo:
+    """One :class:`AlignInfo` for blocks of consecutive query codes."""
+    merged = AlignInfo()
+    for info in infos:
+        merged.judged_queries += info.judged_queries
+        merged.run_queries += info.run_queries
+        merged.missing_queries += info.missing_queries
+        merged.run_only_queries += info.run_only_queries
+        merged.duplicates_dropped += info.duplicates_dropped
+        merged.unjudged_dropped += info.unjudged_dropped
+        merged.truncated_by_depth += info.truncated_by_depth
+    return merged
+
+
+def _align_coded(
+    qvocab: np.ndarray, qq: np.ndarray, rq: np.ndarray, qrels: Qrels, run: Run, options: _Options
+) -> tuple[RankedLists, AlignInfo]:
+    """:func:`align` once the query ids are codes into ``qvocab`` (``qq`` for the qrels rows, ``rq`` for the run's)."""
+    ties, missing, duplicates, depth, judged_only, seed, judged_items = options
+    info = AlignInfo()
 
     # qrels: duplicates resolved, rows grouped by query (file order inside a query)
     qdrop = _rows_to_drop(duplicate_rows(qq, qrels.doc_ids), qrels.relevance, duplicates, qrels, "qrels")

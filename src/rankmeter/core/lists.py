@@ -83,7 +83,8 @@ def row_blocks(n_rows: int, n_cols: int, block_rows: int | None = None) -> list[
     return [(a, min(a + step, n_rows)) for a in range(0, n_rows, step)]
 
 
-def _cpus() -> int:
+def usable_cpus() -> int:
+    """The number of CPUs this process may run on."""
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - not on Linux
@@ -100,7 +101,7 @@ def map_blocks(
     >>> list(map_blocks(lambda b: b[1] - b[0], [(0, 2), (2, 5)], threads=2))
     [2, 3]
     """
-    workers = min(len(blocks), MAX_THREADS, _cpus()) if threads is None else min(threads, len(blocks))
+    workers = min(len(blocks), MAX_THREADS, usable_cpus()) if threads is None else min(threads, len(blocks))
     if workers <= 1:
         yield from map(fn, blocks)
         return

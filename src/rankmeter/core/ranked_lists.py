@@ -149,3 +149,56 @@ class RankedLists:
             item_positions=positions,
             list_lengths=self.lengths,
         )
+
+
+def concatenate(parts: list[RankedLists]) -> RankedLists:
+    """The lists of several :class:`RankedLists` one after another (queries keep the parts' order).
+
+    The parts hold different queries, share their tie policy and layout
+    (all sparse or none, no weights), and every CSR array is shifted by the
+    items before it; a tied group never spans two queries, so the parts'
+    boundaries are group boundaries.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a = RankedLists(np.array(["q1"]), np.array([0, 2]), np.array([1.0, 0.0]), np.array([True, False]),
+    ...                 np.array([2.0, 2.0]), np.array([0, 2]), np.array([0, 1]), np.array([1.0]), "trec")
+    >>> b = RankedLists(np.array(["q2"]), np.array([0, 1]), np.array([3.0]), np.array([True]),
+    ...                 np.array([1.0]), np.array([0, 1]), np.array([0, 2]), np.array([3.0, 1.0]), "trec")
+    >>> c = concatenate([a, b])
+    >>> c.query_ids.tolist(), c.offsets.tolist(), c.group_starts.tolist(), c.ideal_offsets.tolist()
+    (['q1', 'q2'], [0, 2, 3], [0, 2, 3], [0, 1, 3])
+    """
+    first = parts[0]
+    if len(parts) == 1:
+        return first
+    if any(p.item_weights is not None or p.list_weights is not None or p.ideal_is_list for p in parts):
+        raise ValueError("concatenate takes aligned lists without weights")  # pragma: no cover - internal use
+
+    def shifted(name: str) -> np.ndarray:
+        pieces, base = [np.zeros(1, dtype=np.int64)], 0
+        for p in parts:
+            bounds = getattr(p, name)
+            pieces.append(bounds[1:] + base)
+            base += int(bounds[-1])
+        return np.concatenate(pieces).astype(np.int64, copy=False)
+
+    def joined(name: str) -> np.ndarray:
+        return np.concatenate([getattr(p, name) for p in parts])
+
+    sparse = first.item_positions is not None
+
+    return replace(
+        first,
+        query_ids=np.concatenate([p.query_ids for p in parts]),
+        offsets=shifted("offsets"),
+        grades=joined("grades"),
+        judged=joined("judged"),
+        scores=joined("scores"),
+        group_starts=shifted("group_starts"),
+        ideal_offsets=shifted("ideal_offsets"),
+        ideal_grades=joined("ideal_grades"),
+        item_positions=joined("item_positions") if sparse else None,
+        list_lengths=joined("list_lengths") if sparse else None,
+    )
