@@ -294,10 +294,41 @@ def trec_benchmark(name: str, paths: tuple[Path, Path], measures: list[str], rep
     )
 
 
+CHILD_RANKMETER_STREAM = """
+import json, sys, rankmeter
+kw = {'block_bytes': int(sys.argv[4]) << 20} if sys.argv[4] != 'memory' else None
+f = rankmeter.evaluate_stream if kw else rankmeter.evaluate
+res = f(sys.argv[1], sys.argv[2], sys.argv[3].split(';'), **(kw or {}))
+print(json.dumps({**res.aggregate, 'queries': res.metadata['queries_evaluated']}))
+"""
+
+
+def stream_benchmark(copies: int, in_memory: bool) -> None:
+    """A run of ``copies`` x W1 (several GB) streamed in blocks, against the in-memory evaluation and W1."""
+    measures = "ndcg@10;ndcg;map;p@10;r@100"
+    qrels, run = (str(p) for p in workloads.w1_copies(copies))
+    size = Path(run).stat().st_size
+    w1_values = run_child(CHILD_RANKMETER_STREAM, *(str(p) for p in workloads.w1()), measures, "memory")[0]
+    rows: list = []
+    for block_mb in (64, 16):
+        values, wall, rss = run_child(CHILD_RANKMETER_STREAM, qrels, run, measures, str(block_mb))
+        note = f"queries {values.pop('queries')}; vs W1: {agree(w1_values, values, tol=1e-12)}"
+        rows.append((f"rankmeter evaluate_stream ({block_mb} MiB blocks)", wall, rss, note))
+        if block_mb == 64:
+            streamed = values
+    if in_memory:
+        values, wall, rss = run_child(CHILD_RANKMETER_STREAM, qrels, run, measures, "memory")
+        values.pop("queries")
+        rows.append(("rankmeter evaluate (in memory)", wall, rss, f"vs streamed: {agree(streamed, values, tol=0.0)}"))
+    print_table(f"Streaming: {copies} x W1 ({size / 2**30:.2f} GiB, {copies * 6980} q x 1,000 docs), whole process", rows)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="1 repeat, smaller dense workload")
-    parser.add_argument("--only", default="W1,W2,W3,W4,CUTOFFS", help="comma-separated workloads")
+    parser.add_argument("--only", default="W1,W2,W3,W4,CUTOFFS,STREAM", help="comma-separated workloads")
+    parser.add_argument("--stream-copies", type=int, default=10, help="copies of W1 in the STREAM run (255 MB each)")
+    parser.add_argument("--no-in-memory", action="store_true", help="STREAM: skip the in-memory run (about 1 GB per copy)")
     args = parser.parse_args()
     repeats = 1 if args.quick else 3
     only = set(args.only.upper().split(","))
@@ -348,6 +379,8 @@ def main() -> None:
             f"\n## W4 tiny (2 q x 10 docs, fresh process)\n\nimport rankmeter: {imp * 1000:.0f} ms (goal <= 150 ms); "
             f"first call: {first * 1000:.1f} ms (goal <= 20 ms)"
         )
+    if "STREAM" in only:
+        stream_benchmark(2 if args.quick else args.stream_copies, not args.no_in_memory)
     if "CUTOFFS" in only:
         import rankmeter
         from rankmeter.core.align import align

@@ -62,6 +62,27 @@ def w1() -> tuple[Path, Path]:
     return trec_workload("w1", 6980, 1000, graded=False, judged_per_query=4, seed=1)
 
 
+def w1_copies(copies: int) -> tuple[Path, Path]:
+    """W1 written ``copies`` times with query ids prefixed ``0.``, ``1.``, ...: a run of copies x 255 MB.
+
+    Every copy holds W1's values under new query ids, so each copy's per-query
+    values are W1's and the file's aggregates are W1's (up to the rounding of a longer sum).
+    """
+    qrels_path, run_path = DATA / f"w1x{copies}.qrels", DATA / f"w1x{copies}.run"
+    if qrels_path.exists() and run_path.exists():
+        return qrels_path, run_path
+    source = w1()
+    for src, dst in zip(source, (qrels_path, run_path), strict=True):
+        data = src.read_bytes()
+        partial = dst.with_suffix(".partial")
+        with open(partial, "wb") as fh:
+            for k in range(copies):
+                prefix = f"{k}.".encode()
+                fh.write(prefix + data[:-1].replace(b"\n", b"\n" + prefix) + b"\n")
+        partial.rename(dst)
+    return qrels_path, run_path
+
+
 def w2() -> tuple[Path, Path]:
     """TREC DL-like: 200 queries x 1,000 documents, graded 0-3, ~200 judged per query."""
     return trec_workload("w2", 200, 1000, graded=True, judged_per_query=200, seed=2)

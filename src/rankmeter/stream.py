@@ -14,7 +14,7 @@ import numpy as np
 
 from rankmeter.aggregate import aggregate_column, check_empty_policy
 from rankmeter.core.align import align
-from rankmeter.core.ids import to_numpy_str
+from rankmeter.core.ids import encode, subset, vocabulary
 from rankmeter.core.ties import check_policy
 from rankmeter.evaluate import MeasuresArg, _judged_items_suffice, _parse_all, evaluate_ranked
 from rankmeter.io.load import as_qrels
@@ -24,9 +24,22 @@ from rankmeter.measures import FAMILIES, parse
 from rankmeter.results import EvaluationResult
 
 
-def _subset(qrels: Qrels, keep: np.ndarray) -> Qrels:
-    lines = qrels.lines[keep] if qrels.lines is not None else np.flatnonzero(keep) + 1
-    return Qrels(qrels.query_ids[keep], qrels.doc_ids[keep], qrels.relevance[keep], qrels.source, lines)
+def _subset(qrels: Qrels, rows: np.ndarray) -> Qrels:
+    """The qrels rows ``rows`` (ids keep their kind: a pyarrow column stays one)."""
+    lines = qrels.lines[rows] if qrels.lines is not None else rows + 1
+    return Qrels(subset(qrels.query_ids, rows), subset(qrels.doc_ids, rows), qrels.relevance[rows], qrels.source, lines)
+
+
+def _codes_in(ids: np.ndarray, vocab: np.ndarray) -> np.ndarray:
+    """Position of each id in the sorted ``vocab``, or -1 where absent.
+
+    >>> _codes_in(np.array(["b", "z"]), np.array(["a", "b"])).tolist()
+    [1, -1]
+    """
+    if not len(vocab):
+        return np.full(len(ids), -1, dtype=np.int64)
+    pos = np.searchsorted(vocab, ids).clip(max=len(vocab) - 1)
+    return np.where(vocab[pos] == ids, pos, -1)
 
 
 def evaluate_stream(
@@ -77,12 +90,11 @@ def evaluate_stream(
     check_empty_policy(empty)
     parsed = _parse_all(measures)
     q = as_qrels(qrels)
-    q = Qrels(to_numpy_str(q.query_ids), to_numpy_str(q.doc_ids), q.relevance, q.source, q.lines)
-    qids_all = q.query_ids
+    judged_vocab, judged_codes = encode(q.query_ids)  # qrels rows by query code, for each block's subset
     size = Path(run_path).stat().st_size
     show = progress if progress is not None else size > (256 << 20)
     parts: list[EvaluationResult] = []
-    seen: list[np.ndarray] = []
+    streamed = np.zeros(len(judged_vocab), dtype=bool)  # judged queries met in the run so far
     run_only = 0
     name = None
     bar = None
@@ -102,14 +114,15 @@ def evaluate_stream(
     try:
         for run, done_bytes in iter_run_chunks(run_path, block_bytes=block_bytes):
             name = name or run.name
-            chunk_q = np.unique(to_numpy_str(run.query_ids))
-            seen.append(chunk_q)
-            keep = np.isin(qids_all, chunk_q)
-            run_only += int((~np.isin(chunk_q, qids_all)).sum())
-            if keep.any():
+            codes = _codes_in(vocabulary(run.query_ids), judged_vocab)
+            run_only += int((codes < 0).sum())
+            in_block = np.zeros(len(judged_vocab), dtype=bool)
+            in_block[codes[codes >= 0]] = True
+            streamed |= in_block
+            if in_block.any():
                 block_seed = None if seed is None else seed + len(parts)
                 ranked, _ = align(
-                    _subset(q, keep),
+                    _subset(q, np.flatnonzero(in_block[judged_codes])),
                     run,
                     ties=ties,
                     seed=block_seed,
@@ -125,12 +138,11 @@ def evaluate_stream(
     finally:
         if bar is not None:
             bar.stop()
-    seen_q = np.unique(np.concatenate(seen)) if seen else np.zeros(0, dtype=str)
-    missing_mask = ~np.isin(qids_all, seen_q)
-    missing_ids = np.unique(qids_all[missing_mask])
+    missing_ids = judged_vocab[~streamed]
     if len(missing_ids) and missing != "skip":
         empty_run = Run(np.zeros(0, dtype=str), np.zeros(0, dtype=str), np.zeros(0), source=str(run_path))
-        ranked, _ = align(_subset(q, missing_mask), empty_run, ties=ties, missing=missing, duplicates=duplicates)
+        rows = np.flatnonzero(~streamed[judged_codes])
+        ranked, _ = align(_subset(q, rows), empty_run, ties=ties, missing=missing, duplicates=duplicates)
         parts.append(evaluate_ranked(ranked, parsed, empty=empty))
     return _merge(
         parts,

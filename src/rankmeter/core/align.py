@@ -24,7 +24,7 @@ from rankmeter.io.tables import Qrels, Run
 
 MISSING_POLICIES = ("zero", "skip", "error")
 DUPLICATE_POLICIES = ("error", "first", "max")
-PARALLEL_MIN_ROWS = 1 << 20
+PARALLEL_MIN_ROWS = 1 << 19
 """Fewest run rows per thread when a run is aligned in blocks of queries."""
 
 

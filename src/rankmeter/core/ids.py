@@ -98,6 +98,16 @@ def encode(col: IdColumn) -> tuple[np.ndarray, np.ndarray]:
     return vocab, _row_codes(codes, indices)
 
 
+def vocabulary(col: IdColumn) -> np.ndarray:
+    """Sorted unique ids of a column (a pyarrow dictionary column reads only its dictionary).
+
+    >>> import numpy as np
+    >>> vocabulary(np.array(["q2", "q10", "q2"])).tolist()
+    ['q10', 'q2']
+    """
+    return _encoded(col)[0]
+
+
 def intern(*columns: IdColumn) -> tuple[np.ndarray, list[np.ndarray]]:
     """Intern several id columns into one shared, sorted vocabulary.
 

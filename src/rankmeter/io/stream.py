@@ -6,6 +6,7 @@ import gzip
 import os
 import re
 from collections.abc import Iterator
+from typing import Any
 
 from rankmeter.errors import InputFormatError
 from rankmeter.io.tables import Run, id_at
@@ -14,9 +15,12 @@ from rankmeter.io.trec import parse_run_bytes
 _FIRST_FIELD = re.compile(rb"[ \t\r\f\v]*([^ \t\r\f\v\n]*)")
 
 
-def _last_query_start(block: bytes) -> int:
-    """Byte offset where the lines of the block's last query begin (0 if the block is one query)."""
-    end = len(block) - 1  # block ends with a newline
+def _last_query_start(block: bytes, stop: int) -> int:
+    """Byte offset where the lines of the last query of ``block[:stop]`` begin (0 if it is one query).
+
+    ``block[stop - 1]`` is a newline.
+    """
+    end = stop - 1
     line_start = block.rfind(b"\n", 0, end) + 1
     last = _FIRST_FIELD.match(block, line_start)
     qid = last.group(1) if last else b""
@@ -66,30 +70,46 @@ def iter_run_chunks(path: str | os.PathLike[str], *, block_bytes: int = 64 << 20
             if cut == 0:
                 carry = block
                 continue
-            boundary = _last_query_start(block[:cut])
+            boundary = _last_query_start(block, cut)
             if boundary == 0:
                 carry = block
                 continue
             emit, carry = block[:boundary], block[boundary:]
-            yield _checked(parse_run_bytes(emit, source, line), seen), fh.tell()
-            line += emit.count(b"\n")
+            run = _checked(parse_run_bytes(emit, source, line), seen)
+            yield run, fh.tell()
+            # the fast (pyarrow) parser takes only blocks where every line is a row
+            line += len(run) if _is_arrow(run.query_ids) else emit.count(b"\n")
+
+
+def _is_arrow(col: object) -> bool:
+    return type(col).__module__.startswith("pyarrow")
+
+
+def _query_starts(qids: Any) -> list[int]:
+    """Rows where a new run of equal query ids begins (the first row included)."""
+    import numpy as np
+
+    n = len(qids)
+    if n < 2:
+        return [0] if n else []
+    if _is_arrow(qids) and hasattr(qids, "indices"):  # dictionary codes: equal codes, equal ids (unique dictionary)
+        from rankmeter.io.arrow import arrow_to_numpy
+
+        codes = arrow_to_numpy(qids.indices)
+        if len(qids.dictionary) == len(set(qids.dictionary.to_pylist())):
+            return [0, *(np.flatnonzero(codes[1:] != codes[:-1]) + 1).tolist()]
+    if _is_arrow(qids):
+        from rankmeter.io.arrow import change_points
+
+        return [0, *change_points(qids).tolist()]
+    values = np.asarray(qids)
+    return [0, *(np.flatnonzero(values[1:] != values[:-1]) + 1).tolist()]
 
 
 def _checked(run: Run, seen: set[str]) -> Run:
-    qids = run.query_ids
-    n = len(qids)
-    starts = [0]
-    if n > 1:
-        import numpy as np
-
-        if hasattr(qids, "to_pylist"):
-            from rankmeter.io.arrow import change_points
-
-            starts += change_points(qids).tolist()
-        else:
-            starts += (np.flatnonzero(qids[1:] != qids[:-1]) + 1).tolist()
-    for row in starts:
-        q = id_at(qids, row)
+    """The run, after checking that none of its queries appeared before (in this block or an earlier one)."""
+    for row in _query_starts(run.query_ids):
+        q = id_at(run.query_ids, row)
         if q in seen:
             src, line = run.location(row)
             raise InputFormatError(
