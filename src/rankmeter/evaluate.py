@@ -11,6 +11,7 @@ from rankmeter._version import __version__
 from rankmeter.aggregate import aggregate_column, apply_empty_policy, check_empty_policy, keras_list_weights
 from rankmeter.core import lists
 from rankmeter.core.align import align
+from rankmeter.core.arrays import count_distinct_sorted
 from rankmeter.core.lists import (
     NonFiniteInput,
     map_blocks,
@@ -171,7 +172,7 @@ def evaluate_ranked(
         "empty": empty,
         "queries_evaluated": n_q,
         "queries_empty": no_relevant,
-        "queries_with_ties": int(np.unique(ctx.group_query[ctx.group_sizes > 1]).size),
+        "queries_with_ties": count_distinct_sorted(ctx.group_query[ctx.group_sizes > 1]),  # groups in query order
         "queries_with_ties_at_cutoff": int(straddle.sum()),
         "weighted": ranked.item_weights is not None or ranked.list_weights is not None,
     }

@@ -7,6 +7,7 @@ from typing import Any, NamedTuple, TypedDict
 
 import numpy as np
 
+from rankmeter.core.arrays import sorted_unique
 from rankmeter.core.ids import (
     document_keys,
     duplicate_rows,
@@ -165,7 +166,7 @@ def _query_blocks(rq: np.ndarray, n_codes: int, ties: str, threads: int | None) 
     workers = min(workers, n // PARALLEL_MIN_ROWS)
     cumulative = np.cumsum(np.bincount(rq, minlength=n_codes))
     cuts = np.searchsorted(cumulative, n * np.arange(1, workers) // workers, side="left") + 1
-    bounds = np.unique(np.concatenate(([0], cuts.clip(max=n_codes), [n_codes])))
+    bounds = sorted_unique(np.concatenate(([0], cuts.clip(max=n_codes), [n_codes])))
     return [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:], strict=True)] if len(bounds) > 2 else None
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from rankmeter.core.arrays import sorted_unique
 from rankmeter.core.string_keys import (
     StringBuffers,
     equal_strings,
@@ -126,7 +127,7 @@ def intern(*columns: IdColumn) -> tuple[np.ndarray, list[np.ndarray]]:
     (['d1', 'd10', 'd2'], [2, 1], [2, 0])
     """
     encoded = [_encoded(c) for c in columns]
-    vocabulary = np.unique(np.concatenate([v for v, _, _ in encoded])) if encoded else np.zeros(0, str)
+    vocabulary = sorted_unique(np.concatenate([v for v, _, _ in encoded])) if encoded else np.zeros(0, str)
     # each column's own codes are composed with its vocabulary's place in the shared one before the rows are read
     codes = [_row_codes(np.searchsorted(vocabulary, v)[c] if len(c) else c, i) for v, c, i in encoded]
     return vocabulary, codes

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rankmeter.core.arrays import sorted_unique
 from rankmeter.errors import PolicyError
 
 TIE_POLICIES = ("trec", "stable", "expected", "shuffle", "optimistic", "pessimistic")
@@ -54,7 +55,7 @@ def _presorted_base(query_codes: np.ndarray, scores: np.ndarray) -> np.ndarray |
     block_query = query_codes[block_starts]
     if len(block_query) < 2 or bool(np.all(block_query[1:] > block_query[:-1])):
         return None
-    if len(np.unique(block_query)) != len(block_query):
+    if len(sorted_unique(block_query)) != len(block_query):
         raise LookupError
     lengths = np.diff(np.concatenate((block_starts, [n])))
     by_query = np.argsort(block_query, kind="stable")
