@@ -22,6 +22,7 @@ from rankmeter.core import align as align_module
 from rankmeter.core.align import _query_blocks, align
 from rankmeter.errors import DuplicateEntryError, PolicyError
 from rankmeter.io.load import as_qrels, as_run
+from rankmeter.io.tables import Qrels, Run
 from rankmeter.io.trec import parse_run_bytes
 
 POLICIES = ["trec", "stable", "expected", "optimistic", "pessimistic", "shuffle"]
@@ -130,3 +131,50 @@ def test_evaluate_on_blocks_matches_one_pass(small_blocks):
     np.testing.assert_array_equal(one.values, many.values)
     assert one.aggregate == many.aggregate
     assert one.metadata == many.metadata
+
+
+def _chunked(col, cuts):
+    """A pyarrow string column split into chunks at the given row positions."""
+    import pyarrow as pa
+
+    arr = pa.array(list(col), type=pa.string())
+    bounds = [0, *sorted(set(cuts)), len(arr)]
+    return pa.chunked_array([arr.slice(a, b - a) for a, b in zip(bounds[:-1], bounds[1:], strict=True)], type=pa.string())
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=qrels_and_run(), ties=st.sampled_from(POLICIES), sparse=st.booleans(), threads=st.integers(1, 4),
+       cuts=st.lists(st.integers(0, 200), max_size=6), qcuts=st.lists(st.integers(0, 40), max_size=3))  # fmt: skip
+def test_chunked_id_columns_give_the_combined_result(small_blocks, data, ties, sparse, threads, cuts, qcuts):
+    """Readers hand over pyarrow columns in chunks (the CSV reader's blocks); no chunk boundary may matter."""
+    import pyarrow as pa
+
+    qrels_dict, run_dict = data
+    if ties == "expected":
+        sparse = False
+    run = as_run(run_dict) if run_dict else None
+    if run is None:
+        return
+    qrels = as_qrels(qrels_dict)
+    n = len(run)
+    combined = Run(run.query_ids, pa.array(list(run.doc_ids), type=pa.string()), run.scores, "run.txt")
+    chunked = Run(run.query_ids, _chunked(run.doc_ids, [c % (n + 1) for c in cuts]), run.scores, "run.txt")
+    chunked_qrels = Qrels(qrels.query_ids, _chunked(qrels.doc_ids, [c % (len(qrels) + 1) for c in qcuts]),
+                          qrels.relevance, "qrels.txt")  # fmt: skip
+    options = dict(ties=ties, judged_items=sparse, seed=5)
+    one, one_info = align(qrels, combined, threads=1, **options)
+    other, other_info = align(chunked_qrels, chunked, threads=threads, **options)
+    _same_lists(one, other)
+    assert one_info == other_info
+
+
+def test_chunked_run_reports_duplicates_like_a_combined_one():
+    import pyarrow as pa
+
+    qids = np.array(["q1", "q1", "q1", "q2"])
+    docs = pa.chunked_array([["a", "b"], ["a"], ["c"]], type=pa.string())
+    run = Run(qids, docs, np.array([3.0, 2.0, 1.0, 1.0]), "run.txt")
+    with pytest.raises(DuplicateEntryError, match=r"run\.txt:3: query 'q1', document 'a' appears twice in the run"):
+        align(as_qrels({"q1": {"a": 1}}), run)
+    ranked, info = align(as_qrels({"q1": {"a": 1}}), run, duplicates="first")
+    assert info.duplicates_dropped == 1 and ranked.grades.tolist() == [1.0, 0.0]
