@@ -7,13 +7,14 @@ from typing import Any, NamedTuple, TypedDict
 
 import numpy as np
 
-from rankmeter.core.arrays import sorted_unique
+from rankmeter.core.arrays import code_counts, sorted_unique
 from rankmeter.core.ids import (
     document_keys,
     duplicate_rows,
     id_at,
     intern,
     match_pairs,
+    pair_halves,
     string_sort_keys,
     subset,
 )
@@ -245,13 +246,15 @@ def _align_coded(
 
     # run: duplicates, then grades by exact (query, document) match against the kept qrels rows
     doc_keys = document_keys(run.doc_ids)
-    rdrop = _rows_to_drop(duplicate_rows(rq, run.doc_ids, doc_keys), run.scores, duplicates, run, "run")
+    halves = None if doc_keys is None else pair_halves(rq, doc_keys)  # shared by the duplicate check and the join
+    rdrop = _rows_to_drop(duplicate_rows(rq, run.doc_ids, doc_keys, halves), run.scores, duplicates, run, "run")
     info.duplicates_dropped = len(qdrop) + len(rdrop)
-    match = match_pairs(rq, run.doc_ids, qq, qrels.doc_ids, doc_keys, qrels_rows=qorder)
+    match = match_pairs(rq, run.doc_ids, qq, qrels.doc_ids, doc_keys, qrels_rows=qorder, run_halves=halves)
+    del halves
     judged = match >= 0
 
     judged_q = np.flatnonzero(np.bincount(qq_sorted, minlength=len(qvocab)))
-    run_counts = np.bincount(rq, minlength=len(qvocab))
+    run_counts = code_counts(rq, len(qvocab))
     run_q = np.flatnonzero(run_counts)
     info.judged_queries, info.run_queries = len(judged_q), len(run_q)
     run_only = np.setdiff1d(run_q, judged_q, assume_unique=True)
@@ -277,7 +280,7 @@ def _align_coded(
             keep_rows &= judged
         rows = np.flatnonzero(keep_rows)
         rq, match, judged = rq[rows], match[rows], judged[rows]
-        run_counts = np.bincount(rq, minlength=len(qvocab))
+        run_counts = code_counts(rq, len(qvocab))
     scores = run.scores if rows is None else run.scores[rows]
     grades = None
     if not judged_items or ties in ("optimistic", "pessimistic"):

@@ -32,3 +32,22 @@ def count_distinct_sorted(values: np.ndarray) -> int:
     (3, 0)
     """
     return int(np.count_nonzero(values[1:] != values[:-1])) + 1 if len(values) else 0
+
+
+def code_counts(codes: np.ndarray, n_codes: int) -> np.ndarray:
+    """How many times each code ``0 .. n_codes - 1`` occurs: ``np.bincount(codes, minlength=n_codes)``.
+
+    Codes that come in runs (a run file lists each query's rows together) are
+    counted per run, from the places where the code changes, rather than one
+    increment per row.
+
+    >>> code_counts(np.array([2, 2, 2, 0, 0, 2]), 4).tolist()
+    [2, 0, 4, 0]
+    """
+    if len(codes) >= 1024:
+        starts = np.flatnonzero(codes[1:] != codes[:-1]) + 1
+        if len(starts) * 8 < len(codes):
+            bounds = np.concatenate(([0], starts, [len(codes)]))
+            counts = np.bincount(codes[bounds[:-1]], weights=np.diff(bounds), minlength=n_codes)
+            return counts.astype(np.int64)
+    return np.bincount(codes, minlength=n_codes)

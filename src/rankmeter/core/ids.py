@@ -217,6 +217,7 @@ def match_pairs(
     qrels_docs: IdColumn,
     run_keys: np.ndarray | None = None,
     qrels_rows: np.ndarray | None = None,
+    run_halves: np.ndarray | None = None,
 ) -> np.ndarray:
     """For each run row, the qrels row with the same (query code, document id), or -1 -- exactly.
 
@@ -231,6 +232,8 @@ def match_pairs(
     qrels_rows : ndarray of int64, optional
         The qrels rows to match against (default: all); they must be
         distinct (query, document) pairs.
+    run_halves : ndarray of uint32, optional
+        ``pair_halves(run_codes, run_keys)``, when already computed.
 
     Returns
     -------
@@ -265,8 +268,11 @@ def match_pairs(
             mask = np.uint32((1 << bits) - 1)
             table = np.zeros(1 << bits, dtype=bool)
             table[half(sqk) & mask] = True
-            slots = pair_halves(run_codes, rkeys)  # 32 bits of each key, masked in place
-            slots &= mask
+            if run_halves is None:
+                slots = pair_halves(run_codes, rkeys)  # 32 bits of each key, masked in place
+                slots &= mask
+            else:
+                slots = run_halves & mask
             cand = np.flatnonzero(table[slots])
             del slots
             rk = pair_keys(run_codes[cand], rkeys[cand])
@@ -309,12 +315,16 @@ def take(col: IdColumn, rows: np.ndarray) -> np.ndarray:
     return to_numpy_str(np.asarray(col)[rows])
 
 
-def duplicate_rows(query_codes: np.ndarray, doc_col: IdColumn, doc_keys: np.ndarray | None = None) -> np.ndarray:
+def duplicate_rows(
+    query_codes: np.ndarray, doc_col: IdColumn, doc_keys: np.ndarray | None = None, halves: np.ndarray | None = None
+) -> np.ndarray:
     """Rows that repeat an earlier (query, document) pair, as ``(first, repeat)`` index pairs, exactly.
 
     Candidates come from a 64-bit hash of the document id and are then
     verified by exact string comparison, so no pair is ever reported by a
-    hash collision alone.
+    hash collision alone. ``doc_keys`` (:func:`document_keys`) and
+    ``halves`` (``pair_halves(query_codes, doc_keys)``) may be passed when
+    already computed.
 
     >>> import numpy as np
     >>> duplicate_rows(np.array([0, 0, 1, 0]), np.array(["a", "b", "a", "a"])).tolist()
@@ -325,7 +335,7 @@ def duplicate_rows(query_codes: np.ndarray, doc_col: IdColumn, doc_keys: np.ndar
         _, dcodes = encode(doc_col)
         keys = query_codes.astype(np.int64) * (int(dcodes.max()) + 1 if len(dcodes) else 1) + dcodes
         return _first_and_repeats(keys, np.arange(len(keys)))
-    candidates = _repeated_pairs(query_codes, hashes)
+    candidates = _repeated_pairs(query_codes, hashes, halves if doc_keys is not None else None)
     if not len(candidates):
         return np.zeros((0, 2), np.int64)
     # exact check among the (few) candidates
@@ -349,20 +359,20 @@ def _first_and_repeats(keys: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return pairs[np.argsort(pairs[:, 1], kind="stable")]
 
 
-def _repeated_pairs(codes: np.ndarray, keys: np.ndarray) -> np.ndarray:
+def _repeated_pairs(codes: np.ndarray, keys: np.ndarray, halves: np.ndarray | None = None) -> np.ndarray:
     """Rows, ascending, whose :func:`pair_keys` key occurs more than once.
 
     32 bits of each pair key are sorted first -- half the bytes of the full
     keys, and every repeated key repeats its half -- and only the rows whose
     half repeats (a bitmap, then a search) have their full keys built and
-    compared.
+    compared. ``halves`` is ``pair_halves(codes, keys)`` when already computed.
 
     >>> import numpy as np
     >>> keys = np.array([7, 1 << 40, 7, 3, (1 << 40) + 3, 3], dtype=np.uint64)
     >>> _repeated_pairs(np.zeros(6, dtype=np.int64), keys).tolist()
     [0, 2, 3, 5]
     """
-    halves = pair_halves(codes, keys)
+    halves = pair_halves(codes, keys) if halves is None else halves
     sorted_halves = np.sort(halves)
     repeated = sorted_halves[1:][sorted_halves[1:] == sorted_halves[:-1]]
     if not len(repeated):
