@@ -22,7 +22,7 @@ from rankmeter.core.string_keys import (
     pair_halves,
     pair_keys,
 )
-from rankmeter.io.arrow import arrow_to_numpy, int64_array, string_array, validity
+from rankmeter.io.arrow import arrow_to_numpy, combined, int64_array, string_array, validity
 from rankmeter.io.tables import id_at  # noqa: F401  (re-exported for the core)
 
 IdColumn = Any  # np.ndarray of str, or pyarrow (Chunked)Array of strings
@@ -35,8 +35,7 @@ def _is_arrow(col: IdColumn) -> bool:
 def _arrow_array(col: IdColumn) -> Any:
     import pyarrow as pa
 
-    if isinstance(col, pa.ChunkedArray):
-        col = col.unify_dictionaries().combine_chunks() if pa.types.is_dictionary(col.type) else col.combine_chunks()
+    col = combined(col)
     if pa.types.is_dictionary(col.type):
         col = col.dictionary_decode()
     if pa.types.is_large_string(col.type) or pa.types.is_string_view(col.type):

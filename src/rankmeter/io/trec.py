@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from rankmeter.errors import InputFormatError, InvalidScoreError, where
-from rankmeter.io.arrow import arrow_to_numpy
+from rankmeter.io.arrow import arrow_to_numpy, combined, memory_pool
 from rankmeter.io.tables import Qrels, Run
 from rankmeter.io.validate import check_finite
 
@@ -143,6 +143,7 @@ def _arrow_read(source: Any, n_columns: int, keep: dict[int, Any]) -> Any:
             strings_can_be_null=False,
             quoted_strings_can_be_null=False,
         ),
+        memory_pool=memory_pool(),
     )
 
 
@@ -182,7 +183,7 @@ def _arrow_table(data: Any, n_columns: int, keep: dict[int, Any], path: PathLike
             return None
     if table.num_rows == 0:
         return None
-    qids = table.column("c0").unify_dictionaries().combine_chunks()
+    qids = combined(table.column("c0"))
     if _any_comment(qids.dictionary):
         return None  # a comment line that happens to have the right number of fields
     return table, qids
@@ -308,7 +309,7 @@ def _parse_columns(
     fast = _arrow_table(data, n_columns, _arrow_types(kinds), path)
     if fast is not None:
         table, qids = fast
-        dids = table.column("c2").combine_chunks()
+        dids = combined(table.column("c2"))
         values = arrow_to_numpy(table.column(f"c{value_col}"))
         lines = None if first_line == 1 else np.arange(first_line, first_line + len(values), dtype=np.int64)
         name = None if qrels else _first_line_tag(data, path)
@@ -353,8 +354,8 @@ def read_columns_fast(path: PathLike, *, qrels: bool, values_as_text: bool = Fal
         return None
     table, qids = fast
     column = table.column(f"c{value_col}")
-    values = column.unify_dictionaries().combine_chunks() if values_as_text else arrow_to_numpy(column)
-    return qids, table.column("c2").combine_chunks(), values
+    values = combined(column) if values_as_text else arrow_to_numpy(column)
+    return qids, combined(table.column("c2")), values
 
 
 def last_line_field(path: PathLike, index: int) -> str | None:
