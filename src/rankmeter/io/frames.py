@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from rankmeter.errors import InputFormatError, InvalidScoreError
+from rankmeter.io.arrow import combined
 from rankmeter.io.tables import Qrels, Run
 from rankmeter.io.validate import check_finite
 
@@ -70,7 +71,7 @@ def _ids(frame: Any, name: str) -> Any:
         chunks = [_narrow_offsets(chunk) for chunk in chunks]
     elif not pa.types.is_string(col.type):
         chunks = [chunk.cast(pa.string()) for chunk in chunks]
-    return chunks[0] if len(chunks) == 1 else pa.chunked_array(chunks, type=pa.string()).combine_chunks()
+    return chunks[0] if len(chunks) == 1 else combined(pa.chunked_array(chunks, type=pa.string()))
 
 
 def _narrow_offsets(chunk: Any) -> Any:
