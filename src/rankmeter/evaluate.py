@@ -196,6 +196,7 @@ def evaluate(
     seed: int | None = None,
     qrels_columns: Mapping[str, str] | None = None,
     run_columns: Mapping[str, str] | None = None,
+    threads: int | None = None,
 ) -> EvaluationResult:
     """Evaluate a run against qrels.
 
@@ -230,6 +231,10 @@ def evaluate(
         Seed for ``ties="shuffle"``.
     qrels_columns, run_columns : mapping, optional
         Column renames for table input, e.g. ``{"query_id": "qid"}``.
+    threads : int, optional
+        Threads for runs of a million rows or more, each ranking a block of
+        queries (default: one per CPU, at most 8; 1: one thread). Values do
+        not depend on it.
 
     Returns
     -------
@@ -258,6 +263,7 @@ def evaluate(
         judged_only=judged_only,
         seed=seed,
         judged_items=_judged_items_suffice(ties, parsed),
+        threads=threads,
     )
     extra = {
         "missing": missing,

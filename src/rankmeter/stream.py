@@ -56,6 +56,7 @@ def evaluate_stream(
     seed: int | None = None,
     block_bytes: int = 64 << 20,
     progress: bool | None = None,
+    threads: int | None = None,
 ) -> EvaluationResult:
     """Evaluate a TREC run file in blocks of whole queries, with memory bounded by ``block_bytes``.
 
@@ -75,6 +76,8 @@ def evaluate_stream(
         Bytes of run text parsed at a time.
     progress : bool, optional
         Show a progress bar (default: when the file is larger than 256 MiB).
+    threads : int, optional
+        Threads per block of a million rows or more (see :func:`rankmeter.evaluate`).
 
     Examples
     --------
@@ -131,6 +134,7 @@ def evaluate_stream(
                     depth=depth,
                     judged_only=judged_only,
                     judged_items=_judged_items_suffice(ties, parsed),
+                    threads=threads,
                 )
                 parts.append(evaluate_ranked(ranked, parsed, empty=empty))
             if bar is not None:

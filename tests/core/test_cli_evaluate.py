@@ -203,3 +203,32 @@ def test_console_script_subprocess(files, tmp_path) -> None:
     assert bad.stderr.splitlines() == [
         f"rankmeter evaluate: error: {bad_run}:2: query 'q1', document 'b': score 'oops' is not a number"
     ]
+
+
+def test_threads_and_stream_give_the_same_json(files, capsys, monkeypatch) -> None:
+    from rankmeter.core import align as align_module
+
+    monkeypatch.setattr(align_module, "PARALLEL_MIN_ROWS", 1)  # the example run is tiny: let it take the block path
+    outputs = []
+    for extra in ([], ["--threads", "1"], ["--threads", "3"], ["--stream", "--block-mb", "1", "--threads", "2"]):
+        assert main(_argv(files, "--format", "json", *extra)) == 0
+        data = json.loads(capsys.readouterr().out)
+        outputs.append((data["aggregate"], data["per_query"]))
+    assert all(out == outputs[0] for out in outputs[1:])
+
+
+def test_stream_passes_the_shuffle_seed(files, capsys) -> None:
+    tied = "q1 Q0 a 1 1.0 s\nq1 Q0 b 2 1.0 s\nq1 Q0 c 3 1.0 s\nq1 Q0 d 4 1.0 s\nq1 Q0 e 5 1.0 s\n"
+    run = Path(files[1]).with_name("tied.txt")
+    run.write_text(tied)
+    qrels = Path(files[0]).with_name("tied.qrels")
+    qrels.write_text("q1 0 c 1\n")
+    values = {}
+    for seed in range(6):
+        argv = ["evaluate", str(qrels), str(run), "-m", "rr", "--format", "json", "--ties", "shuffle", "--seed", str(seed)]
+        assert main([*argv, "--stream"]) == 0
+        streamed = json.loads(capsys.readouterr().out)["aggregate"]["rr"]
+        assert main(argv) == 0
+        values[seed] = (streamed, json.loads(capsys.readouterr().out)["aggregate"]["rr"])
+    assert all(a == b for a, b in values.values())  # one block: the stream shuffles with the seed itself
+    assert len({a for a, _ in values.values()}) > 1  # and the seed reaches it

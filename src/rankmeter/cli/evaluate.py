@@ -40,6 +40,13 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("--block-mb", type=int, default=64, help="block size for --stream in MiB (default: 64)")
     p.add_argument("--progress", action="store_true", help="show a progress bar with --stream")
+    p.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        metavar="N",
+        help="threads for runs of a million rows or more (default: one per CPU, at most 8); values do not depend on it",
+    )
     p.add_argument("--per-query", action="store_true", help="also print per-query values")
     p.add_argument(
         "--ci",
@@ -122,12 +129,19 @@ def run(args: argparse.Namespace) -> int:
 
         progress = True if args.progress else None
         result = evaluate_stream(
-            args.qrels, args.run, measures, block_bytes=args.block_mb << 20, progress=progress, **options
+            args.qrels,
+            args.run,
+            measures,
+            block_bytes=args.block_mb << 20,
+            progress=progress,
+            seed=args.seed,
+            threads=args.threads,
+            **options,
         )
     else:
         from rankmeter.evaluate import evaluate
 
-        result = evaluate(args.qrels, args.run, measures, seed=args.seed, **options)
+        result = evaluate(args.qrels, args.run, measures, seed=args.seed, threads=args.threads, **options)
     intervals = None
     if args.ci is not None:
         from rankmeter.stats.intervals import result_intervals
