@@ -310,11 +310,12 @@ def stream_benchmark(copies: int, in_memory: bool) -> None:
     size = Path(run).stat().st_size
     w1_values = run_child(CHILD_RANKMETER_STREAM, *(str(p) for p in workloads.w1()), measures, "memory")[0]
     rows: list = []
-    for block_mb in (64, 16):
+    streamed: dict = {}
+    for block_mb in (16, 64):
         values, wall, rss = run_child(CHILD_RANKMETER_STREAM, qrels, run, measures, str(block_mb))
         note = f"queries {values.pop('queries')}; vs W1: {agree(w1_values, values, tol=1e-12)}"
         rows.append((f"rankmeter evaluate_stream ({block_mb} MiB blocks)", wall, rss, note))
-        if block_mb == 64:
+        if block_mb == 16:
             streamed = values
     if in_memory:
         values, wall, rss = run_child(CHILD_RANKMETER_STREAM, qrels, run, measures, "memory")

@@ -18,7 +18,7 @@ from rankmeter.core.ids import encode, subset, vocabulary
 from rankmeter.core.ties import check_policy
 from rankmeter.evaluate import MeasuresArg, _judged_items_suffice, _parse_all, evaluate_ranked
 from rankmeter.io.load import as_qrels
-from rankmeter.io.stream import iter_run_chunks
+from rankmeter.io.stream import iter_run_chunks, read_ahead
 from rankmeter.io.tables import Qrels, Run
 from rankmeter.measures import FAMILIES, parse
 from rankmeter.results import EvaluationResult
@@ -54,7 +54,7 @@ def evaluate_stream(
     depth: int | None = None,
     judged_only: bool = False,
     seed: int | None = None,
-    block_bytes: int = 64 << 20,
+    block_bytes: int = 16 << 20,
     progress: bool | None = None,
     threads: int | None = None,
 ) -> EvaluationResult:
@@ -72,7 +72,7 @@ def evaluate_stream(
     measures : str, Measure or iterable of them
     seed : int, optional
         Seed for ``ties="shuffle"`` (each block is shuffled with a seed derived from it).
-    block_bytes : int, default 64 MiB
+    block_bytes : int, default 16 MiB
         Bytes of run text parsed at a time.
     progress : bool, optional
         Show a progress bar (default: when the file is larger than 256 MiB).
@@ -115,7 +115,7 @@ def evaluate_stream(
         bar.start()
         task = bar.add_task("evaluating", total=size)
     try:
-        for run, done_bytes in iter_run_chunks(run_path, block_bytes=block_bytes):
+        for run, done_bytes in read_ahead(iter_run_chunks(run_path, block_bytes=block_bytes)):
             name = name or run.name
             codes = _codes_in(vocabulary(run.query_ids), judged_vocab)
             run_only += int((codes < 0).sum())

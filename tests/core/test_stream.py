@@ -128,3 +128,40 @@ def test_every_family_is_documented() -> None:
     trec = {f.name for f in TREC_FAMILIES}  # documented in docs/trec_eval.md
     missing = [name for name in FAMILIES if name not in trec and f"`{name}" not in text]
     assert not missing
+
+
+def test_read_ahead_keeps_order_and_raises_in_turn() -> None:
+    from rankmeter.io.stream import read_ahead
+
+    produced = []
+
+    def items():
+        for i in range(5):
+            produced.append(i)
+            if i == 3:
+                raise ValueError("bad block 3")
+            yield i
+
+    got = []
+    with pytest.raises(ValueError, match="bad block 3"):
+        for item in read_ahead(items()):
+            got.append(item)
+    assert got == [0, 1, 2]  # block 3's error surfaces only after blocks 0-2 were handed over
+    assert produced == [0, 1, 2, 3]
+
+
+def test_read_ahead_stops_when_the_consumer_fails() -> None:
+    from rankmeter.io.stream import read_ahead
+
+    produced = []
+
+    def items():
+        for i in range(100):
+            produced.append(i)
+            yield i
+
+    with pytest.raises(RuntimeError, match="consumer"):
+        for item in read_ahead(items()):
+            if item == 2:
+                raise RuntimeError("consumer")
+    assert produced == [0, 1, 2, 3]  # one item ahead at most, then nothing more is read

@@ -38,7 +38,7 @@ def add_parser(sub: Any) -> None:
         help="read the run in blocks of whole queries (bounded memory; the run must list each query's "
         "lines together); same result as without",
     )
-    p.add_argument("--block-mb", type=int, default=64, help="block size for --stream in MiB (default: 64)")
+    p.add_argument("--block-mb", type=int, default=16, help="block size for --stream in MiB (default: 16)")
     p.add_argument("--progress", action="store_true", help="show a progress bar with --stream")
     p.add_argument(
         "--threads",

@@ -5,12 +5,14 @@ from __future__ import annotations
 import gzip
 import os
 import re
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterable, Iterator
+from typing import Any, TypeVar
 
 from rankmeter.errors import InputFormatError
 from rankmeter.io.tables import Run, id_at
 from rankmeter.io.trec import parse_run_bytes
+
+T = TypeVar("T")
 
 _FIRST_FIELD = re.compile(rb"[ \t\r\f\v]*([^ \t\r\f\v\n]*)")
 
@@ -33,7 +35,7 @@ def _last_query_start(block: bytes, stop: int) -> int:
     return 0
 
 
-def iter_run_chunks(path: str | os.PathLike[str], *, block_bytes: int = 64 << 20) -> Iterator[tuple[Run, int]]:
+def iter_run_chunks(path: str | os.PathLike[str], *, block_bytes: int = 16 << 20) -> Iterator[tuple[Run, int]]:
     """Yield ``(run, bytes_read)`` pieces of a TREC run, each holding only complete queries.
 
     Each block is parsed by the same code as :func:`~rankmeter.io.trec.read_run`
@@ -79,6 +81,31 @@ def iter_run_chunks(path: str | os.PathLike[str], *, block_bytes: int = 64 << 20
             yield run, fh.tell()
             # the fast (pyarrow) parser takes only blocks where every line is a row
             line += len(run) if _is_arrow(run.query_ids) else emit.count(b"\n")
+
+
+def read_ahead(items: Iterable[T]) -> Iterator[T]:
+    """The items of ``items``, each produced on a background thread while the caller works on the previous one.
+
+    Parsing the next block of a run (pyarrow, which releases the GIL) thus
+    overlaps with evaluating the current one; at most one item waits ahead.
+    The iterator is only ever advanced by that one thread, and an exception
+    raised while producing an item is raised here when the item is due.
+
+    >>> list(read_ahead(iter(range(4))))
+    [0, 1, 2, 3]
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    iterator = iter(items)
+    done = object()
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pending = pool.submit(next, iterator, done)
+        while True:
+            item = pending.result()
+            if item is done:
+                return
+            pending = pool.submit(next, iterator, done)
+            yield item  # type: ignore[misc]
 
 
 def _is_arrow(col: object) -> bool:
