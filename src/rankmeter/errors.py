@@ -17,6 +17,10 @@ class InputFormatError(RankmeterError):
     """A line of a TREC file, a table column or an array has the wrong form."""
 
 
+class QueryOrderError(InputFormatError):
+    """A query's lines of a run are not all together (reading in blocks of whole queries needs them so)."""
+
+
 class DuplicateEntryError(RankmeterError):
     """The same (query, document) pair appears twice in a run or in qrels."""
 

@@ -7,27 +7,22 @@ other queries, and the aggregates are computed once from all per-query values.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from rankmeter.aggregate import aggregate_column, check_empty_policy
-from rankmeter.core.align import align
-from rankmeter.core.ids import encode, subset, vocabulary
+from rankmeter.core.align import AlignInfo, align, check_align_options, dedupe_qrels, merge_infos, qrels_rows
+from rankmeter.core.ids import encode, vocabulary
 from rankmeter.core.ties import check_policy
-from rankmeter.evaluate import MeasuresArg, _judged_items_suffice, _parse_all, evaluate_ranked
+from rankmeter.evaluate import MeasuresArg, _judged_items_suffice, _parse_all, alignment_metadata, evaluate_ranked
 from rankmeter.io.load import as_qrels
 from rankmeter.io.stream import iter_run_chunks, read_ahead
-from rankmeter.io.tables import Qrels, Run
+from rankmeter.io.tables import Run
 from rankmeter.measures import FAMILIES, parse
 from rankmeter.results import EvaluationResult
-
-
-def _subset(qrels: Qrels, rows: np.ndarray) -> Qrels:
-    """The qrels rows ``rows`` (ids keep their kind: a pyarrow column stays one)."""
-    lines = qrels.lines[rows] if qrels.lines is not None else rows + 1
-    return Qrels(subset(qrels.query_ids, rows), subset(qrels.doc_ids, rows), qrels.relevance[rows], qrels.source, lines)
 
 
 def _codes_in(ids: np.ndarray, vocab: np.ndarray) -> np.ndarray:
@@ -89,16 +84,54 @@ def evaluate_stream(
     {'1': 0.5, '2': 1.0}
     >>> os.unlink(f.name)
     """
+    result = evaluate_blocks(
+        qrels,
+        run_path,
+        measures,
+        ties=ties,
+        empty=empty,
+        missing=missing,
+        duplicates=duplicates,
+        depth=depth,
+        judged_only=judged_only,
+        seed=seed,
+        block_bytes=block_bytes,
+        progress=progress,
+        threads=threads,
+    )
+    result.metadata["streamed"] = True
+    return result
+
+
+def evaluate_blocks(
+    qrels: Any,
+    run_path: str | os.PathLike[str],
+    measures: MeasuresArg,
+    *,
+    ties: str,
+    empty: str,
+    missing: str,
+    duplicates: str,
+    depth: int | None,
+    judged_only: bool,
+    seed: int | None,
+    block_bytes: int,
+    progress: bool | None,
+    threads: int | None,
+) -> EvaluationResult:
+    """:func:`evaluate_stream`, without marking the result as streamed (what :func:`rankmeter.evaluate` reads a run
+    file with: blocks of whole queries, the next one parsed while the current one is evaluated)."""
     check_policy(ties)
     check_empty_policy(empty)
+    check_align_options(missing, duplicates)
     parsed = _parse_all(measures)
-    q = as_qrels(qrels)
+    q, qrels_dropped = dedupe_qrels(as_qrels(qrels), duplicates)
     judged_vocab, judged_codes = encode(q.query_ids)  # qrels rows by query code, for each block's subset
     size = Path(run_path).stat().st_size
-    show = progress if progress is not None else size > (256 << 20)
+    show = progress if progress is not None else (size > (256 << 20) and sys.stderr.isatty())
     parts: list[EvaluationResult] = []
+    infos: list[AlignInfo] = []
     streamed = np.zeros(len(judged_vocab), dtype=bool)  # judged queries met in the run so far
-    run_only = 0
     name = None
     bar = None
     if show:
@@ -118,24 +151,23 @@ def evaluate_stream(
         for run, done_bytes in read_ahead(iter_run_chunks(run_path, block_bytes=block_bytes)):
             name = name or run.name
             codes = _codes_in(vocabulary(run.query_ids), judged_vocab)
-            run_only += int((codes < 0).sum())
             in_block = np.zeros(len(judged_vocab), dtype=bool)
             in_block[codes[codes >= 0]] = True
             streamed |= in_block
-            if in_block.any():
-                block_seed = None if seed is None else seed + len(parts)
-                ranked, _ = align(
-                    _subset(q, np.flatnonzero(in_block[judged_codes])),
-                    run,
-                    ties=ties,
-                    seed=block_seed,
-                    missing="skip",
-                    duplicates=duplicates,
-                    depth=depth,
-                    judged_only=judged_only,
-                    judged_items=_judged_items_suffice(ties, parsed),
-                    threads=threads,
-                )
+            ranked, info = align(
+                qrels_rows(q, np.flatnonzero(in_block[judged_codes])),
+                run,
+                ties=ties,
+                seed=None if seed is None else seed + len(infos),
+                missing="skip",
+                duplicates=duplicates,
+                depth=depth,
+                judged_only=judged_only,
+                judged_items=_judged_items_suffice(ties, parsed),
+                threads=threads,
+            )
+            infos.append(info)  # run-only queries of the block too
+            if ranked.n_queries:
                 parts.append(evaluate_ranked(ranked, parsed, empty=empty))
             if bar is not None:
                 bar.update(task, completed=done_bytes)
@@ -145,28 +177,21 @@ def evaluate_stream(
     missing_ids = judged_vocab[~streamed]
     if len(missing_ids) and missing != "skip":
         empty_run = Run(np.zeros(0, dtype=str), np.zeros(0, dtype=str), np.zeros(0), source=str(run_path))
-        rows = np.flatnonzero(~streamed[judged_codes])
-        ranked, _ = align(_subset(q, rows), empty_run, ties=ties, missing=missing, duplicates=duplicates)
+        ranked, _ = align(qrels_rows(q, np.flatnonzero(~streamed[judged_codes])), empty_run, ties=ties, missing=missing)
         parts.append(evaluate_ranked(ranked, parsed, empty=empty))
-    return _merge(
-        parts,
-        parsed,
-        empty,
-        {
-            "ties": ties,
-            "missing": missing,
-            "duplicates": duplicates,
-            "depth": depth,
-            "judged_only": judged_only,
-            "queries_missing": len(missing_ids),
-            "missing_query_ids": missing_ids.tolist(),
-            "queries_run_only": run_only,
-            "run_source": str(run_path),
-            "run_name": name,
-            "streamed": True,
-            "qrels_source": q.source,
-        },
-    )
+    if not parts:  # nothing to evaluate: the empty result still carries every metadata field
+        none = Run(np.zeros(0, dtype=str), np.zeros(0, dtype=str), np.zeros(0), source=str(run_path))
+        parts.append(evaluate_ranked(align(qrels_rows(q, np.zeros(0, dtype=np.int64)), none)[0], parsed, empty=empty))
+    info = merge_infos(infos)
+    info.judged_queries = len(judged_vocab)
+    info.missing_queries = missing_ids.tolist()
+    info.run_only_queries = sorted(info.run_only_queries)
+    info.duplicates_dropped += qrels_dropped
+    extra = alignment_metadata(info, missing, duplicates, depth, judged_only, q.source, str(run_path), name)
+    extra["ties"] = ties
+    if ties == "shuffle":
+        extra["seed"] = seed
+    return _merge(parts, parsed, empty, extra)
 
 
 def _merge(parts: list[EvaluationResult], parsed: list[Any], empty: str, extra: dict[str, Any]) -> EvaluationResult:

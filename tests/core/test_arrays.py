@@ -1,4 +1,4 @@
-"""The core's NumPy helpers agree with the NumPy functions they stand in for."""
+"""The NumPy and pyarrow helpers of the core and the readers agree with the functions they stand in for."""
 
 from __future__ import annotations
 
@@ -34,3 +34,24 @@ def test_code_counts_is_bincount(runs, shuffle):
     got = code_counts(a, 31)
     assert got.dtype == np.int64
     np.testing.assert_array_equal(got, np.bincount(a, minlength=31))
+
+
+@given(
+    strings=st.lists(st.text(max_size=12), min_size=1, max_size=60),
+    picks=st.lists(st.integers(0, 10_000), max_size=80),
+    offset=st.integers(0, 5),
+    dictionary=st.booleans(),
+)
+def test_take_rows_is_pyarrow_take(strings, picks, offset, dictionary):
+    import pyarrow as pa
+
+    from rankmeter.io.arrow import take_rows
+
+    arr = pa.array(strings, type=pa.string())
+    arr = arr.slice(min(offset, len(arr) - 1))
+    if dictionary:
+        arr = arr.dictionary_encode()
+    rows = np.array([p % len(arr) for p in picks], dtype=np.int64)
+    got = take_rows(arr, rows)
+    assert got.to_pylist() == [arr[int(r)].as_py() for r in rows]
+    assert got.type == arr.type

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import gzip
+import importlib
 
 import numpy as np
 import pytest
 
 import rankmeter
-from rankmeter.errors import InputFormatError
+from rankmeter.errors import InputFormatError, QueryOrderError
 from rankmeter.io.stream import iter_run_chunks
 
 MEASURES = ["map", "ndcg", "ndcg@[5,10]", "p@[5,10,100]", "rr", "rprec", "num_q", "num_ret", "num_rel", "num_rel_ret"]
@@ -37,20 +38,77 @@ def _random_files(tmp_path, seed: int, gz: bool = False):
     return qpath, rpath
 
 
+def _same_result(a, b) -> None:
+    assert a.measure_names == b.measure_names
+    assert a.query_ids.tolist() == b.query_ids.tolist()
+    np.testing.assert_array_equal(a.values, b.values)
+    np.testing.assert_array_equal(a.included, b.included)
+    assert a.aggregate == b.aggregate
+    assert {k: v for k, v in a.metadata.items() if k != "streamed"} == {
+        k: v for k, v in b.metadata.items() if k != "streamed"
+    }
+
+
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("block", [64, 1000, 1 << 20])
 def test_stream_equals_in_memory(tmp_path, seed, block) -> None:
+    """The whole run read at once (a Run object) against the run file read in blocks, every metadata field too."""
     qpath, rpath = _random_files(tmp_path, seed, gz=seed % 2 == 1)
+    whole_run = rankmeter.read_run(rpath)
     for missing in ("zero", "skip"):
-        a = rankmeter.evaluate(qpath, rpath, MEASURES, missing=missing)
+        a = rankmeter.evaluate(qpath, whole_run, MEASURES, missing=missing)
         b = rankmeter.evaluate_stream(qpath, rpath, MEASURES, missing=missing, block_bytes=block)
-        assert a.measure_names == b.measure_names
-        assert a.query_ids.tolist() == b.query_ids.tolist()
-        np.testing.assert_array_equal(a.values, b.values)
-        np.testing.assert_array_equal(a.included, b.included)
-        assert a.aggregate == b.aggregate
-        for key in ("queries_missing", "queries_run_only", "queries_evaluated"):
-            assert a.metadata[key] == b.metadata[key], key
+        _same_result(a, b)
+        assert b.metadata["streamed"] is True and "streamed" not in a.metadata
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"depth": 5, "ties": "stable"},
+        {"judged_only": True, "ties": "pessimistic"},
+        {"duplicates": "first", "empty": "skip"},
+        {"duplicates": "max", "ties": "optimistic", "empty": "nan"},
+        {"missing": "skip", "ties": "expected"},
+    ],
+)
+def test_evaluate_reads_run_files_in_blocks(tmp_path, monkeypatch, seed, options) -> None:
+    """``evaluate(qrels, path)`` reads the file in blocks: the result is the whole-run one, metadata included."""
+    evaluate_module = importlib.import_module("rankmeter.evaluate")
+    monkeypatch.setattr(evaluate_module, "BLOCK_BYTES", 700)  # many blocks
+    qpath, rpath = _random_files(tmp_path, seed, gz=seed == 3)
+    if "duplicates" in options:  # repeated pairs in both files
+        with open(qpath, "a") as fh:
+            fh.write("q001 0 D7 3\nq001 0 D7 1\n")
+        with open(rpath, "ab") as fh:
+            fh.write(gzip.compress(b"zz Q0 D1 2 0.5 t\n") if seed == 3 else b"zz Q0 D1 2 0.5 t\n")
+    whole = rankmeter.evaluate(qpath, rankmeter.read_run(rpath), MEASURES, **options)
+    blocks = rankmeter.evaluate(qpath, rpath, MEASURES, **options)
+    _same_result(whole, blocks)
+    assert "streamed" not in blocks.metadata
+
+
+def test_evaluate_reads_an_interleaved_run_whole(tmp_path, monkeypatch) -> None:
+    """A run whose query lines are not together cannot be read in blocks; evaluate reads it at once instead."""
+    evaluate_module = importlib.import_module("rankmeter.evaluate")
+    monkeypatch.setattr(evaluate_module, "BLOCK_BYTES", 16)
+    run = tmp_path / "run.txt"
+    run.write_text("a Q0 d1 1 2.0 t\nb Q0 d1 1 2.0 t\na Q0 d2 2 1.0 t\n")
+    qrels = {"a": {"d2": 1}, "b": {"d1": 1}}
+    res = rankmeter.evaluate(qrels, run, ["rr", "num_ret"])
+    assert res.by_query("rr") == {"a": 0.5, "b": 1.0} and res.aggregate["num_ret"] == 3
+    with pytest.raises(QueryOrderError, match=r"run\.txt:3: query 'a' appears again after other queries"):
+        rankmeter.evaluate_stream(qrels, run, "rr", block_bytes=16)
+
+
+def test_evaluate_and_stream_agree_on_an_empty_run_file(tmp_path) -> None:
+    run = tmp_path / "run.txt"
+    run.write_text("")
+    for f in (rankmeter.evaluate, rankmeter.evaluate_stream):
+        with pytest.raises(InputFormatError, match=r"run\.txt: file has no qid lines"):
+            f({"a": {"d": 1}}, run, "map")
 
 
 def test_stream_on_real_trec_data(trec_eval_dir) -> None:
@@ -165,3 +223,26 @@ def test_read_ahead_stops_when_the_consumer_fails() -> None:
             if item == 2:
                 raise RuntimeError("consumer")
     assert produced == [0, 1, 2, 3]  # one item ahead at most, then nothing more is read
+
+
+@pytest.mark.parametrize(
+    ("qrels_text", "run_text", "message"),
+    [
+        ("a 0 d1 1\n", "a Q0 d1 1 2.0 t\nb Q0 d1 1 2.0 t\nb Q0 d1 2 1.0 t\n",
+         r"run\.txt:3: query 'b', document 'd1' appears twice in the run \(first at line 2"),
+        ("a 0 d1 1\nb 0 d2 0\na 0 d1 2\n", "a Q0 d1 1 2.0 t\n",
+         r"qrels\.txt:3: query 'a', document 'd1' appears twice in the qrels \(first at line 1"),
+        ("a 0 d1 1\n", "a Q0 d1 1 2.0 t\nb Q0 d2 1 nan t\n", r"run\.txt:2: query 'b', document 'd2': score"),
+    ],
+)  # fmt: skip
+def test_block_and_whole_reads_report_the_same_error(tmp_path, monkeypatch, qrels_text, run_text, message) -> None:
+    monkeypatch.setattr(importlib.import_module("rankmeter.evaluate"), "BLOCK_BYTES", 16)
+    qpath, rpath = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qpath.write_text(qrels_text)
+    rpath.write_text(run_text)
+    errors = []
+    for run in (rpath, str(rpath)):
+        with pytest.raises(rankmeter.RankmeterError, match=message) as caught:
+            rankmeter.evaluate(qpath, run if isinstance(run, str) else rankmeter.read_run(run), "map")
+        errors.append(str(caught.value))
+    assert errors[0] == errors[1]

@@ -35,11 +35,15 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--stream",
         action="store_true",
-        help="read the run in blocks of whole queries (bounded memory; the run must list each query's "
-        "lines together); same result as without",
+        help="read the run in blocks of whole queries and fail if a query's lines are not together (without it, "
+        "such a run is read whole instead); same result as without",
     )
     p.add_argument("--block-mb", type=int, default=16, help="block size for --stream in MiB (default: 16)")
-    p.add_argument("--progress", action="store_true", help="show a progress bar with --stream")
+    p.add_argument(
+        "--progress",
+        action="store_true",
+        help="show a progress bar while the run file is read (default: for files over 256 MiB on a terminal)",
+    )
     p.add_argument(
         "--threads",
         type=int,
@@ -141,7 +145,15 @@ def run(args: argparse.Namespace) -> int:
     else:
         from rankmeter.evaluate import evaluate
 
-        result = evaluate(args.qrels, args.run, measures, seed=args.seed, threads=args.threads, **options)
+        result = evaluate(
+            args.qrels,
+            args.run,
+            measures,
+            seed=args.seed,
+            threads=args.threads,
+            progress=True if args.progress else None,
+            **options,
+        )
     intervals = None
     if args.ci is not None:
         from rankmeter.stats.intervals import result_intervals

@@ -75,6 +75,12 @@ def _rows_to_drop(pairs: np.ndarray, values: np.ndarray, policy: str, table: Qre
     return group[order][~keep_first]
 
 
+def check_align_options(missing: str, duplicates: str) -> None:
+    """Raise :class:`PolicyError` for an unknown ``missing`` or ``duplicates`` policy."""
+    _choose(missing, MISSING_POLICIES, "missing")
+    _choose(duplicates, DUPLICATE_POLICIES, "duplicates")
+
+
 def align(
     qrels: Qrels,
     run: Run,
@@ -123,8 +129,7 @@ def align(
         are dropped and listed in ``AlignInfo.run_only_queries``.
     """
     check_policy(ties)
-    _choose(missing, MISSING_POLICIES, "missing")
-    _choose(duplicates, DUPLICATE_POLICIES, "duplicates")
+    check_align_options(missing, duplicates)
     if depth is not None and depth < 1:
         raise PolicyError(f"depth must be a positive integer, got {depth!r}")
     if judged_items and ties == "expected":
@@ -141,7 +146,7 @@ def align(
     except RankmeterError:
         # the same problem, reported as the serial pass finds it (the first one in file order)
         return _align_coded(qvocab, qq, rq, qrels, run, options)
-    return concatenate([r for r, _ in parts]), _merged_info([i for _, i in parts])
+    return concatenate([r for r, _ in parts]), merge_infos([i for _, i in parts])
 
 
 class _Options(NamedTuple):
@@ -199,6 +204,38 @@ def _qrels_rows(qrels: Qrels, rows: np.ndarray | slice) -> Qrels:
     return Qrels(_pick(qrels.query_ids, rows), _pick(qrels.doc_ids, rows), qrels.relevance[rows], qrels.source, lines)
 
 
+def qrels_rows(qrels: Qrels, rows: np.ndarray) -> Qrels:
+    """The qrels rows ``rows``, each with its line number (ids keep their kind: a pyarrow column stays one).
+
+    >>> import numpy as np
+    >>> q = Qrels(np.array(["q1", "q1", "q2"]), np.array(["a", "b", "a"]), np.array([1.0, 0.0, 2.0]), "qrels.txt")
+    >>> part = qrels_rows(q, np.array([2]))
+    >>> part.doc_ids.tolist(), part.location(0)
+    (['a'], ('qrels.txt', 3))
+    """
+    lines = qrels.lines[rows] if qrels.lines is not None else rows + 1
+    return Qrels(subset(qrels.query_ids, rows), subset(qrels.doc_ids, rows), qrels.relevance[rows], qrels.source, lines)
+
+
+def dedupe_qrels(qrels: Qrels, duplicates: str = "error") -> tuple[Qrels, int]:
+    """The qrels without repeated (query, document) pairs, by the ``duplicates`` policy, and how many rows went.
+
+    >>> import numpy as np
+    >>> q = Qrels(np.array(["q1", "q1"]), np.array(["a", "a"]), np.array([1.0, 2.0]), "qrels.txt")
+    >>> kept, dropped = dedupe_qrels(q, "max")
+    >>> kept.relevance.tolist(), dropped
+    ([2.0], 1)
+    """
+    _choose(duplicates, DUPLICATE_POLICIES, "duplicates")
+    _, codes = intern(qrels.query_ids)
+    drop = _rows_to_drop(duplicate_rows(codes[0], qrels.doc_ids), qrels.relevance, duplicates, qrels, "qrels")
+    if not len(drop):
+        return qrels, 0
+    keep = np.ones(len(qrels), dtype=bool)
+    keep[drop] = False
+    return qrels_rows(qrels, np.flatnonzero(keep)), len(drop)
+
+
 def _align_block(
     block: tuple[int, int],
     qvocab: np.ndarray,
@@ -215,8 +252,8 @@ def _align_block(
     return _align_coded(qvocab[lo:hi], qq[qrows] - lo, rq[rrows] - lo, part_qrels, part_run, options)
 
 
-def _merged_info(infos: list[AlignInfo]) -> AlignInfo:
-    """One :class:`AlignInfo` for blocks of consecutive query codes."""
+def merge_infos(infos: list[AlignInfo]) -> AlignInfo:
+    """One :class:`AlignInfo` for alignments of disjoint sets of queries (lists of ids in the blocks' order)."""
     merged = AlignInfo()
     for info in infos:
         merged.judged_queries += info.judged_queries

@@ -22,7 +22,7 @@ from rankmeter.core.string_keys import (
     pair_halves,
     pair_keys,
 )
-from rankmeter.io.arrow import arrow_to_numpy, combined, int64_array, string_array, validity
+from rankmeter.io.arrow import arrow_to_numpy, combined, int64_array, string_array, take_rows, validity
 from rankmeter.io.tables import id_at  # noqa: F401  (re-exported for the core)
 
 IdColumn = Any  # np.ndarray of str, or pyarrow (Chunked)Array of strings
@@ -303,14 +303,14 @@ def subset(col: IdColumn, rows: np.ndarray) -> IdColumn:
     ['c', 'a']
     """
     if _is_arrow(col):
-        return _arrow_array(col).take(int64_array(rows))
+        return take_rows(col, rows)
     return np.asarray(col)[rows]
 
 
 def take(col: IdColumn, rows: np.ndarray) -> np.ndarray:
     """The ids at ``rows`` as a NumPy unicode array."""
     if _is_arrow(col):
-        return to_numpy_str(_arrow_array(col).take(int64_array(rows)))
+        return to_numpy_str(take_rows(_arrow_array(col), rows))
     return to_numpy_str(np.asarray(col)[rows])
 
 

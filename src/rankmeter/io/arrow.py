@@ -69,6 +69,40 @@ def int64_array(values: np.ndarray) -> Any:
     return pa.Array.from_buffers(pa.int64(), len(data), [None, pa.py_buffer(data)])
 
 
+def take_rows(arr: Any, rows: np.ndarray) -> Any:
+    """``arr.take(rows)`` for a null-free string or dictionary array, without importing ``pyarrow.compute`` (50 ms).
+
+    >>> import pyarrow as pa
+    >>> take_rows(pa.array(["ab", "", "cde"]).slice(1), np.array([1, 0, 1])).to_pylist()
+    ['cde', '', 'cde']
+    >>> take_rows(pa.array(["x", "y", "x"]).dictionary_encode(), np.array([2, 1])).to_pylist()
+    ['x', 'y']
+    """
+    import pyarrow as pa
+
+    arr = combined(arr)
+    rows = np.asarray(rows, dtype=np.int64)
+    if arr.null_count:  # pragma: no cover - id columns are checked for nulls first
+        return arr.take(int64_array(rows))
+    if pa.types.is_dictionary(arr.type) and pa.types.is_int32(arr.type.index_type):
+        codes = arrow_to_numpy(arr.indices)[rows].astype(np.int32)
+        indices = pa.Array.from_buffers(pa.int32(), len(codes), [None, pa.py_buffer(codes)])
+        return pa.DictionaryArray.from_arrays(indices, arr.dictionary)
+    if not pa.types.is_string(arr.type):
+        return arr.take(int64_array(rows))  # other layouts: pyarrow's own kernel
+    offsets = np.frombuffer(arr.buffers()[1], dtype=np.int32)[arr.offset : arr.offset + len(arr) + 1]
+    starts = offsets[rows].astype(np.int64)
+    lengths = offsets[rows + 1] - starts
+    bounds = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=bounds[1:])
+    if bounds[-1] >= 2**31:  # pragma: no cover - over 2 GiB of text taken
+        return arr.take(int64_array(rows))
+    data = arr.buffers()[2]
+    chars = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
+    gather = np.arange(int(bounds[-1])) + np.repeat(starts - bounds[:-1], lengths)
+    return pa.StringArray.from_buffers(len(rows), pa.py_buffer(bounds.astype(np.int32)), pa.py_buffer(chars[gather]))
+
+
 def validity(arr: Any) -> np.ndarray:
     """Boolean mask of the non-null entries of a pyarrow array."""
     bitmap = arr.buffers()[0]

@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any, TypeVar
 
-from rankmeter.errors import InputFormatError
+from rankmeter.errors import QueryOrderError
 from rankmeter.io.tables import Run, id_at
 from rankmeter.io.trec import parse_run_bytes
 
@@ -41,7 +41,7 @@ def iter_run_chunks(path: str | os.PathLike[str], *, block_bytes: int = 16 << 20
     Each block is parsed by the same code as :func:`~rankmeter.io.trec.read_run`
     (so whitespace, comments and error messages with file:line are the same).
     The file must list each query's lines together, as every TREC run does; a
-    query that reappears later raises :class:`~rankmeter.errors.InputFormatError`.
+    query that reappears later raises :class:`~rankmeter.errors.QueryOrderError`.
     Memory is bounded by ``block_bytes`` plus the largest query.
 
     >>> import tempfile, os
@@ -60,7 +60,7 @@ def iter_run_chunks(path: str | os.PathLike[str], *, block_bytes: int = 16 << 20
             data = fh.read(block_bytes)
             block = carry + data
             if not data:
-                if block.strip():
+                if block.strip() or not seen:  # (an empty file gets read_run's error)
                     yield (
                         _checked(
                             parse_run_bytes(block if block.endswith(b"\n") else block + b"\n", source, line), seen
@@ -139,7 +139,7 @@ def _checked(run: Run, seen: set[str]) -> Run:
         q = id_at(run.query_ids, row)
         if q in seen:
             src, line = run.location(row)
-            raise InputFormatError(
+            raise QueryOrderError(
                 f"{src}:{line}: query '{q}' appears again after other queries; streaming needs each "
                 "query's lines together (sort the run by query, or evaluate without streaming)"
             )
