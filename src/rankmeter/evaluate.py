@@ -275,10 +275,10 @@ def evaluate(
     parsed = _parse_all(measures)
     if _run_file(run) and ties != "shuffle":  # shuffle draws its keys for the whole run at once
         from rankmeter.errors import QueryOrderError
-        from rankmeter.stream import evaluate_blocks
+        from rankmeter.stream import evaluate_stream
 
         try:
-            return evaluate_blocks(
+            result = evaluate_stream(
                 qrels if qrels_columns is None else as_qrels(qrels, qrels_columns),
                 run,
                 parsed,
@@ -293,6 +293,8 @@ def evaluate(
                 progress=progress,
                 threads=threads,
             )
+            del result.metadata["streamed"]  # the same result as reading the run whole
+            return result
         except QueryOrderError:
             pass  # a query's lines are not together: read the whole run at once
     q = as_qrels(qrels, qrels_columns)

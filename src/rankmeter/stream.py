@@ -84,43 +84,6 @@ def evaluate_stream(
     {'1': 0.5, '2': 1.0}
     >>> os.unlink(f.name)
     """
-    result = evaluate_blocks(
-        qrels,
-        run_path,
-        measures,
-        ties=ties,
-        empty=empty,
-        missing=missing,
-        duplicates=duplicates,
-        depth=depth,
-        judged_only=judged_only,
-        seed=seed,
-        block_bytes=block_bytes,
-        progress=progress,
-        threads=threads,
-    )
-    result.metadata["streamed"] = True
-    return result
-
-
-def evaluate_blocks(
-    qrels: Any,
-    run_path: str | os.PathLike[str],
-    measures: MeasuresArg,
-    *,
-    ties: str,
-    empty: str,
-    missing: str,
-    duplicates: str,
-    depth: int | None,
-    judged_only: bool,
-    seed: int | None,
-    block_bytes: int,
-    progress: bool | None,
-    threads: int | None,
-) -> EvaluationResult:
-    """:func:`evaluate_stream`, without marking the result as streamed (what :func:`rankmeter.evaluate` reads a run
-    file with: blocks of whole queries, the next one parsed while the current one is evaluated)."""
     check_policy(ties)
     check_empty_policy(empty)
     check_align_options(missing, duplicates)
@@ -188,7 +151,7 @@ def evaluate_blocks(
     info.run_only_queries = sorted(info.run_only_queries)
     info.duplicates_dropped += qrels_dropped
     extra = alignment_metadata(info, missing, duplicates, depth, judged_only, q.source, str(run_path), name)
-    extra["ties"] = ties
+    extra.update({"ties": ties, "streamed": True})
     if ties == "shuffle":
         extra["seed"] = seed
     return _merge(parts, parsed, empty, extra)
