@@ -70,7 +70,7 @@ def evaluate_stream(
     block_bytes : int, default 16 MiB
         Bytes of run text parsed at a time.
     progress : bool, optional
-        Show a progress bar (default: when the file is larger than 256 MiB).
+        Show a progress bar on stderr (default: for files over 256 MiB when stderr is a terminal).
     threads : int, optional
         Threads per block of a million rows or more (see :func:`rankmeter.evaluate`).
 

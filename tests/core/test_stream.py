@@ -246,3 +246,19 @@ def test_block_and_whole_reads_report_the_same_error(tmp_path, monkeypatch, qrel
             rankmeter.evaluate(qpath, run if isinstance(run, str) else rankmeter.read_run(run), "map")
         errors.append(str(caught.value))
     assert errors[0] == errors[1]
+
+
+def test_progress_bar_on_request(tmp_path, monkeypatch, capsys) -> None:
+    """evaluate(progress=True) on a run file read in blocks, and rankmeter evaluate --progress, draw a bar on stderr."""
+    from rankmeter.cli.main import main
+
+    monkeypatch.setattr(importlib.import_module("rankmeter.evaluate"), "BLOCK_BYTES", 200)
+    qpath, rpath = _random_files(tmp_path, 0)
+    quiet = rankmeter.evaluate(qpath, rpath, "map")
+    assert capsys.readouterr().err == ""  # not a terminal: no bar by default
+    shown = rankmeter.evaluate(qpath, rpath, "map", progress=True)
+    assert "evaluating" in capsys.readouterr().err
+    assert shown.aggregate == quiet.aggregate
+    assert main(["evaluate", str(qpath), str(rpath), "-m", "map", "--progress", "--format", "json"]) == 0
+    captured = capsys.readouterr()
+    assert "evaluating" in captured.err and '"map"' in captured.out
