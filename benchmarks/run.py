@@ -313,11 +313,11 @@ def stream_benchmark(copies: int, in_memory: bool) -> None:
     w1_values = run_child(CHILD_RANKMETER_STREAM, *(str(p) for p in workloads.w1()), measures, "memory")[0]
     rows: list = []
     streamed: dict = {}
-    for block_mb in (16, 64):
+    for block_mb in (8, 64):
         values, wall, rss = run_child(CHILD_RANKMETER_STREAM, qrels, run, measures, str(block_mb))
         note = f"queries {values.pop('queries')}; vs W1: {agree(w1_values, values, tol=1e-12)}"
         rows.append((f"rankmeter evaluate_stream ({block_mb} MiB blocks)", wall, rss, note))
-        if block_mb == 16:
+        if block_mb == 8:
             streamed = values
     if in_memory:
         values, wall, rss = run_child(CHILD_RANKMETER_STREAM, qrels, run, measures, "memory")

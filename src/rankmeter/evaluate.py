@@ -34,8 +34,12 @@ from rankmeter.measures.params import GainTable, Jarvelin, gain_values
 from rankmeter.results import EvaluationResult
 
 MeasuresArg = str | Measure | Iterable[str | Measure]
-BLOCK_BYTES = 16 << 20
-"""Bytes of run text :func:`evaluate` parses at a time (W1 here: 16 MiB blocks were faster than 32 or 64)."""
+BLOCK_BYTES = 8 << 20
+"""Bytes of run text parsed at a time when a run file is read in blocks.
+
+Measured on W1 (255 MB, 2 cores): 2 MiB 1.01 s, 4 MiB 0.92 s, 8 MiB 0.90 s,
+16 MiB 0.97 s, 32 MiB 1.07 s per process, peak RSS growing from 150 to 440 MB.
+"""
 _GRADED = ("ndcg", "dcg", "idcg", "cg")
 _UNNORMALISED_GAINS = ("dcg", "idcg", "cg")
 

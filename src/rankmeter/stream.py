@@ -17,7 +17,14 @@ from rankmeter.aggregate import aggregate_column, check_empty_policy
 from rankmeter.core.align import AlignInfo, align, check_align_options, dedupe_qrels, merge_infos, qrels_rows
 from rankmeter.core.ids import encode, vocabulary
 from rankmeter.core.ties import check_policy
-from rankmeter.evaluate import MeasuresArg, _judged_items_suffice, _parse_all, alignment_metadata, evaluate_ranked
+from rankmeter.evaluate import (
+    BLOCK_BYTES,
+    MeasuresArg,
+    _judged_items_suffice,
+    _parse_all,
+    alignment_metadata,
+    evaluate_ranked,
+)
 from rankmeter.io.load import as_qrels
 from rankmeter.io.stream import iter_run_chunks, read_ahead
 from rankmeter.io.tables import Run
@@ -49,7 +56,7 @@ def evaluate_stream(
     depth: int | None = None,
     judged_only: bool = False,
     seed: int | None = None,
-    block_bytes: int = 16 << 20,
+    block_bytes: int = BLOCK_BYTES,
     progress: bool | None = None,
     threads: int | None = None,
 ) -> EvaluationResult:
@@ -67,7 +74,7 @@ def evaluate_stream(
     measures : str, Measure or iterable of them
     seed : int, optional
         Seed for ``ties="shuffle"`` (each block is shuffled with a seed derived from it).
-    block_bytes : int, default 16 MiB
+    block_bytes : int, default 8 MiB (:data:`rankmeter.evaluate.BLOCK_BYTES`)
         Bytes of run text parsed at a time.
     progress : bool, optional
         Show a progress bar on stderr (default: for files over 256 MiB when stderr is a terminal).

@@ -38,7 +38,7 @@ def add_parser(sub: Any) -> None:
         help="read the run in blocks of whole queries and fail if a query's lines are not together (without it, "
         "such a run is read whole instead); same result as without",
     )
-    p.add_argument("--block-mb", type=int, default=16, help="block size for --stream in MiB (default: 16)")
+    p.add_argument("--block-mb", type=int, default=8, help="block size for --stream in MiB (default: 8)")
     p.add_argument(
         "--progress",
         action="store_true",

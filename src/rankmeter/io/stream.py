@@ -35,7 +35,7 @@ def _last_query_start(block: bytes, stop: int) -> int:
     return 0
 
 
-def iter_run_chunks(path: str | os.PathLike[str], *, block_bytes: int = 16 << 20) -> Iterator[tuple[Run, int]]:
+def iter_run_chunks(path: str | os.PathLike[str], *, block_bytes: int = 8 << 20) -> Iterator[tuple[Run, int]]:
     """Yield ``(run, bytes_read)`` pieces of a TREC run, each holding only complete queries.
 
     Each block is parsed by the same code as :func:`~rankmeter.io.trec.read_run`
