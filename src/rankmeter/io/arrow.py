@@ -75,8 +75,9 @@ def take_rows(arr: Any, rows: np.ndarray) -> Any:
     >>> import pyarrow as pa
     >>> take_rows(pa.array(["ab", "", "cde"]).slice(1), np.array([1, 0, 1])).to_pylist()
     ['cde', '', 'cde']
-    >>> take_rows(pa.array(["x", "y", "x"]).dictionary_encode(), np.array([2, 1])).to_pylist()
-    ['x', 'y']
+    >>> taken = take_rows(pa.array(["x", "y", "z"]).dictionary_encode(), np.array([2, 0, 2]))
+    >>> taken.to_pylist(), taken.dictionary.to_pylist()
+    (['z', 'x', 'z'], ['x', 'z'])
     """
     import pyarrow as pa
 
@@ -85,9 +86,12 @@ def take_rows(arr: Any, rows: np.ndarray) -> Any:
     if arr.null_count:  # pragma: no cover - id columns are checked for nulls first
         return arr.take(int64_array(rows))
     if pa.types.is_dictionary(arr.type) and pa.types.is_int32(arr.type.index_type):
-        codes = arrow_to_numpy(arr.indices)[rows].astype(np.int32)
-        indices = pa.Array.from_buffers(pa.int32(), len(codes), [None, pa.py_buffer(codes)])
-        return pa.DictionaryArray.from_arrays(indices, arr.dictionary)
+        codes = arrow_to_numpy(arr.indices)[rows]
+        used = np.sort(codes)  # the dictionary keeps only the entries taken (no np.unique: it imports numpy.ma)
+        used = used[np.concatenate(([True], used[1:] != used[:-1]))] if len(used) else used
+        codes = np.searchsorted(used, codes)
+        indices = pa.Array.from_buffers(pa.int32(), len(codes), [None, pa.py_buffer(codes.astype(np.int32))])
+        return pa.DictionaryArray.from_arrays(indices, take_rows(arr.dictionary, used))
     if not pa.types.is_string(arr.type):
         return arr.take(int64_array(rows))  # other layouts: pyarrow's own kernel
     offsets = np.frombuffer(arr.buffers()[1], dtype=np.int32)[arr.offset : arr.offset + len(arr) + 1]
