@@ -222,10 +222,11 @@ print(json.dumps({'read': read, 'parse': parse, 'sort': sort}))
 """
 
 
-def floors(run_path: Path) -> dict:
-    """Reading the file, parsing it with Arrow and sorting per query, measured in a child process
-    (so the benchmark process stays small: children forked from a large parent report its RSS)."""
-    return run_child(CHILD_FLOORS, str(run_path))[0]
+def floors(run_path: Path, repeats: int = 3) -> dict:
+    """Reading the file, parsing it with Arrow and sorting per query, each the median of ``repeats`` child
+    processes (so the benchmark process stays small: children forked from a large parent report its RSS)."""
+    runs = [run_child(CHILD_FLOORS, str(run_path))[0] for _ in range(repeats)]
+    return {key: statistics.median(r[key] for r in runs) for key in runs[0]}
 
 
 def timed(label: str, code: str, args: list[str], repeats: int, rows: list, reference: dict | None) -> dict | None:
