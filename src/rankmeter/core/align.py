@@ -198,13 +198,7 @@ def _run_rows(run: Run, rows: np.ndarray | slice) -> Run:
     return Run(_pick(run.query_ids, rows), _pick(run.doc_ids, rows), run.scores[rows], run.source, lines, run.name)
 
 
-def _qrels_rows(qrels: Qrels, rows: np.ndarray | slice) -> Qrels:
-    """:func:`_run_rows` for qrels."""
-    lines = None if qrels.lines is None else qrels.lines[rows]
-    return Qrels(_pick(qrels.query_ids, rows), _pick(qrels.doc_ids, rows), qrels.relevance[rows], qrels.source, lines)
-
-
-def qrels_rows(qrels: Qrels, rows: np.ndarray) -> Qrels:
+def qrels_rows(qrels: Qrels, rows: np.ndarray | slice) -> Qrels:
     """The qrels rows ``rows``, each with its line number (ids keep their kind: a pyarrow column stays one).
 
     >>> import numpy as np
@@ -213,8 +207,8 @@ def qrels_rows(qrels: Qrels, rows: np.ndarray) -> Qrels:
     >>> part.doc_ids.tolist(), part.location(0)
     (['a'], ('qrels.txt', 3))
     """
-    lines = qrels.lines[rows] if qrels.lines is not None else rows + 1
-    return Qrels(subset(qrels.query_ids, rows), subset(qrels.doc_ids, rows), qrels.relevance[rows], qrels.source, lines)
+    numbers = np.arange(len(qrels))[rows] + 1 if qrels.lines is None else qrels.lines[rows]
+    return Qrels(_pick(qrels.query_ids, rows), _pick(qrels.doc_ids, rows), qrels.relevance[rows], qrels.source, numbers)
 
 
 def dedupe_qrels(qrels: Qrels, duplicates: str = "error") -> tuple[Qrels, int]:
@@ -248,7 +242,7 @@ def _align_block(
     """:func:`_align_coded` on the queries with codes ``block[0] <= code < block[1]``."""
     lo, hi = block
     qrows, rrows = _code_rows(qq, lo, hi), _code_rows(rq, lo, hi)
-    part_qrels, part_run = _qrels_rows(qrels, qrows), _run_rows(run, rrows)
+    part_qrels, part_run = qrels_rows(qrels, qrows), _run_rows(run, rrows)
     return _align_coded(qvocab[lo:hi], qq[qrows] - lo, rq[rrows] - lo, part_qrels, part_run, options)
 
 
