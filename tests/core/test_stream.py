@@ -262,3 +262,11 @@ def test_progress_bar_on_request(tmp_path, monkeypatch, capsys) -> None:
     assert main(["evaluate", str(qpath), str(rpath), "-m", "map", "--progress", "--format", "json"]) == 0
     captured = capsys.readouterr()
     assert "evaluating" in captured.err and '"map"' in captured.out
+
+
+@pytest.mark.parametrize("gz", [False, True])
+def test_chunks_report_bytes_of_the_file_on_disk(tmp_path, gz) -> None:
+    """Progress is measured against the file's size, so a .gz file reports compressed bytes."""
+    _, rpath = _random_files(tmp_path, 2, gz=gz)
+    done = [n for _, n in iter_run_chunks(rpath, block_bytes=512)]
+    assert done == sorted(done) and done[-1] == rpath.stat().st_size

@@ -38,6 +38,8 @@ def _last_query_start(block: bytes, stop: int) -> int:
 def iter_run_chunks(path: str | os.PathLike[str], *, block_bytes: int = 8 << 20) -> Iterator[tuple[Run, int]]:
     """Yield ``(run, bytes_read)`` pieces of a TREC run, each holding only complete queries.
 
+    ``bytes_read`` counts bytes of the file on disk (compressed ones for ``.gz``), for progress bars.
+
     Each block is parsed by the same code as :func:`~rankmeter.io.trec.read_run`
     (so whitespace, comments and error messages with file:line are the same).
     The file must list each query's lines together, as every TREC run does; a
@@ -65,7 +67,7 @@ def iter_run_chunks(path: str | os.PathLike[str], *, block_bytes: int = 8 << 20)
                         _checked(
                             parse_run_bytes(block if block.endswith(b"\n") else block + b"\n", source, line), seen
                         ),
-                        fh.tell(),
+                        _bytes_read(fh),
                     )
                 return
             cut = block.rfind(b"\n") + 1
@@ -78,7 +80,7 @@ def iter_run_chunks(path: str | os.PathLike[str], *, block_bytes: int = 8 << 20)
                 continue
             emit, carry = block[:boundary], block[boundary:]
             run = _checked(parse_run_bytes(emit, source, line), seen)
-            yield run, fh.tell()
+            yield run, _bytes_read(fh)
             # the fast (pyarrow) parser takes only blocks where every line is a row
             line += len(run) if _is_arrow(run.query_ids) else emit.count(b"\n")
 
@@ -106,6 +108,11 @@ def read_ahead(items: Iterable[T]) -> Iterator[T]:
                 return
             pending = pool.submit(next, iterator, done)
             yield item  # type: ignore[misc]
+
+
+def _bytes_read(fh: Any) -> int:
+    """How far into the file on disk a reader is (for a ``.gz`` file: compressed bytes, as its size counts)."""
+    return int(fh.fileobj.tell()) if isinstance(fh, gzip.GzipFile) else int(fh.tell())
 
 
 def _is_arrow(col: object) -> bool:
