@@ -112,7 +112,8 @@ def read_ahead(items: Iterable[T]) -> Iterator[T]:
 
 def _bytes_read(fh: Any) -> int:
     """How far into the file on disk a reader is (for a ``.gz`` file: compressed bytes, as its size counts)."""
-    return int(fh.fileobj.tell()) if isinstance(fh, gzip.GzipFile) else int(fh.tell())
+    raw = fh.fileobj if isinstance(fh, gzip.GzipFile) else fh
+    return int(raw.tell())  # type: ignore[union-attr]
 
 
 def _is_arrow(col: object) -> bool:
