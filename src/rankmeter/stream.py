@@ -15,7 +15,7 @@ import numpy as np
 
 from rankmeter.aggregate import aggregate_column, check_empty_policy
 from rankmeter.core.align import AlignInfo, align, check_align_options, dedupe_qrels, merge_infos, qrels_rows
-from rankmeter.core.ids import encode, vocabulary
+from rankmeter.core.ids import encode, lookup, vocabulary
 from rankmeter.core.ties import check_policy
 from rankmeter.evaluate import (
     BLOCK_BYTES,
@@ -30,18 +30,6 @@ from rankmeter.io.stream import iter_run_chunks, read_ahead
 from rankmeter.io.tables import Run
 from rankmeter.measures import FAMILIES, parse
 from rankmeter.results import EvaluationResult
-
-
-def _codes_in(ids: np.ndarray, vocab: np.ndarray) -> np.ndarray:
-    """Position of each id in the sorted ``vocab``, or -1 where absent.
-
-    >>> _codes_in(np.array(["b", "z"]), np.array(["a", "b"])).tolist()
-    [1, -1]
-    """
-    if not len(vocab):
-        return np.full(len(ids), -1, dtype=np.int64)
-    pos = np.searchsorted(vocab, ids).clip(max=len(vocab) - 1)
-    return np.where(vocab[pos] == ids, pos, -1)
 
 
 def evaluate_stream(
@@ -120,7 +108,7 @@ def evaluate_stream(
     try:
         for run, done_bytes in read_ahead(iter_run_chunks(run_path, block_bytes=block_bytes)):
             name = name or run.name
-            codes = _codes_in(vocabulary(run.query_ids), judged_vocab)
+            codes = lookup(vocabulary(run.query_ids), judged_vocab)
             in_block = np.zeros(len(judged_vocab), dtype=bool)
             in_block[codes[codes >= 0]] = True
             streamed |= in_block
