@@ -7,7 +7,6 @@ other queries, and the aggregates are computed once from all per-query values.
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +28,7 @@ from rankmeter.io.load import as_qrels
 from rankmeter.io.stream import iter_run_chunks, read_ahead
 from rankmeter.io.tables import Run
 from rankmeter.measures import FAMILIES, parse
+from rankmeter.progress import progress_bar, wanted
 from rankmeter.results import EvaluationResult
 
 
@@ -86,26 +86,12 @@ def evaluate_stream(
     q, qrels_dropped = dedupe_qrels(as_qrels(qrels), duplicates)
     judged_vocab, judged_codes = encode(q.query_ids)  # qrels rows by query code, for each block's subset
     size = Path(run_path).stat().st_size
-    show = progress if progress is not None else (size > (256 << 20) and sys.stderr.isatty())
     parts: list[EvaluationResult] = []
     infos: list[AlignInfo] = []
     streamed = np.zeros(len(judged_vocab), dtype=bool)  # judged queries met in the run so far
     name = None
-    bar = None
-    if show:
-        from rich.console import Console
-        from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn
-
-        bar = Progress(
-            "[progress.description]{task.description}",
-            BarColumn(),
-            DownloadColumn(),
-            TimeRemainingColumn(),
-            console=Console(stderr=True),
-        )
-        bar.start()
-        task = bar.add_task("evaluating", total=size)
-    try:
+    show = wanted(progress, size > (256 << 20))
+    with progress_bar(size, "rankmeter evaluate", show=show, unit="bytes") as done:
         for run, done_bytes in read_ahead(iter_run_chunks(run_path, block_bytes=block_bytes)):
             name = name or run.name
             codes = lookup(vocabulary(run.query_ids), judged_vocab)
@@ -127,11 +113,7 @@ def evaluate_stream(
             infos.append(info)  # run-only queries of the block too
             if ranked.n_queries:
                 parts.append(evaluate_ranked(ranked, parsed, empty=empty))
-            if bar is not None:
-                bar.update(task, completed=done_bytes)
-    finally:
-        if bar is not None:
-            bar.stop()
+            done(done_bytes)
     missing_ids = judged_vocab[~streamed]
     if len(missing_ids) and missing != "skip":
         empty_run = Run(np.zeros(0, dtype=str), np.zeros(0, dtype=str), np.zeros(0), source=str(run_path))

@@ -257,11 +257,11 @@ def test_progress_bar_on_request(tmp_path, monkeypatch, capsys) -> None:
     quiet = rankmeter.evaluate(qpath, rpath, "map")
     assert capsys.readouterr().err == ""  # not a terminal: no bar by default
     shown = rankmeter.evaluate(qpath, rpath, "map", progress=True)
-    assert "evaluating" in capsys.readouterr().err
+    assert "rankmeter evaluate" in capsys.readouterr().err
     assert shown.aggregate == quiet.aggregate
     assert main(["evaluate", str(qpath), str(rpath), "-m", "map", "--progress", "--format", "json"]) == 0
     captured = capsys.readouterr()
-    assert "evaluating" in captured.err and '"map"' in captured.out
+    assert "rankmeter evaluate" in captured.err and '"map"' in captured.out
 
 
 @pytest.mark.parametrize("gz", [False, True])

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,6 +15,7 @@ from rankmeter.core.ties import check_policy, straddling_queries
 from rankmeter.errors import InputFormatError, MeasureSyntaxError, PolicyError
 from rankmeter.evaluate import evaluate_ranked
 from rankmeter.measures import FAMILIES, Measure, parse
+from rankmeter.progress import progress_bar, wanted
 from rankmeter.results import EvaluationResult
 from rankmeter.vectors.distances import (
     Features,
@@ -191,21 +191,10 @@ def _relevant_count(grades: np.ndarray, threshold: float | None, self_cols: np.n
 
 
 def _batches(n: int, size: int, show: bool) -> Iterator[tuple[int, int]]:
-    bounds = [(s, min(s + size, n)) for s in range(0, n, size)]
-    if not show:
-        yield from bounds
-        return
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-
-    columns = (TextColumn("rankmeter vectors"), BarColumn(), TextColumn("{task.completed}/{task.total} queries"),
-               TimeElapsedColumn(), TimeRemainingColumn())
-    from rich.console import Console
-
-    with Progress(*columns, console=Console(file=sys.stderr), transient=True) as bar:
-        task = bar.add_task("queries", total=n)
-        for s, e in bounds:
-            yield s, e
-            bar.update(task, advance=e - s)
+    with progress_bar(n, "rankmeter vectors", show=show, unit="queries") as done:
+        for s in range(0, n, size):
+            yield s, min(s + size, n)
+            done(min(s + size, n))
 
 
 def evaluate_vectors(
@@ -323,7 +312,7 @@ def evaluate_vectors(
     all_bucket = bucket_ok and all(plan.bucket) and data.relevance.integral
     if batch_size is None:
         batch_size = max(1, (_BUCKET_ELEMENTS if all_bucket else _SORT_ELEMENTS) // n_d)
-    show = progress if progress is not None else (n_q * n_d >= _AUTO_PROGRESS_PAIRS and sys.stderr.isatty())
+    show = wanted(progress, n_q * n_d >= _AUTO_PROGRESS_PAIRS)
     evaluator = _BlockEvaluator(plan, data, ties, exclude_self, seed)
     n_cols = len(plan.columns)
     values = np.full((n_q, n_cols), np.nan)
