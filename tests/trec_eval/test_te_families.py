@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import itertools
 import math
 
@@ -12,6 +13,7 @@ import rankmeter
 from rankmeter.cli.main import main as rankmeter_main
 from rankmeter.errors import MeasureSyntaxError, PolicyError
 from rankmeter.measures.kernels.trec._common import prefix_at, segment_suffix_max
+from rankmeter.trec_eval.app import run_trec_eval
 
 QRELS = {"q": {"a": 1, "b": 0, "c": 1, "d": 0, "e": 1, "f": -1}, "z": {"u": 0}}
 RUN = {"q": {"b": 5.0, "a": 4.0, "x": 3.0, "d": 2.0, "c": 1.0, "f": 0.5}, "z": {"u": 1.0, "v": 0.5}}
@@ -131,3 +133,17 @@ def test_helpers() -> None:
     v = np.array([0.2, 0.9, 0.1, 0.5, 0.4, 0.6])
     assert segment_suffix_max(v, off).tolist() == [0.9, 0.9, 0.1, 0.6, 0.6, 0.6]
     assert prefix_at(v, off, np.array([1, 5, 2])).tolist() == pytest.approx([0.2, 0.0, 0.9])
+
+
+def test_11pt_avg_adds_the_levels_as_trec_eval_does(tmp_path) -> None:
+    """11 equal precisions of 1/160 sum, highest level first, to 0.0687499...; / 11 prints 0.0062 (a mean: 0.0063)."""
+    (tmp_path / "qrels").write_text("q 0 d159 1\n")
+    (tmp_path / "run").write_text("".join(f"q Q0 d{i} {i + 1} {1000 - i} r\n" for i in range(160)))
+    out_stream = io.StringIO()
+    status = run_trec_eval(["-m", "11pt_avg", str(tmp_path / "qrels"), str(tmp_path / "run")], stdout=out_stream)
+    out = out_stream.getvalue()
+    total = 0.0
+    for _ in range(11):
+        total += 1 / 160
+    assert status == 0 and f"{total / 11:.4f}" == "0.0062"
+    assert out == "11pt_avg              \tall\t0.0062\n"

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 from typing import TextIO
 
 from rankmeter._version import __version__
 from rankmeter.errors import RankmeterError
-from rankmeter.trec_eval.engine import NoQueriesError, Table, evaluate_qrels
+from rankmeter.evaluate import BLOCK_BYTES
+from rankmeter.trec_eval.engine import NoQueriesError, Table, evaluate_qrels, evaluate_qrels_in_blocks
 from rankmeter.trec_eval.help import help_text
 from rankmeter.trec_eval.measures import TrecMeasureError, resolve
 from rankmeter.trec_eval.options import USAGE, UsageError, parse_options
@@ -23,10 +25,13 @@ REL_FORMATS = ("qrels", "prefs", "qrels_prefs", "qrels_jg")
 def _evaluate(opts, requested, rel_path: str, run_path: str, stderr: TextIO) -> Table:  # type: ignore[no-untyped-def]
     if opts.rel_format == "qrels":
         qrels = read_qrels(rel_path)
-        runfile = read_run(run_path, arrow_ids=True)
-        return evaluate_qrels(requested, qrels, runfile, complete=opts.complete,
-                              level=opts.level, judged_only=opts.judged_only, max_docs=opts.max_docs,
-                              num_docs=opts.num_docs, stderr=stderr)
+        options = {"complete": opts.complete, "level": opts.level, "judged_only": opts.judged_only,
+                   "max_docs": opts.max_docs, "num_docs": opts.num_docs, "stderr": stderr}
+        if run_path != "-" and os.path.isfile(run_path) and os.path.getsize(run_path) > BLOCK_BYTES:
+            table = evaluate_qrels_in_blocks(requested, qrels, run_path, block_bytes=BLOCK_BYTES, **options)
+            if table is not None:
+                return table
+        return evaluate_qrels(requested, qrels, read_run(run_path, arrow_ids=True), **options)
     if opts.rel_format in ("prefs", "qrels_prefs"):
         from rankmeter.trec_eval.prefs import evaluate_prefs
 

@@ -10,17 +10,20 @@ by :func:`rankmeter.evaluate.evaluate_ranked`.
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
-from typing import TextIO
+from typing import Any, TextIO
 
 import numpy as np
 
-from rankmeter.core.align import align
+from rankmeter.core.align import align, dedupe_qrels, qrels_rows
+from rankmeter.core.ids import encode, lookup, vocabulary
 from rankmeter.core.ranked_lists import RankedLists
 from rankmeter.core.ties import tie_group_starts
 from rankmeter.errors import RankmeterError
-from rankmeter.evaluate import evaluate_ranked
+from rankmeter.evaluate import BLOCK_BYTES, evaluate_ranked
 from rankmeter.io.tables import Qrels
+from rankmeter.io.trec import last_line_field
 from rankmeter.measures import FAMILIES, Measure
 from rankmeter.measures.kernels.context import Context
 from rankmeter.trec_eval.measures import Column, Requested, build_columns
@@ -139,10 +142,7 @@ def evaluate_qrels(
     ranked, info = align(qrels, runfile.run, ties="trec", missing="zero" if complete else "skip",
                          duplicates="error")
     if info.missing_queries and not complete:
-        n = len(info.missing_queries)
-        shown = ", ".join(info.missing_queries[:10]) + (" ..." if n > 10 else "")
-        stderr.write(f"trec_eval: warning: {n} judged topic{'s' if n > 1 else ''} without results "
-                     f"ignored (use -c to score {'them' if n > 1 else 'it'} 0): {shown}\n")
+        _warn_missing(info.missing_queries, stderr)
     if ranked.n_queries == 0:
         raise NoQueriesError("trec_eval: No queries with both results and relevance info")
     if max_docs is not None:
@@ -178,6 +178,97 @@ def evaluate_qrels(
         if c.key.startswith("relstring:"):
             table.texts[c.key] = relstrings(ranked, int(c.key.split(":", 1)[1]))
     return table
+
+
+def _warn_missing(topics: list[str], stderr: TextIO) -> None:
+    n = len(topics)
+    shown = ", ".join(topics[:10]) + (" ..." if n > 10 else "")
+    stderr.write(f"trec_eval: warning: {n} judged topic{'s' if n > 1 else ''} without results "
+                 f"ignored (use -c to score {'them' if n > 1 else 'it'} 0): {shown}\n")
+
+
+class _ReadWhole(Exception):
+    """The run cannot be read block by block exactly as the drop-in reads it whole."""
+
+
+def evaluate_qrels_in_blocks(
+    requested: list[Requested],
+    qrels: Qrels,
+    run_path: str,
+    *,
+    complete: bool = False,
+    level: int = 1,
+    judged_only: bool = False,
+    max_docs: int | None = None,
+    num_docs: int = 0,
+    stderr: TextIO | None = None,
+    block_bytes: int = BLOCK_BYTES,
+) -> Table | None:
+    """:func:`evaluate_qrels` on a run file read in blocks of whole topics, or None to read it whole.
+
+    Each block is parsed (on a second thread, while the previous block is
+    evaluated) and evaluated with the judgments of its topics; the tables
+    are joined in topic order, so the printed text is the one of reading the
+    run whole. None -- read the run whole, which also reports any problem in
+    trec_eval's words -- when a block is not well-formed enough for the
+    columnar parser the whole read uses, a topic's lines are not together,
+    or anything raises.
+    """
+    from rankmeter.io.stream import iter_run_chunks, read_ahead
+    from rankmeter.io.tables import Run
+
+    stderr = stderr if stderr is not None else sys.stderr
+    try:
+        dedupe_qrels(qrels, "error")
+        vocab, codes = encode(qrels.query_ids)
+        runid = last_line_field(run_path, 5) or ""
+        met = np.zeros(len(vocab), dtype=bool)
+        tables: list[Table] = []
+        options: dict[str, Any] = {"level": level, "judged_only": judged_only, "max_docs": max_docs,
+                                   "num_docs": num_docs}
+        for run, _ in read_ahead(_columnar_blocks(iter_run_chunks(run_path, block_bytes=block_bytes))):
+            found = lookup(vocabulary(run.query_ids), vocab)
+            in_block = np.zeros(len(vocab), dtype=bool)
+            in_block[found[found >= 0]] = True
+            met |= in_block
+            if in_block.any():
+                part = qrels_rows(qrels, np.flatnonzero(in_block[codes]))
+                tables.append(evaluate_qrels(requested, part, RunFile(run, runid), stderr=stderr, **options))
+        if not met.all() and complete:  # judged topics without results: empty rankings
+            none = Run(np.zeros(0, dtype=str), np.zeros(0, dtype=str), np.zeros(0), source=run_path)
+            part = qrels_rows(qrels, np.flatnonzero(~met[codes]))
+            tables.append(evaluate_qrels(requested, part, RunFile(none, runid), complete=True, stderr=stderr,
+                                         **options))
+    except (RankmeterError, _ReadWhole):
+        return None
+    if not tables:
+        return None  # the whole read says there is nothing to evaluate
+    if not met.all() and not complete:
+        _warn_missing(vocab[~met].tolist(), stderr)
+    return _joined(tables)
+
+
+def _columnar_blocks(blocks: Iterator[tuple[Any, int]]) -> Iterator[tuple[Any, int]]:
+    """The blocks, as long as each came through the columnar parser (pyarrow ids) the whole read uses."""
+    for run, done in blocks:
+        if not type(run.query_ids).__module__.startswith("pyarrow"):
+            raise _ReadWhole
+        yield run, done
+
+
+def _joined(tables: list[Table]) -> Table:
+    """One table from the tables of disjoint sets of topics, topics in string order."""
+    ids = np.array([q for t in tables for q in t.query_ids])
+    order = np.argsort(ids, kind="stable")
+    first = tables[0]
+    texts = {key: [x for t in tables for x in t.texts[key]] for key in first.texts}
+    return Table(
+        ids[order].tolist(),
+        first.columns,
+        first.runid,
+        {key: np.concatenate([t.values[key] for t in tables])[order] for key in first.values},
+        {key: [column[i] for i in order] for key, column in texts.items()},
+    )
 
 
 def _single(c: Column) -> Measure:

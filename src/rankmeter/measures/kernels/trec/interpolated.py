@@ -105,7 +105,11 @@ def iprec_avg(ctx: Context, measure: Measure) -> np.ndarray:
     deterministic_only(ctx, measure)
     levels = _levels(measure)
     offset = measure.param("offset", 0.5)
-    values = interpolated_precision(ctx, measure.param("min_rel"), levels, offset).mean(axis=1, keepdims=True)
+    precision = interpolated_precision(ctx, measure.param("min_rel"), levels, offset)
+    total = np.zeros(len(precision))
+    for j in range(precision.shape[1] - 1, -1, -1):  # trec_eval adds the levels from the highest down, one by one
+        total += precision[:, j]
+    values = (total / max(precision.shape[1], 1))[:, None]
     return _undefined_when_no_relevant(ctx, measure, values)
 
 
