@@ -7,6 +7,7 @@ other queries, and the aggregates are computed once from all per-query values.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ import numpy as np
 from rankmeter.aggregate import aggregate_column, check_empty_policy
 from rankmeter.core.align import AlignInfo, align, check_align_options, dedupe_qrels, merge_infos, qrels_rows
 from rankmeter.core.ids import encode, lookup, vocabulary
+from rankmeter.core.lists import map_blocks
 from rankmeter.core.ties import check_policy
 from rankmeter.evaluate import (
     BLOCK_BYTES,
@@ -26,7 +28,7 @@ from rankmeter.evaluate import (
 )
 from rankmeter.io.load import as_qrels
 from rankmeter.io.stream import iter_run_chunks, read_ahead
-from rankmeter.io.tables import Run
+from rankmeter.io.tables import Qrels, Run
 from rankmeter.measures import FAMILIES, parse
 from rankmeter.progress import progress_bar, wanted
 from rankmeter.results import EvaluationResult
@@ -67,7 +69,7 @@ def evaluate_stream(
     progress : bool, optional
         Show a progress bar on stderr (default: for files over 256 MiB when stderr is a terminal).
     threads : int, optional
-        Threads per block of a million rows or more (see :func:`rankmeter.evaluate`).
+        Blocks ranked and evaluated at once (default: one per CPU, at most 8).
 
     Examples
     --------
@@ -91,28 +93,51 @@ def evaluate_stream(
     streamed = np.zeros(len(judged_vocab), dtype=bool)  # judged queries met in the run so far
     name = None
     show = wanted(progress, size > (256 << 20))
+    def tasks() -> Iterator[tuple[int, Run, Qrels, int] | Exception]:
+        """Each block with the judgments of its queries, in file order (bookkeeping on the caller's thread).
+
+        A block that cannot be read ends the tasks with its error, raised when its turn comes: problems
+        are reported in file order.
+        """
+        nonlocal name
+        try:
+            blocks = read_ahead(iter_run_chunks(run_path, block_bytes=block_bytes))
+            for index, (run, done_bytes) in enumerate(blocks):
+                name = name or run.name
+                codes = lookup(vocabulary(run.query_ids), judged_vocab)
+                in_block = np.zeros(len(judged_vocab), dtype=bool)
+                in_block[codes[codes >= 0]] = True
+                streamed[in_block] = True
+                yield index, run, qrels_rows(q, np.flatnonzero(in_block[judged_codes])), done_bytes
+        except Exception as exc:  # handed over, raised in its turn
+            yield exc
+
+    def evaluate_block(
+        task: tuple[int, Run, Qrels, int] | Exception,
+    ) -> tuple[AlignInfo, EvaluationResult | None, int]:
+        if isinstance(task, Exception):
+            raise task
+        index, run, judged, done_bytes = task
+        ranked, info = align(
+            judged,
+            run,
+            ties=ties,
+            seed=None if seed is None else seed + index,
+            missing="skip",
+            duplicates=duplicates,
+            depth=depth,
+            judged_only=judged_only,
+            judged_items=_judged_items_suffice(ties, parsed),
+            threads=1,
+        )
+        return info, evaluate_ranked(ranked, parsed, empty=empty) if ranked.n_queries else None, done_bytes
+
     with progress_bar(size, "rankmeter evaluate", show=show, unit="bytes") as done:
-        for run, done_bytes in read_ahead(iter_run_chunks(run_path, block_bytes=block_bytes)):
-            name = name or run.name
-            codes = lookup(vocabulary(run.query_ids), judged_vocab)
-            in_block = np.zeros(len(judged_vocab), dtype=bool)
-            in_block[codes[codes >= 0]] = True
-            streamed |= in_block
-            ranked, info = align(
-                qrels_rows(q, np.flatnonzero(in_block[judged_codes])),
-                run,
-                ties=ties,
-                seed=None if seed is None else seed + len(infos),
-                missing="skip",
-                duplicates=duplicates,
-                depth=depth,
-                judged_only=judged_only,
-                judged_items=_judged_items_suffice(ties, parsed),
-                threads=threads,
-            )
+        # blocks are ranked and evaluated on a thread per CPU, results taken in file order (so is any error)
+        for info, part, done_bytes in map_blocks(evaluate_block, tasks(), threads):
             infos.append(info)  # run-only queries of the block too
-            if ranked.n_queries:
-                parts.append(evaluate_ranked(ranked, parsed, empty=empty))
+            if part is not None:
+                parts.append(part)
             done(done_bytes)
     missing_ids = judged_vocab[~streamed]
     if len(missing_ids) and missing != "skip":

@@ -270,3 +270,17 @@ def test_chunks_report_bytes_of_the_file_on_disk(tmp_path, gz) -> None:
     _, rpath = _random_files(tmp_path, 2, gz=gz)
     done = [n for _, n in iter_run_chunks(rpath, block_bytes=512)]
     assert done == sorted(done) and done[-1] == rpath.stat().st_size
+
+
+def test_blocks_evaluated_at_once_report_the_first_problem_in_file_order(tmp_path) -> None:
+    """A duplicate in the first block is reported, not the later query that reappears (read while it is ranked)."""
+    lines = ["a Q0 d1 1 2.0 t", "a Q0 d1 2 1.0 t"]  # the duplicate, line 2
+    lines += ["b Q0 d1 1 2.0 t", "b Q0 d2 2 1.0 t"]
+    lines += ["a Q0 d9 1 0.5 t"]  # 'a' again two blocks later, read while the first block is still ranked
+    run = tmp_path / "run.txt"
+    run.write_text("\n".join(lines) + "\n")
+    for threads in (1, 2, 4):
+        with pytest.raises(rankmeter.DuplicateEntryError, match=r"run\.txt:2: query 'a', document 'd1'"):
+            rankmeter.evaluate_stream({"a": {"d1": 1}}, run, "map", block_bytes=20, threads=threads)
+    with pytest.raises(QueryOrderError, match=r"run\.txt:5: query 'a' appears again"):
+        rankmeter.evaluate_stream({"a": {"d1": 1}}, run, "map", block_bytes=20, threads=2, duplicates="first")

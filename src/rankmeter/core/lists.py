@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sized
 from dataclasses import replace
 from typing import TypeVar
 
@@ -20,6 +20,7 @@ from rankmeter.core.ties import fast_row_order, rank_order, rank_rows, tie_group
 from rankmeter.io.dense import FlatLists
 
 T = TypeVar("T")
+B = TypeVar("B")
 
 BLOCK_ITEMS = 1 << 19
 """Items (rows x columns) a dense matrix is ranked in at a time: about 2 MB of float32 scores per temporary."""
@@ -91,17 +92,18 @@ def usable_cpus() -> int:
         return os.cpu_count() or 1
 
 
-def map_blocks(
-    fn: Callable[[tuple[int, int]], T], blocks: list[tuple[int, int]], threads: int | None = None
-) -> Iterator[T]:
+def map_blocks(fn: Callable[[B], T], blocks: Iterable[B], threads: int | None = None) -> Iterator[T]:
     """``fn`` applied to every block, results in block order; on a thread pool when there are several blocks.
 
-    At most two blocks per thread are in flight, so finished results never pile up.
+    At most two blocks per thread are in flight, so finished results never pile up; ``blocks``
+    may be an iterator (read one block at a time, in the caller's thread).
 
     >>> list(map_blocks(lambda b: b[1] - b[0], [(0, 2), (2, 5)], threads=2))
     [2, 3]
     """
-    workers = min(len(blocks), MAX_THREADS, usable_cpus()) if threads is None else min(threads, len(blocks))
+    workers = min(MAX_THREADS, usable_cpus()) if threads is None else threads
+    if isinstance(blocks, Sized):
+        workers = min(workers, len(blocks))
     if workers <= 1:
         yield from map(fn, blocks)
         return
