@@ -263,8 +263,8 @@ def evaluate(
     Notes
     -----
     A run file larger than :data:`BLOCK_BYTES` is read in blocks of whole
-    queries of that size, each parsed while the previous one is evaluated,
-    so memory stays bounded whatever the file's size; a run whose queries'
+    queries of that size, parsed on one thread while earlier blocks are
+    evaluated on the others, so memory stays bounded whatever the file's size; a run whose queries'
     lines are not together is read whole instead. The values are the same
     either way.
 
