@@ -14,8 +14,15 @@ from typing import Any
 import numpy as np
 
 from rankmeter.aggregate import aggregate_column, check_empty_policy
-from rankmeter.core.align import AlignInfo, align, check_align_options, dedupe_qrels, merge_infos, qrels_rows
-from rankmeter.core.ids import encode, lookup, vocabulary
+from rankmeter.core.align import (
+    AlignInfo,
+    JudgmentsByQuery,
+    align,
+    check_align_options,
+    dedupe_qrels,
+    merge_infos,
+    qrels_rows,
+)
 from rankmeter.core.lists import map_blocks
 from rankmeter.core.ties import check_policy
 from rankmeter.evaluate import (
@@ -86,13 +93,13 @@ def evaluate_stream(
     check_align_options(missing, duplicates)
     parsed = _parse_all(measures)
     q, qrels_dropped = dedupe_qrels(as_qrels(qrels), duplicates)
-    judged_vocab, judged_codes = encode(q.query_ids)  # qrels rows by query code, for each block's subset
+    judgments = JudgmentsByQuery(q)
     size = Path(run_path).stat().st_size
     parts: list[EvaluationResult] = []
     infos: list[AlignInfo] = []
-    streamed = np.zeros(len(judged_vocab), dtype=bool)  # judged queries met in the run so far
     name = None
     show = wanted(progress, size > (256 << 20))
+
     def tasks() -> Iterator[tuple[int, Run, Qrels, int] | Exception]:
         """Each block with the judgments of its queries, in file order (bookkeeping on the caller's thread).
 
@@ -104,11 +111,7 @@ def evaluate_stream(
             blocks = read_ahead(iter_run_chunks(run_path, block_bytes=block_bytes))
             for index, (run, done_bytes) in enumerate(blocks):
                 name = name or run.name
-                codes = lookup(vocabulary(run.query_ids), judged_vocab)
-                in_block = np.zeros(len(judged_vocab), dtype=bool)
-                in_block[codes[codes >= 0]] = True
-                streamed[in_block] = True
-                yield index, run, qrels_rows(q, np.flatnonzero(in_block[judged_codes])), done_bytes
+                yield index, run, judgments.of(run), done_bytes
         except Exception as exc:  # handed over, raised in its turn
             yield exc
 
@@ -139,17 +142,16 @@ def evaluate_stream(
             if part is not None:
                 parts.append(part)
             done(done_bytes)
-    missing_ids = judged_vocab[~streamed]
-    if len(missing_ids) and missing != "skip":
-        empty_run = Run(np.zeros(0, dtype=str), np.zeros(0, dtype=str), np.zeros(0), source=str(run_path))
-        ranked, _ = align(qrels_rows(q, np.flatnonzero(~streamed[judged_codes])), empty_run, ties=ties, missing=missing)
+    missing_ids = judgments.unmet_ids()
+    if missing_ids and missing != "skip":  # judged queries without results: empty rankings
+        ranked, _ = align(judgments.unmet(), Run.empty(str(run_path)), ties=ties, missing=missing)
         parts.append(evaluate_ranked(ranked, parsed, empty=empty))
     if not parts:  # nothing to evaluate: the empty result still carries every metadata field
-        none = Run(np.zeros(0, dtype=str), np.zeros(0, dtype=str), np.zeros(0), source=str(run_path))
-        parts.append(evaluate_ranked(align(qrels_rows(q, np.zeros(0, dtype=np.int64)), none)[0], parsed, empty=empty))
+        nothing = qrels_rows(q, np.zeros(0, dtype=np.int64))
+        parts.append(evaluate_ranked(align(nothing, Run.empty(str(run_path)))[0], parsed, empty=empty))
     info = merge_infos(infos)
-    info.judged_queries = len(judged_vocab)
-    info.missing_queries = missing_ids.tolist()
+    info.judged_queries = len(judgments.vocabulary)
+    info.missing_queries = missing_ids
     info.run_only_queries = sorted(info.run_only_queries)
     info.duplicates_dropped += qrels_dropped
     extra = alignment_metadata(info, missing, duplicates, depth, judged_only, q.source, str(run_path), name)

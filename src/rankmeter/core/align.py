@@ -11,12 +11,15 @@ from rankmeter.core.arrays import code_counts, sorted_unique
 from rankmeter.core.ids import (
     document_keys,
     duplicate_rows,
+    encode,
     id_at,
     intern,
+    lookup,
     match_pairs,
     pair_halves,
     string_sort_keys,
     subset,
+    vocabulary,
 )
 from rankmeter.core.lists import MAX_THREADS, map_blocks, usable_cpus
 from rankmeter.core.ranked_lists import RankedLists, concatenate
@@ -209,6 +212,44 @@ def qrels_rows(qrels: Qrels, rows: np.ndarray | slice) -> Qrels:
     """
     numbers = np.arange(len(qrels))[rows] + 1 if qrels.lines is None else qrels.lines[rows]
     return Qrels(_pick(qrels.query_ids, rows), _pick(qrels.doc_ids, rows), qrels.relevance[rows], qrels.source, numbers)
+
+
+class JudgmentsByQuery:
+    """Qrels handed out block by block of a run read in blocks of whole queries.
+
+    :meth:`of` gives the judgments of a block's queries and remembers them;
+    :meth:`unmet` gives those of the judged queries no block had.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> q = Qrels(np.array(["a", "b", "c"]), np.array(["d", "d", "d"]), np.array([1.0, 0.0, 2.0]), "qrels.txt")
+    >>> judgments = JudgmentsByQuery(q)
+    >>> block = Run(np.array(["c", "z"]), np.array(["d", "d"]), np.array([1.0, 1.0]))
+    >>> judgments.of(block).query_ids.tolist(), judgments.unmet().query_ids.tolist(), judgments.unmet_ids()
+    (['c'], ['a', 'b'], ['a', 'b'])
+    """
+
+    def __init__(self, qrels: Qrels) -> None:
+        self.qrels = qrels
+        self.vocabulary, self._codes = encode(qrels.query_ids)
+        self.met = np.zeros(len(self.vocabulary), dtype=bool)
+
+    def of(self, run: Run) -> Qrels:
+        """The judgments of the run's queries (each line keeps its number)."""
+        found = lookup(vocabulary(run.query_ids), self.vocabulary)
+        here = np.zeros(len(self.vocabulary), dtype=bool)
+        here[found[found >= 0]] = True
+        self.met |= here
+        return qrels_rows(self.qrels, np.flatnonzero(here[self._codes]))
+
+    def unmet(self) -> Qrels:
+        """The judgments of the judged queries no run so far had."""
+        return qrels_rows(self.qrels, np.flatnonzero(~self.met[self._codes]))
+
+    def unmet_ids(self) -> list[str]:
+        """The judged queries no run so far had, sorted."""
+        return self.vocabulary[~self.met].tolist()
 
 
 def dedupe_qrels(qrels: Qrels, duplicates: str = "error") -> tuple[Qrels, int]:

@@ -22,14 +22,10 @@ from rankmeter.core.string_keys import (
     pair_halves,
     pair_keys,
 )
-from rankmeter.io.arrow import arrow_to_numpy, combined, int64_array, string_array, take_rows, validity
+from rankmeter.io.arrow import arrow_to_numpy, combined, int64_array, is_arrow, string_array, take_rows, validity
 from rankmeter.io.tables import id_at  # noqa: F401  (re-exported for the core)
 
 IdColumn = Any  # np.ndarray of str, or pyarrow (Chunked)Array of strings
-
-
-def _is_arrow(col: IdColumn) -> bool:
-    return type(col).__module__.startswith("pyarrow")
 
 
 def _arrow_array(col: IdColumn) -> Any:
@@ -45,7 +41,7 @@ def _arrow_array(col: IdColumn) -> Any:
 
 def to_numpy_str(col: IdColumn) -> np.ndarray:
     """Any id column as a NumPy unicode array."""
-    if _is_arrow(col):
+    if is_arrow(col):
         return arrow_to_numpy(_arrow_array(col))
     return np.asarray(col).astype(str, copy=False)
 
@@ -59,7 +55,7 @@ def _encoded(col: IdColumn) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     ``codes[indices]``, a gather left to the caller so that composed maps
     touch the rows once.
     """
-    if _is_arrow(col):
+    if is_arrow(col):
         import pyarrow as pa
 
         enc = col if isinstance(col, pa.DictionaryArray) else None  # codes come with the column (TREC fast path)
@@ -139,7 +135,7 @@ def lookup(col: IdColumn, vocabulary: np.ndarray) -> np.ndarray:
     >>> lookup(np.array(["b", "z", "a"]), np.array(["a", "b"])).tolist()
     [1, -1, 0]
     """
-    if _is_arrow(col):
+    if is_arrow(col):
         import pyarrow as pa
         import pyarrow.compute as pc
 
@@ -166,10 +162,10 @@ def string_sort_keys(col: IdColumn, rows: np.ndarray) -> list[np.ndarray]:
     >>> np.lexsort(keys[::-1]).tolist()
     [2, 0, 1]
     """
-    words = order_words(_arrow_array(col), rows) if _is_arrow(col) and len(rows) else None
+    words = order_words(_arrow_array(col), rows) if is_arrow(col) and len(rows) else None
     if words is not None:
         return words
-    if _is_arrow(col):
+    if is_arrow(col):
         import pyarrow.compute as pc
 
         order = arrow_to_numpy(pc.array_sort_indices(_arrow_array(col).take(int64_array(rows)))).astype(np.int64)
@@ -203,7 +199,7 @@ def document_keys(col: IdColumn) -> np.ndarray | None:
     >>> document_keys(np.array(["a"])) is None
     True
     """
-    if not _is_arrow(col):
+    if not is_arrow(col):
         return None
     arr = _arrow_array(col)
     return None if arr.null_count else hash_keys(arr)
@@ -302,14 +298,14 @@ def subset(col: IdColumn, rows: np.ndarray) -> IdColumn:
     >>> subset(np.array(["a", "b", "c"]), np.array([2, 0])).tolist()
     ['c', 'a']
     """
-    if _is_arrow(col):
+    if is_arrow(col):
         return take_rows(col, rows)
     return np.asarray(col)[rows]
 
 
 def take(col: IdColumn, rows: np.ndarray) -> np.ndarray:
     """The ids at ``rows`` as a NumPy unicode array."""
-    if _is_arrow(col):
+    if is_arrow(col):
         return to_numpy_str(take_rows(_arrow_array(col), rows))
     return to_numpy_str(np.asarray(col)[rows])
 

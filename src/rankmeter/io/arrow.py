@@ -8,6 +8,16 @@ from typing import Any
 import numpy as np
 
 
+def is_arrow(col: Any) -> bool:
+    """Whether ``col`` is a pyarrow array or chunked array (the columnar readers' ids), not NumPy.
+
+    >>> import pyarrow as pa
+    >>> is_arrow(pa.array(["a"])), is_arrow(np.array(["a"]))
+    (True, False)
+    """
+    return type(col).__module__.startswith("pyarrow")
+
+
 @cache
 def memory_pool() -> Any:
     """The pyarrow memory pool rankmeter's readers allocate from: jemalloc where pyarrow ships it, else the default.

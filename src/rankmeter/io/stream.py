@@ -9,6 +9,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any, TypeVar
 
 from rankmeter.errors import QueryOrderError
+from rankmeter.io.arrow import is_arrow
 from rankmeter.io.tables import Run, id_at
 from rankmeter.io.trec import parse_run_bytes
 
@@ -82,7 +83,7 @@ def iter_run_chunks(path: str | os.PathLike[str], *, block_bytes: int = 8 << 20)
             run = _checked(parse_run_bytes(emit, source, line), seen)
             yield run, _bytes_read(fh)
             # the fast (pyarrow) parser takes only blocks where every line is a row
-            line += len(run) if _is_arrow(run.query_ids) else emit.count(b"\n")
+            line += len(run) if is_arrow(run.query_ids) else emit.count(b"\n")
 
 
 def read_ahead(items: Iterable[T]) -> Iterator[T]:
@@ -116,10 +117,6 @@ def _bytes_read(fh: Any) -> int:
     return int(raw.tell())  # type: ignore[union-attr]
 
 
-def _is_arrow(col: object) -> bool:
-    return type(col).__module__.startswith("pyarrow")
-
-
 def _query_starts(qids: Any) -> list[int]:
     """Rows where a new run of equal query ids begins (the first row included)."""
     import numpy as np
@@ -127,13 +124,13 @@ def _query_starts(qids: Any) -> list[int]:
     n = len(qids)
     if n < 2:
         return [0] if n else []
-    if _is_arrow(qids) and hasattr(qids, "indices"):  # dictionary codes: equal codes, equal ids (unique dictionary)
+    if is_arrow(qids) and hasattr(qids, "indices"):  # dictionary codes: equal codes, equal ids (unique dictionary)
         from rankmeter.io.arrow import arrow_to_numpy
 
         codes = arrow_to_numpy(qids.indices)
         if len(qids.dictionary) == len(set(qids.dictionary.to_pylist())):
             return [0, *(np.flatnonzero(codes[1:] != codes[:-1]) + 1).tolist()]
-    if _is_arrow(qids):
+    if is_arrow(qids):
         from rankmeter.io.arrow import change_points
 
         return [0, *change_points(qids).tolist()]

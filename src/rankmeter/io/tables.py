@@ -86,3 +86,12 @@ class Run:
         """Return ``(source, line)`` of a row, for error messages."""
         line = int(self.lines[row]) if self.lines is not None else row + 1
         return self.source, line
+
+    @classmethod
+    def empty(cls, source: str | None = None) -> Run:
+        """A run without rows (what judged queries absent from a run are ranked as).
+
+        >>> len(Run.empty("run.txt"))
+        0
+        """
+        return cls(np.zeros(0, dtype=str), np.zeros(0, dtype=str), np.zeros(0), source=source)

@@ -16,13 +16,13 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from rankmeter.core.align import align, dedupe_qrels, qrels_rows
-from rankmeter.core.ids import encode, lookup, vocabulary
+from rankmeter.core.align import JudgmentsByQuery, align, dedupe_qrels
 from rankmeter.core.ranked_lists import RankedLists
 from rankmeter.core.ties import tie_group_starts
 from rankmeter.errors import RankmeterError
 from rankmeter.evaluate import BLOCK_BYTES, evaluate_ranked
-from rankmeter.io.tables import Qrels
+from rankmeter.io.arrow import is_arrow
+from rankmeter.io.tables import Qrels, Run
 from rankmeter.io.trec import last_line_field
 from rankmeter.measures import FAMILIES, Measure
 from rankmeter.measures.kernels.context import Context
@@ -215,43 +215,36 @@ def evaluate_qrels_in_blocks(
     or anything raises.
     """
     from rankmeter.io.stream import iter_run_chunks, read_ahead
-    from rankmeter.io.tables import Run
 
     stderr = stderr if stderr is not None else sys.stderr
     try:
         dedupe_qrels(qrels, "error")
-        vocab, codes = encode(qrels.query_ids)
+        judgments = JudgmentsByQuery(qrels)
         runid = last_line_field(run_path, 5) or ""
-        met = np.zeros(len(vocab), dtype=bool)
         tables: list[Table] = []
         options: dict[str, Any] = {"level": level, "judged_only": judged_only, "max_docs": max_docs,
                                    "num_docs": num_docs}
         for run, _ in read_ahead(_columnar_blocks(iter_run_chunks(run_path, block_bytes=block_bytes))):
-            found = lookup(vocabulary(run.query_ids), vocab)
-            in_block = np.zeros(len(vocab), dtype=bool)
-            in_block[found[found >= 0]] = True
-            met |= in_block
-            if in_block.any():
-                part = qrels_rows(qrels, np.flatnonzero(in_block[codes]))
+            part = judgments.of(run)
+            if len(part):  # (a block of topics without judgments has nothing to print)
                 tables.append(evaluate_qrels(requested, part, RunFile(run, runid), stderr=stderr, **options))
-        if not met.all() and complete:  # judged topics without results: empty rankings
-            none = Run(np.zeros(0, dtype=str), np.zeros(0, dtype=str), np.zeros(0), source=run_path)
-            part = qrels_rows(qrels, np.flatnonzero(~met[codes]))
-            tables.append(evaluate_qrels(requested, part, RunFile(none, runid), complete=True, stderr=stderr,
-                                         **options))
+        missing = judgments.unmet_ids()
+        if missing and complete:  # judged topics without results: empty rankings
+            tables.append(evaluate_qrels(requested, judgments.unmet(), RunFile(Run.empty(run_path), runid),
+                                         complete=True, stderr=stderr, **options))
     except (RankmeterError, _ReadWhole):
         return None
     if not tables:
         return None  # the whole read says there is nothing to evaluate
-    if not met.all() and not complete:
-        _warn_missing(vocab[~met].tolist(), stderr)
+    if missing and not complete:
+        _warn_missing(missing, stderr)
     return _joined(tables)
 
 
 def _columnar_blocks(blocks: Iterator[tuple[Any, int]]) -> Iterator[tuple[Any, int]]:
     """The blocks, as long as each came through the columnar parser (pyarrow ids) the whole read uses."""
     for run, done in blocks:
-        if not type(run.query_ids).__module__.startswith("pyarrow"):
+        if not is_arrow(run.query_ids):
             raise _ReadWhole
         yield run, done
 
