@@ -332,10 +332,51 @@ def stream_benchmark(copies: int, in_memory: bool) -> None:
     print_table(f"Streaming: {copies} x W1 ({size / 2**30:.2f} GiB, {copies * 6980} q x 1,000 docs), whole process", rows)
 
 
+CHILD_BLOCKS = """
+import json, sys, rankmeter
+res = rankmeter.evaluate_stream(sys.argv[1], sys.argv[2], sys.argv[3].split(';'), block_bytes=int(sys.argv[4]) << 20)
+print(json.dumps(res.aggregate))
+"""
+
+CHILD_POOL = """
+import json, sys
+import pyarrow as pa
+from rankmeter.io import arrow, trec
+if sys.argv[4] == 'default':  # pyarrow's default pool instead of the readers' choice
+    arrow.memory_pool = trec.memory_pool = pa.default_memory_pool
+import rankmeter
+run = rankmeter.read_run(sys.argv[2]) if sys.argv[5] == 'whole' else sys.argv[2]
+res = rankmeter.evaluate(sys.argv[1], run, sys.argv[3].split(';'))
+print(json.dumps(res.aggregate))
+"""
+
+
+def choices_benchmark(repeats: int) -> None:
+    """The measurements behind two settings: the block size of run files, and the readers' memory pool."""
+    qrels, run = (str(p) for p in workloads.w1())
+    measures = "ndcg@10;ndcg;map;p@10;r@100"
+    rows: list = []
+    ref = None
+    for mb in (8, 2, 4, 16, 32):  # 8 MiB: rankmeter.evaluate.BLOCK_BYTES
+        label = f"W1 in blocks of {mb} MiB" + (" (the default)" if mb == 8 else "")
+        values = timed(label, CHILD_BLOCKS, [qrels, run, measures, str(mb)], repeats, rows, ref)
+        ref = ref or values
+    print_table("Choices: block size of run files (whole process, W1)", rows)
+    for read in ("whole", "file"):
+        rows = []
+        ref = None
+        for pool in ("jemalloc", "default"):
+            label = f"W1, pyarrow's {pool} pool" + (" (the readers' choice)" if pool == "jemalloc" else "")
+            values = timed(label, CHILD_POOL, [qrels, run, measures, pool, read], repeats, rows, ref)
+            ref = ref or values
+        how = "read_run, then evaluate (the run read whole)" if read == "whole" else "evaluate(run file), in blocks"
+        print_table(f"Choices: memory pool of the readers, {how} (whole process)", rows)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="1 repeat, smaller dense workload")
-    parser.add_argument("--only", default="W1,W2,W3,W4,CUTOFFS,STREAM", help="comma-separated workloads")
+    parser.add_argument("--only", default="W1,W2,W3,W4,CUTOFFS,STREAM,CHOICES", help="comma-separated workloads")
     parser.add_argument("--stream-copies", type=int, default=10, help="copies of W1 in the STREAM run (255 MB each)")
     parser.add_argument("--no-in-memory", action="store_true", help="STREAM: skip the in-memory run (about 1 GB per copy)")
     args = parser.parse_args()
@@ -395,6 +436,8 @@ def main() -> None:
             f"\n## W4 tiny (2 q x 10 docs, fresh process)\n\nimport rankmeter: {imp * 1000:.0f} ms (goal <= 150 ms); "
             f"first call: {first * 1000:.1f} ms (goal <= 20 ms)"
         )
+    if "CHOICES" in only:
+        choices_benchmark(1 if args.quick else 5)
     if "STREAM" in only:
         stream_benchmark(2 if args.quick else args.stream_copies, not args.no_in_memory)
     if "CUTOFFS" in only:

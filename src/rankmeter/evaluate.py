@@ -39,8 +39,9 @@ _AUTO_PROGRESS_ITEMS = 200_000_000  # dense items from which evaluate_arrays dra
 BLOCK_BYTES = 8 << 20
 """Bytes of run text parsed at a time when a run file is read in blocks.
 
-Measured on W1 (255 MB, 2 cores): 2 MiB 1.01 s, 4 MiB 0.92 s, 8 MiB 0.90 s,
-16 MiB 0.97 s, 32 MiB 1.07 s per process, peak RSS growing from 150 to 440 MB.
+``python benchmarks/run.py --only CHOICES`` on W1 (255 MB, 2 cores): 2 MiB
+1.06 s, 4 MiB 0.97 s, 8 MiB 0.92 s, 16 MiB 0.95 s, 32 MiB 1.07 s per process,
+peak RSS growing from 142 to 467 MB.
 """
 _GRADED = ("ndcg", "dcg", "idcg", "cg")
 _UNNORMALISED_GAINS = ("dcg", "idcg", "cg")

@@ -22,11 +22,13 @@ def is_arrow(col: Any) -> bool:
 def memory_pool() -> Any:
     """The pyarrow memory pool rankmeter's readers allocate from: jemalloc where pyarrow ships it, else the default.
 
-    Measured on W1 (a 255 MB run, fresh process each time): with pyarrow's
-    default mimalloc pool the CSV reader's freed blocks go back to the system
-    and are faulted in again, 0.49-0.82 s per parse (median 0.69 s); the
-    jemalloc pool keeps them for reuse, 0.53-0.57 s. Passing the pool to each
-    call changes nothing for other pyarrow users in the process.
+    pyarrow's default mimalloc pool hands the CSV reader's freed blocks back
+    to the system and faults them in again; jemalloc keeps them for reuse.
+    ``python benchmarks/run.py --only CHOICES`` measures it on W1 (255 MB):
+    read whole, peak RSS 817 MB against 924 MB, times from equal to 16%
+    faster depending on the machine's state; read in blocks, 242 against
+    259 MB. Passing the pool to each call changes nothing for other pyarrow
+    users in the process.
     """
     import pyarrow as pa
 
