@@ -9,20 +9,19 @@ Usage::
 Every tool runs in a fresh Python process (so import time and peak RSS count),
 values are checked to agree before anything is timed, and the table prints
 medians, the ratio peer / rankmeter (> 1 means rankmeter is faster), peak RSS
-and the floors (reading the file, parsing it with Arrow, sorting per query).
+and the floors (reading the file, parsing it with Arrow, sorting per query, and
+a Python process that only imports NumPy and pyarrow). ENGINES (engines.py)
+measures the parsing and joining engines the core could use.
 Peers that are not installed are skipped with a note.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -30,6 +29,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import workloads  # noqa: E402
+from harness import agree, have, print_table, run_child, run_command, timed  # noqa: E402
 
 TREC_MEASURES = {
     "ndcg@10": "ndcg_cut_10",
@@ -145,33 +145,6 @@ print(json.dumps({'import': t1 - t0, 'first_call': t2 - t1, **res.aggregate}))
 """
 
 
-def run_command(argv: list[str]) -> tuple[str, float, float]:
-    """Run a command; return (its standard output, wall seconds, its own peak RSS in MB)."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        start = time.perf_counter()
-        proc = subprocess.Popen(argv, stdout=out, stderr=err)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - start
-        out.seek(0)
-        err.seek(0)
-        if status != 0:
-            raise RuntimeError(f"{argv[0]} failed ({status}):\n{err.read().decode()[-2000:]}")
-        return out.read().decode(), wall, usage.ru_maxrss / 1024
-
-
-def run_child(code: str, *args: str) -> tuple[dict, float, float]:
-    """Run ``python -c code args``; return (its JSON output, wall seconds, peak RSS in MB)."""
-    start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-c", code, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    out = proc.stdout.read().decode() if proc.stdout else ""
-    err = proc.stderr.read().decode() if proc.stderr else ""
-    if status != 0:
-        raise RuntimeError(f"child failed ({status}):\n{err[-2000:]}")
-    return json.loads(out.strip().splitlines()[-1]), wall, usage.ru_maxrss / 1024
-
-
 def trec_eval_row(label: str, argv: list[str], names: dict[str, str], repeats: int, rows: list, ref: dict | None) -> None:
     """Time a trec_eval-compatible program (whole process) and read its ``measure all value`` lines."""
     walls, rss, out = [], 0.0, ""
@@ -187,18 +160,6 @@ def trec_eval_row(label: str, argv: list[str], names: dict[str, str], repeats: i
     values = {ours: printed[theirs] for ours, theirs in names.items() if theirs in printed}
     note = agree(ref, values, tol=5e-5) if ref is not None else "reference"  # trec_eval prints 4 decimals
     rows.append((label, statistics.median(walls), rss, note))
-
-
-def have(module: str) -> bool:
-    import importlib.util
-
-    return importlib.util.find_spec(module) is not None
-
-
-def agree(reference: dict, other: dict, tol: float = 1e-6) -> str:
-    diffs = {k: abs(reference[k] - other[k]) for k in other if k in reference and k != "seconds"}
-    bad = {k: d for k, d in diffs.items() if d > tol}
-    return "agree" if not bad else "DIFFER " + ", ".join(f"{k}: {d:.2e}" for k, d in bad.items())
 
 
 CHILD_FLOORS = """
@@ -222,41 +183,17 @@ print(json.dumps({'read': read, 'parse': parse, 'sort': sort}))
 """
 
 
+CHILD_STARTUP = "import numpy, pyarrow.csv; print('{}')"
+
+
 def floors(run_path: Path, repeats: int = 3) -> dict:
-    """Reading the file, parsing it with Arrow and sorting per query, each the median of ``repeats`` child
-    processes (so the benchmark process stays small: children forked from a large parent report its RSS)."""
+    """Reading the file, parsing it with Arrow and sorting per query, and a Python process that only imports
+    NumPy and pyarrow's CSV reader, each the median of ``repeats`` child processes (so the benchmark process
+    stays small: children forked from a large parent report its RSS)."""
     runs = [run_child(CHILD_FLOORS, str(run_path))[0] for _ in range(repeats)]
-    return {key: statistics.median(r[key] for r in runs) for key in runs[0]}
-
-
-def timed(label: str, code: str, args: list[str], repeats: int, rows: list, reference: dict | None) -> dict | None:
-    results = []
-    for _ in range(repeats):
-        try:
-            results.append(run_child(code, *args))
-        except RuntimeError as exc:
-            rows.append((label, None, None, f"failed: {str(exc).splitlines()[-1][:80]}"))
-            return None
-    values = results[0][0]
-    inner = [r[0].get("seconds") for r in results]
-    wall = statistics.median(r[1] for r in results) if inner[0] is None else statistics.median(inner)
-    rss = max(r[2] for r in results)
-    note = agree(reference, values) if reference is not None else "reference"
-    rows.append((label, wall, rss, note))
-    return values
-
-
-def print_table(title: str, rows: list) -> None:
-    base = rows[0][1] if rows and rows[0][1] else None
-    print(f"\n## {title}\n")
-    print("| tool | median s | peer / rankmeter | peak RSS MB | values |")
-    print("|---|---:|---:|---:|---|")
-    for label, secs, rss, note in rows:
-        if secs is None:
-            print(f"| {label} | – | – | – | {note} |")
-            continue
-        ratio = f"{secs / base:.1f}x" if base and label != rows[0][0] else "1.0x"
-        print(f"| {label} | {secs:.3f} | {ratio} | {rss:.0f} | {note} |")
+    found = {key: statistics.median(r[key] for r in runs) for key in runs[0]}
+    found["startup"] = statistics.median(run_child(CHILD_STARTUP)[1] for _ in range(repeats))
+    return found
 
 
 def trec_benchmark(name: str, paths: tuple[Path, Path], measures: list[str], repeats: int) -> None:
@@ -293,7 +230,8 @@ def trec_benchmark(name: str, paths: tuple[Path, Path], measures: list[str], rep
     f = floors(paths[1])
     print(
         f"\nfloors: read file {f['read']:.3f} s, Arrow CSV parse {f['parse']:.3f} s, per-query sort {f['sort']:.3f} s; "
-        f"floor = {f['read'] + f['parse'] + f['sort']:.3f} s"
+        f"floor = {f['read'] + f['parse'] + f['sort']:.3f} s; a Python process importing NumPy and pyarrow.csv "
+        f"{f['startup']:.3f} s"
     )
 
 
@@ -376,7 +314,9 @@ def choices_benchmark(repeats: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="1 repeat, smaller dense workload")
-    parser.add_argument("--only", default="W1,W2,W3,W4,CUTOFFS,STREAM,CHOICES", help="comma-separated workloads")
+    parser.add_argument(
+        "--only", default="W1,W2,W3,W4,CUTOFFS,STREAM,CHOICES,ENGINES", help="comma-separated workloads"
+    )
     parser.add_argument("--stream-copies", type=int, default=10, help="copies of W1 in the STREAM run (255 MB each)")
     parser.add_argument("--no-in-memory", action="store_true", help="STREAM: skip the in-memory run (about 1 GB per copy)")
     args = parser.parse_args()
@@ -436,6 +376,10 @@ def main() -> None:
             f"\n## W4 tiny (2 q x 10 docs, fresh process)\n\nimport rankmeter: {imp * 1000:.0f} ms (goal <= 150 ms); "
             f"first call: {first * 1000:.1f} ms (goal <= 20 ms)"
         )
+    if "ENGINES" in only:
+        from engines import engines_benchmark
+
+        engines_benchmark(repeats)
     if "CHOICES" in only:
         choices_benchmark(1 if args.quick else 5)
     if "STREAM" in only:

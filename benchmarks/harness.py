@@ -1,0 +1,80 @@
+"""What every benchmark script shares: fresh child processes, their wall time and peak RSS, and the tables."""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def run_command(argv: list[str]) -> tuple[str, float, float]:
+    """Run a command; return (its standard output, wall seconds, its own peak RSS in MB)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(argv, stdout=out, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        out.seek(0)
+        err.seek(0)
+        if status != 0:
+            raise RuntimeError(f"{argv[0]} failed ({status}):\n{err.read().decode()[-2000:]}")
+        return out.read().decode(), wall, usage.ru_maxrss / 1024
+
+
+def run_child(code: str, *args: str) -> tuple[dict, float, float]:
+    """Run ``python -c code args``; return (its JSON output, wall seconds, peak RSS in MB)."""
+    start = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-c", code, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    out = proc.stdout.read().decode() if proc.stdout else ""
+    err = proc.stderr.read().decode() if proc.stderr else ""
+    if status != 0:
+        raise RuntimeError(f"child failed ({status}):\n{err[-2000:]}")
+    return json.loads(out.strip().splitlines()[-1]), wall, usage.ru_maxrss / 1024
+
+
+def have(module: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(module) is not None
+
+
+def agree(reference: dict, other: dict, tol: float = 1e-6) -> str:
+    diffs = {k: abs(reference[k] - other[k]) for k in other if k in reference and k != "seconds"}
+    bad = {k: d for k, d in diffs.items() if d > tol}
+    return "agree" if not bad else "DIFFER " + ", ".join(f"{k}: {d:.2e}" for k, d in bad.items())
+
+
+def timed(label: str, code: str, args: list[str], repeats: int, rows: list, reference: dict | None) -> dict | None:
+    results = []
+    for _ in range(repeats):
+        try:
+            results.append(run_child(code, *args))
+        except RuntimeError as exc:
+            rows.append((label, None, None, f"failed: {str(exc).splitlines()[-1][:80]}"))
+            return None
+    values = results[0][0]
+    inner = [r[0].get("seconds") for r in results]
+    wall = statistics.median(r[1] for r in results) if inner[0] is None else statistics.median(inner)
+    rss = max(r[2] for r in results)
+    note = agree(reference, values) if reference is not None else "reference"
+    rows.append((label, wall, rss, note))
+    return values
+
+
+def print_table(title: str, rows: list) -> None:
+    base = rows[0][1] if rows and rows[0][1] else None
+    print(f"\n## {title}\n")
+    print("| tool | median s | peer / rankmeter | peak RSS MB | values |")
+    print("|---|---:|---:|---:|---|")
+    for label, secs, rss, note in rows:
+        if secs is None:
+            print(f"| {label} | – | – | – | {note} |")
+            continue
+        ratio = f"{secs / base:.1f}x" if base and label != rows[0][0] else "1.0x"
+        print(f"| {label} | {secs:.3f} | {ratio} | {rss:.0f} | {note} |")
