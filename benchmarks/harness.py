@@ -67,6 +67,29 @@ def timed(label: str, code: str, args: list[str], repeats: int, rows: list, refe
     return values
 
 
+def rounds(variants: list[tuple[str, list[str]]], repeats: int) -> list[tuple[dict, float, float]]:
+    """Run child variants ``(code, args)`` round-robin, ``repeats`` rounds; per variant (values, median wall, peak RSS).
+
+    Round k runs every variant once, so a drift in the machine's state over
+    the invocation (this VM's page-fault cost varies) touches every variant
+    alike instead of whichever ran last. Values are those of the first round.
+    """
+    runs: list[list[tuple[dict, float, float]]] = [[] for _ in variants]
+    for _ in range(repeats):
+        for done, (code, args) in zip(runs, variants, strict=True):
+            done.append(run_child(code, *args))
+    return [(r[0][0], statistics.median(x[1] for x in r), max(x[2] for x in r)) for r in runs]
+
+
+def compared(labels: list[str], results: list[tuple[dict, float, float]]) -> list:
+    """Table rows for :func:`rounds`' results, each variant's values checked against the first's."""
+    reference = results[0][0]
+    return [
+        (label, wall, rss, "reference" if k == 0 else agree(reference, values))
+        for k, (label, (values, wall, rss)) in enumerate(zip(labels, results, strict=True))
+    ]
+
+
 def print_table(title: str, rows: list) -> None:
     base = rows[0][1] if rows and rows[0][1] else None
     print(f"\n## {title}\n")

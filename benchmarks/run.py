@@ -29,7 +29,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import workloads  # noqa: E402
-from harness import agree, have, print_table, run_child, run_command, timed  # noqa: E402
+from harness import agree, compared, have, print_table, rounds, run_child, run_command, timed  # noqa: E402
 
 TREC_MEASURES = {
     "ndcg@10": "ndcg_cut_10",
@@ -248,20 +248,23 @@ print(json.dumps({**res.aggregate, 'queries': res.metadata['queries_evaluated']}
 """
 
 
-def stream_benchmark(copies: int, in_memory: bool) -> None:
-    """A run of ``copies`` x W1 (several GB) streamed in blocks, against the in-memory evaluation and W1."""
+def stream_benchmark(copies: int, in_memory: bool, repeats: int) -> None:
+    """A run of ``copies`` x W1 (several GB) streamed in blocks, against the in-memory evaluation and W1.
+
+    The reading modes run round-robin, ``repeats`` rounds (:func:`harness.rounds`).
+    """
     measures = "ndcg@10;ndcg;map;p@10;r@100"
     qrels, run = (str(p) for p in workloads.w1_copies(copies))
     size = Path(run).stat().st_size
     w1_values = run_child(CHILD_RANKMETER_STREAM, *(str(p) for p in workloads.w1()), measures, "whole")[0]
-    rows: list = []
     modes = [("file", "rankmeter evaluate(qrels, run file) (blocks of 8 MiB, the default)"),
              ("8", "rankmeter evaluate_stream (8 MiB blocks)"), ("64", "rankmeter evaluate_stream (64 MiB blocks)")]
     if in_memory:
         modes.append(("whole", "rankmeter evaluate(qrels, read_run(run file)) (whole run in memory)"))
+    results = rounds([(CHILD_RANKMETER_STREAM, [qrels, run, measures, mode]) for mode, _ in modes], repeats)
+    rows: list = []
     first: dict = {}
-    for mode, label in modes:
-        values, wall, rss = run_child(CHILD_RANKMETER_STREAM, qrels, run, measures, mode)
+    for (_, label), (values, wall, rss) in zip(modes, results, strict=True):
         note = f"queries {values.pop('queries')}; vs W1: {agree(w1_values, values, tol=1e-12)}"
         if first:
             note += f"; vs first row, exactly: {agree(first, values, tol=0.0)}"
@@ -290,25 +293,22 @@ print(json.dumps(res.aggregate))
 
 
 def choices_benchmark(repeats: int) -> None:
-    """The measurements behind two settings: the block size of run files, and the readers' memory pool."""
+    """The measurements behind two settings: the block size of run files, and the readers' memory pool.
+
+    The variants of each choice run round-robin (:func:`harness.rounds`).
+    """
     qrels, run = (str(p) for p in workloads.w1())
     measures = "ndcg@10;ndcg;map;p@10;r@100"
-    rows: list = []
-    ref = None
-    for mb in (8, 2, 4, 16, 32):  # 8 MiB: rankmeter.evaluate.BLOCK_BYTES
-        label = f"W1 in blocks of {mb} MiB" + (" (the default)" if mb == 8 else "")
-        values = timed(label, CHILD_BLOCKS, [qrels, run, measures, str(mb)], repeats, rows, ref)
-        ref = ref or values
-    print_table("Choices: block size of run files (whole process, W1)", rows)
+    sizes = (8, 2, 4, 16, 32)  # 8 MiB: rankmeter.evaluate.BLOCK_BYTES
+    results = rounds([(CHILD_BLOCKS, [qrels, run, measures, str(mb)]) for mb in sizes], repeats)
+    labels = [f"W1 in blocks of {mb} MiB" + (" (the default)" if mb == 8 else "") for mb in sizes]
+    print_table("Choices: block size of run files (whole process, W1)", compared(labels, results))
     for read in ("whole", "file"):
-        rows = []
-        ref = None
-        for pool in ("jemalloc", "default"):
-            label = f"W1, pyarrow's {pool} pool" + (" (the readers' choice)" if pool == "jemalloc" else "")
-            values = timed(label, CHILD_POOL, [qrels, run, measures, pool, read], repeats, rows, ref)
-            ref = ref or values
+        pools = ("jemalloc", "default")
+        results = rounds([(CHILD_POOL, [qrels, run, measures, pool, read]) for pool in pools], repeats)
+        labels = [f"W1, pyarrow's {pool} pool" + (" (the readers' choice)" if pool == "jemalloc" else "") for pool in pools]
         how = "read_run, then evaluate (the run read whole)" if read == "whole" else "evaluate(run file), in blocks"
-        print_table(f"Choices: memory pool of the readers, {how} (whole process)", rows)
+        print_table(f"Choices: memory pool of the readers, {how} (whole process)", compared(labels, results))
 
 
 def main() -> None:
@@ -383,7 +383,7 @@ def main() -> None:
     if "CHOICES" in only:
         choices_benchmark(1 if args.quick else 5)
     if "STREAM" in only:
-        stream_benchmark(2 if args.quick else args.stream_copies, not args.no_in_memory)
+        stream_benchmark(2 if args.quick else args.stream_copies, not args.no_in_memory, repeats)
     if "CUTOFFS" in only:
         import rankmeter
         from rankmeter.core.align import align
