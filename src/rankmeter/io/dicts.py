@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from itertools import chain
 
 import numpy as np
 
@@ -12,14 +13,38 @@ from rankmeter.io.validate import check_finite
 
 
 def _flatten(nested: Mapping[object, Mapping[object, object]], what: str) -> tuple[np.ndarray, ...]:
+    """(query ids, doc ids, values) of a dict of dicts, in its iteration order.
+
+    Columns are built a whole column at a time (``np.fromiter`` over the
+    inner dicts' values, ids through ``map(str, ...)``); any input that path
+    cannot take -- a value that is not a number, an inner dict whose length
+    does not match its items -- goes through :func:`_flatten_item_by_item`,
+    which gives the same result or names the query and document at fault.
+    """
+    qids = list(nested)
+    inner = list(nested.values())
+    for qid, docs in zip(qids, inner, strict=True):
+        if type(docs) is not dict and not isinstance(docs, Mapping):
+            raise InputFormatError(
+                f"{what} dict: query '{qid}' maps to {type(docs).__name__}, expected a dict {{doc_id: value}}"
+            )
+    counts = np.fromiter(map(len, inner), dtype=np.int64, count=len(inner))
+    try:
+        values = np.fromiter(chain.from_iterable(docs.values() for docs in inner), np.float64, int(counts.sum()))
+    except (TypeError, ValueError):
+        return _flatten_item_by_item(nested, what)
+    q = np.repeat(np.array(list(map(str, qids)), dtype=str), counts)
+    d = np.array(list(map(str, chain.from_iterable(inner))), dtype=str)
+    check_finite(values, "score" if what == "run" else "relevance", q, d, f"<{what} dict>", None)
+    return q, d, values
+
+
+def _flatten_item_by_item(nested: Mapping[object, Mapping[object, object]], what: str) -> tuple[np.ndarray, ...]:
+    """:func:`_flatten` one item at a time, naming the query and document of a value that is not a number."""
     qids: list[str] = []
     dids: list[str] = []
     values: list[float] = []
     for qid, docs in nested.items():
-        if not isinstance(docs, Mapping):
-            raise InputFormatError(
-                f"{what} dict: query '{qid}' maps to {type(docs).__name__}, expected a dict {{doc_id: value}}"
-            )
         for did, value in docs.items():
             try:
                 values.append(float(value))  # type: ignore[arg-type]
