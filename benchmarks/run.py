@@ -144,6 +144,35 @@ t2 = time.perf_counter()
 print(json.dumps({'import': t1 - t0, 'first_call': t2 - t1, **res.aggregate}))
 """
 
+# 1,000 tiny jobs (W4's two queries, each job with its own run) in one process, after one warm-up call;
+# argv[1] picks the tool and whether each job is its own call or all jobs go in one call (ids prefixed)
+CHILD_TINY_MANY = """
+import json, sys, time
+tool, how = sys.argv[1].split('/')
+qrels = {"q1": {f"d{i}": i % 3 for i in range(10)}, "q2": {f"d{i}": (i + 1) % 2 for i in range(10)}}
+jobs = [{q: {f"d{i}": float((7 * i + j + len(q)) % 10) for i in range(10)} for q in ("q1", "q2")} for j in range(1000)]
+if tool == 'rankmeter':
+    import rankmeter
+    def one(qr, ru):
+        res = rankmeter.evaluate(qr, ru, ['ndcg@10', 'ndcg', 'map'])
+        by = {m: {r['query_id']: r['value'] for r in res.to_dict()['per_query'] if r['measure'] == m} for m in res.measure_names}
+        return [by[m][q] for q in sorted(by['ndcg']) for m in ('ndcg@10', 'ndcg', 'map')]
+else:
+    import pytrec_eval
+    def one(qr, ru):
+        res = pytrec_eval.RelevanceEvaluator(qr, {'ndcg_cut', 'ndcg', 'map'}).evaluate(ru)
+        return [res[q][m] for q in sorted(res) for m in ('ndcg_cut_10', 'ndcg', 'map')]
+one(qrels, jobs[0])  # warm-up: imports, first call
+t = time.perf_counter()
+if how == 'each':
+    values = [v for run in jobs for v in one(qrels, run)]
+else:
+    values = one({f"{j:04d}/{q}": d for j in range(len(jobs)) for q, d in qrels.items()},
+                 {f"{j:04d}/{q}": d for j, run in enumerate(jobs) for q, d in run.items()})
+seconds = time.perf_counter() - t
+print(json.dumps({'seconds': seconds, 'mean': sum(values) / len(values), 'n': len(values)}))
+"""
+
 
 def trec_eval_row(label: str, argv: list[str], names: dict[str, str], repeats: int, rows: list, ref: dict | None) -> None:
     """Time a trec_eval-compatible program (whole process) and read its ``measure all value`` lines."""
@@ -376,6 +405,13 @@ def main() -> None:
             f"\n## W4 tiny (2 q x 10 docs, fresh process)\n\nimport rankmeter: {imp * 1000:.0f} ms (goal <= 150 ms); "
             f"first call: {first * 1000:.1f} ms (goal <= 20 ms)"
         )
+        rows = []
+        ref = timed("rankmeter, one call per job", CHILD_TINY_MANY, ["rankmeter/each"], repeats, rows, None)
+        timed("rankmeter, all jobs in one call", CHILD_TINY_MANY, ["rankmeter/all"], repeats, rows, ref)
+        if have("pytrec_eval"):
+            timed("pytrec_eval, one evaluator per job", CHILD_TINY_MANY, ["pytrec_eval/each"], repeats, rows, ref)
+            timed("pytrec_eval, all jobs in one evaluator", CHILD_TINY_MANY, ["pytrec_eval/all"], repeats, rows, ref)
+        print_table("W4 x 1,000: a thousand tiny jobs in one process (ndcg@10, ndcg, map; in-process timing)", rows)
     if "ENGINES" in only:
         from engines import engines_benchmark
 
