@@ -16,7 +16,7 @@ from typing import TypeVar
 import numpy as np
 
 from rankmeter.core.ranked_lists import RankedLists
-from rankmeter.core.ties import fast_row_order, rank_order, rank_rows, tie_group_starts
+from rankmeter.core.ties import rank_order, row_order, tie_group_starts
 from rankmeter.io.dense import FlatLists
 
 T = TypeVar("T")
@@ -131,11 +131,6 @@ def _pad_rows(
     padded = np.full(inside.shape, fill, dtype=dtype or values.dtype)
     padded[inside] = values
     return padded, inside
-
-
-def _row_order(scores: np.ndarray, ties: str, grades: np.ndarray, noise: np.ndarray | None = None) -> np.ndarray:
-    order = fast_row_order(scores, ties)
-    return order if order is not None else rank_rows(scores, ties=ties, grades=grades, noise=noise)
 
 
 # --- compact ideal -----------------------------------------------------------------------------------------------
@@ -278,7 +273,7 @@ def rank_dense_top(
             scores, inside = _pad_rows(scores, counts, -np.inf)
             grades, _ = _pad_rows(grades, counts, 0.0, dtype=np.float64)
         # ranking the kept items by column inside each row applies the tie rule to the original columns
-        order = _row_order(scores, ties, grades)
+        order = row_order(scores, ties=ties, grades=grades)
         scores, grades = np.take_along_axis(scores, order, axis=1), np.take_along_axis(grades, order, axis=1)
         if inside is not None:
             scores, grades = scores[inside], grades[inside]
@@ -372,7 +367,7 @@ def rank_dense(
         if check_finite:
             _check_finite(y_block, s_block)
         noise = rng.random(s_block.shape) if rng is not None else None  # blocks run in order when shuffling
-        items = _row_order(s_block, ties, y_block, noise)
+        items = row_order(s_block, ties=ties, grades=y_block, noise=noise)
         items += (np.arange(b - a) * m)[:, None]  # positions in the flat block: one cheap gather per array
         ranked = np.take(s_block.reshape(-1), items, out=scores[a * m : b * m].reshape(b - a, m), mode="clip")
         if y_block.dtype == np.float64:

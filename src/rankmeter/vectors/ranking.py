@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from rankmeter.core.ranked_lists import RankedLists
-from rankmeter.core.ties import fast_row_order, rank_order, rank_rows, tie_group_starts
+from rankmeter.core.ties import rank_order, row_order, tie_group_starts
 
 _M1 = np.uint64(0x9E3779B97F4A7C15)
 _M2 = np.uint64(0xBF58476D1CE4E5B9)
@@ -148,14 +148,10 @@ def rank_block(
 
 
 def _row_order(key: np.ndarray, grades: np.ndarray, ties: str, query_rows: np.ndarray, seed: int | None) -> np.ndarray:
-    scores = -np.asarray(key, dtype=np.float64)
-    order = fast_row_order(scores, ties)  # stable, expected, trec: one packed-key sort per row
-    if order is not None:
-        return order
     noise = None
     if ties == "shuffle":
         noise = shuffle_keys(seed, np.asarray(query_rows)[:, None], np.arange(key.shape[1])[None, :])
-    return rank_rows(scores, ties=ties, grades=grades, noise=noise)
+    return row_order(-np.asarray(key, dtype=np.float64), ties=ties, grades=grades, noise=noise)
 
 
 def _flat_order(
