@@ -25,10 +25,16 @@ def run_command(argv: list[str]) -> tuple[str, float, float]:
         return out.read().decode(), wall, usage.ru_maxrss / 1024
 
 
-def run_child(code: str, *args: str) -> tuple[dict, float, float]:
-    """Run ``python -c code args``; return (its JSON output, wall seconds, peak RSS in MB)."""
+def run_child(code: str, *args: str, env: dict[str, str] | None = None) -> tuple[dict, float, float]:
+    """Run ``python -c code args`` (``env``: variables added to this process's); return (its JSON output,
+    wall seconds, peak RSS in MB)."""
     start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-c", code, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=None if env is None else {**os.environ, **env},
+    )
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     out = proc.stdout.read().decode() if proc.stdout else ""
@@ -67,8 +73,9 @@ def timed(label: str, code: str, args: list[str], repeats: int, rows: list, refe
     return values
 
 
-def rounds(variants: list[tuple[str, list[str]]], repeats: int) -> list[tuple[dict, float, float]]:
-    """Run child variants ``(code, args)`` round-robin, ``repeats`` rounds; per variant (values, median wall, peak RSS).
+def rounds(variants: list[tuple], repeats: int) -> list[tuple[dict, float, float]]:
+    """Run child variants ``(code, args)`` or ``(code, args, env)`` round-robin, ``repeats`` rounds; per variant
+    (values, median wall, peak RSS).
 
     Round k runs every variant once, so a drift in the machine's state over
     the invocation (this VM's page-fault cost varies) touches every variant
@@ -76,8 +83,8 @@ def rounds(variants: list[tuple[str, list[str]]], repeats: int) -> list[tuple[di
     """
     runs: list[list[tuple[dict, float, float]]] = [[] for _ in variants]
     for _ in range(repeats):
-        for done, (code, args) in zip(runs, variants, strict=True):
-            done.append(run_child(code, *args))
+        for done, (code, args, *env) in zip(runs, variants, strict=True):
+            done.append(run_child(code, *args, env=env[0] if env else None))
     return [(r[0][0], statistics.median(x[1] for x in r), max(x[2] for x in r)) for r in runs]
 
 

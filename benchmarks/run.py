@@ -321,8 +321,16 @@ print(json.dumps(res.aggregate))
 """
 
 
+# glibc malloc keeps freed memory instead of handing it back and faulting it in again (environment only)
+GLIBC_RETAIN = {
+    "MALLOC_MMAP_THRESHOLD_": str(64 << 20),
+    "MALLOC_TRIM_THRESHOLD_": str(512 << 20),
+    "MALLOC_TOP_PAD_": str(64 << 20),
+}
+
+
 def choices_benchmark(repeats: int) -> None:
-    """The measurements behind two settings: the block size of run files, and the readers' memory pool.
+    """The measurements behind the block size of run files, the readers' memory pool and the allocator tip.
 
     The variants of each choice run round-robin (:func:`harness.rounds`).
     """
@@ -338,6 +346,12 @@ def choices_benchmark(repeats: int) -> None:
         labels = [f"W1, pyarrow's {pool} pool" + (" (the readers' choice)" if pool == "jemalloc" else "") for pool in pools]
         how = "read_run, then evaluate (the run read whole)" if read == "whole" else "evaluate(run file), in blocks"
         print_table(f"Choices: memory pool of the readers, {how} (whole process)", compared(labels, results))
+    # glibc's malloc settings are the process's, not rankmeter's to change: measured here for docs/performance.md
+    settings = {"": None, " with glibc's MALLOC_* settings (docs/performance.md)": GLIBC_RETAIN}
+    results = rounds([(CHILD_POOL, [qrels, run, measures, "jemalloc", "file"], env) for env in settings.values()],
+                     repeats)
+    labels = [f"W1, evaluate(run file){label}" for label in settings]
+    print_table("Choices: the process's allocator settings (whole process)", compared(labels, results))
 
 
 def main() -> None:
