@@ -9,10 +9,12 @@ Each engine runs in fresh processes (medians of ``--repeats``) and does the
 work rankmeter needs before any measure: import itself, parse the run's
 query, document and score columns into columnar memory (Arrow buffers, which
 rankmeter's NumPy core reads without a copy), and join the run with the qrels
-on (query, document). Every engine must find the same number of judged run
-rows, and the same number of repeated (query, document) rows (none in W1), before its times are shown. rankmeter's own join (hash keys of the
-document ids, a bitmap prefilter and an exact byte comparison, on pyarrow's
-columns) is timed beside the engines' own joins.
+on (query, document), then count the run rows that repeat a (query, document)
+pair. Every engine must find the same number of judged run rows and of
+repeated rows (none in W1) before its times are shown. rankmeter's own join
+(hash keys of the document ids, a bitmap prefilter and an exact byte
+comparison, on pyarrow's columns) and its duplicate check on those keys are
+timed beside the engines' own.
 """
 
 from __future__ import annotations

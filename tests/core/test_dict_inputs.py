@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankmeter
-from rankmeter.errors import InvalidScoreError
+from rankmeter.errors import InputFormatError, InvalidScoreError
 from rankmeter.io.dicts import _flatten, _flatten_item_by_item
 
 ids = st.one_of(st.text(min_size=1, max_size=6), st.integers(-5, 500))
@@ -55,6 +55,14 @@ def test_first_bad_value_in_order_is_named() -> None:
     run = {"q1": {"a": 1.0, "b": None}, "q2": {"c": "x"}}
     with pytest.raises(InvalidScoreError, match=re.escape("run dict: query 'q1', document 'b': value None is not a number")):
         _flatten(run, "run")
+
+
+def test_first_problem_in_order_is_named_across_kinds() -> None:
+    """A bad value before a query that is not a dict is named first, and the other way round."""
+    with pytest.raises(InvalidScoreError, match=re.escape("run dict: query 'q1', document 'a': value 'x'")):
+        _flatten({"q1": {"a": "x"}, "q2": [1]}, "run")
+    with pytest.raises(InputFormatError, match=re.escape("run dict: query 'q1' maps to list")):
+        _flatten({"q1": [1], "q2": {"a": "x"}}, "run")
 
 
 def test_evaluate_many_tiny_jobs_in_one_call() -> None:

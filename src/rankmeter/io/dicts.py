@@ -17,17 +17,15 @@ def _flatten(nested: Mapping[object, Mapping[object, object]], what: str) -> tup
 
     Columns are built a whole column at a time (``np.fromiter`` over the
     inner dicts' values, ids through ``map(str, ...)``); any input that path
-    cannot take -- a value that is not a number, an inner dict whose length
-    does not match its items -- goes through :func:`_flatten_item_by_item`,
-    which gives the same result or names the query and document at fault.
+    cannot take -- a query mapped to something else than a dict, a value
+    that is not a number, an inner dict whose length does not match its
+    items -- goes through :func:`_flatten_item_by_item`, which gives the same
+    result or names the first problem in the dict's order.
     """
     qids = list(nested)
     inner = list(nested.values())
-    for qid, docs in zip(qids, inner, strict=True):
-        if type(docs) is not dict and not isinstance(docs, Mapping):
-            raise InputFormatError(
-                f"{what} dict: query '{qid}' maps to {type(docs).__name__}, expected a dict {{doc_id: value}}"
-            )
+    if not all(type(docs) is dict or isinstance(docs, Mapping) for docs in inner):
+        return _flatten_item_by_item(nested, what)
     counts = np.fromiter(map(len, inner), dtype=np.int64, count=len(inner))
     try:
         values = np.fromiter(chain.from_iterable(docs.values() for docs in inner), np.float64, int(counts.sum()))
@@ -40,11 +38,15 @@ def _flatten(nested: Mapping[object, Mapping[object, object]], what: str) -> tup
 
 
 def _flatten_item_by_item(nested: Mapping[object, Mapping[object, object]], what: str) -> tuple[np.ndarray, ...]:
-    """:func:`_flatten` one item at a time, naming the query and document of a value that is not a number."""
+    """:func:`_flatten` one item at a time, naming the first query that is not a dict or value that is not a number."""
     qids: list[str] = []
     dids: list[str] = []
     values: list[float] = []
     for qid, docs in nested.items():
+        if not isinstance(docs, Mapping):
+            raise InputFormatError(
+                f"{what} dict: query '{qid}' maps to {type(docs).__name__}, expected a dict {{doc_id: value}}"
+            )
         for did, value in docs.items():
             try:
                 values.append(float(value))  # type: ignore[arg-type]
