@@ -71,16 +71,24 @@ def make_data(n_queries: int, n_database: int, bits: int, n_labels: int, seed: i
 
 
 def load(data_dir: Path) -> dict[str, np.ndarray]:
-    return {name: np.load(data_dir / f"{name}.npy") for name in ("queries", "database", "query_labels",
-                                                                  "database_labels")}
+    return {
+        name: np.load(data_dir / f"{name}.npy") for name in ("queries", "database", "query_labels", "database_labels")
+    }
 
 
 # --- contenders: each returns per-query values, shape (n_queries, 5) (NaN where not computed) ----------
 def run_rankmeter(d: dict[str, np.ndarray], ties: str, batch_size: int | None = None) -> np.ndarray:
     from rankmeter.vectors import evaluate_vectors
 
-    res = evaluate_vectors(d["queries"], d["database"], MEASURES, query_labels=d["query_labels"],
-                           database_labels=d["database_labels"], ties=ties, batch_size=batch_size)
+    res = evaluate_vectors(
+        d["queries"],
+        d["database"],
+        MEASURES,
+        query_labels=d["query_labels"],
+        database_labels=d["database_labels"],
+        ties=ties,
+        batch_size=batch_size,
+    )
     return res.values
 
 
@@ -104,8 +112,13 @@ def run_argsort_script(d: dict[str, np.ndarray], batch_size: int = 100) -> np.nd
         ap = np.cumsum(np.cumsum(hit, axis=1) / ranks * hit, axis=1)
         n_rel = hit.sum(axis=1)
         with np.errstate(invalid="ignore", divide="ignore"):
-            cols = [dcg[:, -1] / idcg[:, -1], dcg[:, 9] / idcg[:, 9], dcg[:, 99] / idcg[:, 99],
-                    ap[:, 999] / n_rel, ap[:, -1] / n_rel]
+            cols = [
+                dcg[:, -1] / idcg[:, -1],
+                dcg[:, 9] / idcg[:, 9],
+                dcg[:, 99] / idcg[:, 99],
+                ap[:, 999] / n_rel,
+                ap[:, -1] / n_rel,
+            ]
         out.append(np.nan_to_num(np.stack(cols, axis=1)))  # no relevant item: 0, as empty="zero"
     return np.vstack(out)
 
@@ -175,8 +188,21 @@ def max_rss() -> int:
 
 def spawn(name: str, tag: str, data_dir: Path, out_dir: Path, extra: dict[str, Any]) -> dict[str, Any]:
     payload = json.dumps({**extra, "tag": tag})
-    subprocess.run([sys.executable, __file__, "--worker", name, "--data", str(data_dir), "--out", str(out_dir),
-                    "--worker-args", payload], check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            __file__,
+            "--worker",
+            name,
+            "--data",
+            str(data_dir),
+            "--out",
+            str(out_dir),
+            "--worker-args",
+            payload,
+        ],
+        check=True,
+    )
     info = json.loads((out_dir / f"{tag}.json").read_text())
     info["values"] = np.load(out_dir / f"{tag}.npy")
     return info
@@ -193,8 +219,10 @@ def check_values(d: dict[str, np.ndarray], n: int, sklearn_n: int) -> None:
     m = min(sklearn_n, n)
     diff_skl = np.abs(expected[:m, :3] - skl[:m, :3]).max()
     diff_script = np.abs(stable - script).max()
-    print(f"check on {n} queries: |rankmeter expected - scikit-learn| = {diff_skl:.1e} (nDCG, {m} queries); "
-          f"|rankmeter stable - argsort script| = {diff_script:.1e} (all five measures)")
+    print(
+        f"check on {n} queries: |rankmeter expected - scikit-learn| = {diff_skl:.1e} (nDCG, {m} queries); "
+        f"|rankmeter stable - argsort script| = {diff_script:.1e} (all five measures)"
+    )
     if diff_skl > 1e-9 or diff_script > 1e-9:
         raise SystemExit("values disagree: not timing")
 
@@ -225,10 +253,14 @@ def main() -> None:
     n_d = a.database or (10_000 if a.quick else 50_000)
     repeat = a.repeat or (1 if a.quick else 5)
     sk_n = a.sklearn_queries or (50 if a.quick else 100)
-    print(f"workload: {n_q:,} queries x {n_d:,} database codes of {a.bits} bits, {a.labels} labels (1-3 each), "
-          f"seed {a.seed}")
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-          f"NumPy {np.__version__}")
+    print(
+        f"workload: {n_q:,} queries x {n_d:,} database codes of {a.bits} bits, {a.labels} labels (1-3 each), "
+        f"seed {a.seed}"
+    )
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+        f"NumPy {np.__version__}"
+    )
     data = make_data(n_q, n_d, a.bits, a.labels, a.seed)
     check_values(data, min(n_q, 100), min(sk_n, 20))
     with tempfile.TemporaryDirectory() as tmp:
@@ -243,20 +275,23 @@ def main() -> None:
 
         default_batch = max(1, _BUCKET_ELEMENTS // n_d)
         batches = sorted({max(1, default_batch // 4), default_batch, default_batch * 4})
-        mem = {b: spawn("rankmeter expected", f"b{b}", data_dir, out_dir, {**common, "batch_size": b})
-               for b in batches}
+        mem = {b: spawn("rankmeter expected", f"b{b}", data_dir, out_dir, {**common, "batch_size": b}) for b in batches}
     # full-run value checks
     exp_v, st_v = runs["rankmeter expected"]["values"], runs["rankmeter stable"]["values"]
     script_v, sk_v = runs["numpy argsort"]["values"], runs["scikit-learn"]["values"]
     m = len(sk_v)
-    print(f"full run: |expected - scikit-learn| = {np.abs(exp_v[:m, :3] - sk_v[:, :3]).max():.1e}; "
-          f"|stable - argsort script| = {np.abs(st_v - script_v).max():.1e}; "
-          f"batch sizes {batches} give identical values: "
-          f"{all(np.array_equal(mem[b]['values'], exp_v) for b in batches)}")
+    print(
+        f"full run: |expected - scikit-learn| = {np.abs(exp_v[:m, :3] - sk_v[:, :3]).max():.1e}; "
+        f"|stable - argsort script| = {np.abs(st_v - script_v).max():.1e}; "
+        f"batch sizes {batches} give identical values: "
+        f"{all(np.array_equal(mem[b]['values'], exp_v) for b in batches)}"
+    )
     base = float(np.median(runs["rankmeter expected"]["times"]))
     print()
-    header = ("| method | " + " | ".join(SHORT) + " | median time (s) | time / rankmeter expected "
-              "| peak traced MB | peak RSS MB |")
+    header = (
+        "| method | " + " | ".join(SHORT) + " | median time (s) | time / rankmeter expected "
+        "| peak traced MB | peak RSS MB |"
+    )
     print(header)
     print("|" + "---|" * (len(SHORT) + 5))
     for name, info in runs.items():
@@ -269,15 +304,19 @@ def main() -> None:
             vals = [float(np.mean(col)) if not np.isnan(col).all() else np.nan for col in info["values"].T]
         cells = ["n/a" if np.isnan(v) else f"{v:.4f}" for v in vals]
         runs_note = f" [{len(info['times'])} run{'s' if len(info['times']) > 1 else ''}]"
-        print(f"| {name}{note} | " + " | ".join(cells) + f" | {t:.2f}{runs_note} | {t / base:.1f}x | "
-              f"{fmt_mb(info['peak_traced'])} | {fmt_mb(info['max_rss'])} |")
+        print(
+            f"| {name}{note} | " + " | ".join(cells) + f" | {t:.2f}{runs_note} | {t / base:.1f}x | "
+            f"{fmt_mb(info['peak_traced'])} | {fmt_mb(info['max_rss'])} |"
+        )
     print()
     print("| rankmeter expected, batch_size | median time (s) | peak traced MB | peak RSS MB |")
     print("|---|---|---|---|")
     for b, info in mem.items():
         label = f"{b} (default)" if b == default_batch else str(b)
-        print(f"| {label} | {float(np.median(info['times'])):.2f} | {fmt_mb(info['peak_traced'])} | "
-              f"{fmt_mb(info['max_rss'])} |")
+        print(
+            f"| {label} | {float(np.median(info['times'])):.2f} | {fmt_mb(info['peak_traced'])} | "
+            f"{fmt_mb(info['max_rss'])} |"
+        )
 
 
 if __name__ == "__main__":

@@ -42,7 +42,9 @@ def since(start):
     return [time.perf_counter() - start[0], time.process_time() - start[1]]
 """
 
-CHILD_PYARROW = CLOCK + """
+CHILD_PYARROW = (
+    CLOCK
+    + """
 t = clock()
 import pyarrow as pa, pyarrow.csv as pc
 if sys.argv[3] == 'rankmeter':
@@ -87,8 +89,11 @@ else:
 print(json.dumps({'import': imp, 'parse': parse, 'arrow': [0.0, 0.0], 'join': join, 'dups': dups,
                   'matched': matched, 'repeated': repeated}))
 """
+)
 
-CHILD_POLARS = CLOCK + """
+CHILD_POLARS = (
+    CLOCK
+    + """
 t = clock(); import polars as pl; imp = since(t)
 def read(path, value):
     cols = ['column_0', 'column_2', f'column_{value}']
@@ -103,8 +108,11 @@ t = clock(); repeated = run.height - run.unique(subset=['q', 'd']).height; dups 
 print(json.dumps({'import': imp, 'parse': parse, 'arrow': arrow, 'join': join, 'dups': dups,
                   'matched': matched, 'repeated': repeated}))
 """
+)
 
-CHILD_DUCKDB = CLOCK + """
+CHILD_DUCKDB = (
+    CLOCK
+    + """
 t = clock(); import duckdb; imp = since(t)
 con = duckdb.connect()
 def read(path, names, keep):
@@ -122,6 +130,7 @@ dups = since(t)
 print(json.dumps({'import': imp, 'parse': parse, 'arrow': arrow, 'join': join, 'dups': dups,
                   'matched': matched, 'repeated': repeated}))
 """
+)
 
 ENGINES = (
     ("pyarrow CSV reader + rankmeter's join (the choice)", "pyarrow", CHILD_PYARROW, "rankmeter"),
@@ -137,7 +146,9 @@ def engines_benchmark(repeats: int) -> None:
     steps = ("import", "parse", "arrow", "join", "dups")
     print(f"\n## Engines: parsing W1's run ({Path(run).stat().st_size / 1e6:.0f} MB, 7M lines) and joining its qrels\n")
     print("wall seconds (CPU seconds of all threads); medians of fresh processes\n")
-    print("| engine | import | parse | to Arrow | join | duplicate check | all five | peak RSS MB | judged; repeated rows |")
+    print(
+        "| engine | import | parse | to Arrow | join | duplicate check | all five | peak RSS MB | judged; repeated rows |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|---:|---|")
     expected = None
     for label, module, code, mode in ENGINES:

@@ -174,7 +174,9 @@ print(json.dumps({'seconds': seconds, 'mean': sum(values) / len(values), 'n': le
 """
 
 
-def trec_eval_row(label: str, argv: list[str], names: dict[str, str], repeats: int, rows: list, ref: dict | None) -> None:
+def trec_eval_row(
+    label: str, argv: list[str], names: dict[str, str], repeats: int, rows: list, ref: dict | None
+) -> None:
     """Time a trec_eval-compatible program (whole process) and read its ``measure all value`` lines."""
     walls, rss, out = [], 0.0, ""
     for _ in range(repeats):
@@ -286,8 +288,11 @@ def stream_benchmark(copies: int, in_memory: bool, repeats: int) -> None:
     qrels, run = (str(p) for p in workloads.w1_copies(copies))
     size = Path(run).stat().st_size
     w1_values = run_child(CHILD_RANKMETER_STREAM, *(str(p) for p in workloads.w1()), measures, "whole")[0]
-    modes = [("file", "rankmeter evaluate(qrels, run file) (blocks of 8 MiB, the default)"),
-             ("8", "rankmeter evaluate_stream (8 MiB blocks)"), ("64", "rankmeter evaluate_stream (64 MiB blocks)")]
+    modes = [
+        ("file", "rankmeter evaluate(qrels, run file) (blocks of 8 MiB, the default)"),
+        ("8", "rankmeter evaluate_stream (8 MiB blocks)"),
+        ("64", "rankmeter evaluate_stream (64 MiB blocks)"),
+    ]
     if in_memory:
         modes.append(("whole", "rankmeter evaluate(qrels, read_run(run file)) (whole run in memory)"))
     results = rounds([(CHILD_RANKMETER_STREAM, [qrels, run, measures, mode]) for mode, _ in modes], repeats)
@@ -299,7 +304,9 @@ def stream_benchmark(copies: int, in_memory: bool, repeats: int) -> None:
             note += f"; vs first row, exactly: {agree(first, values, tol=0.0)}"
         first = first or values
         rows.append((label, wall, rss, note))
-    print_table(f"Streaming: {copies} x W1 ({size / 2**30:.2f} GiB, {copies * 6980} q x 1,000 docs), whole process", rows)
+    print_table(
+        f"Streaming: {copies} x W1 ({size / 2**30:.2f} GiB, {copies * 6980} q x 1,000 docs), whole process", rows
+    )
 
 
 CHILD_BLOCKS = """
@@ -343,13 +350,16 @@ def choices_benchmark(repeats: int) -> None:
     for read in ("whole", "file"):
         pools = ("jemalloc", "default")
         results = rounds([(CHILD_POOL, [qrels, run, measures, pool, read]) for pool in pools], repeats)
-        labels = [f"W1, pyarrow's {pool} pool" + (" (the readers' choice)" if pool == "jemalloc" else "") for pool in pools]
+        labels = [
+            f"W1, pyarrow's {pool} pool" + (" (the readers' choice)" if pool == "jemalloc" else "") for pool in pools
+        ]
         how = "read_run, then evaluate (the run read whole)" if read == "whole" else "evaluate(run file), in blocks"
         print_table(f"Choices: memory pool of the readers, {how} (whole process)", compared(labels, results))
     # glibc's malloc settings are the process's, not rankmeter's to change: measured here for docs/performance.md
     settings = {"": None, " with glibc's MALLOC_* settings (docs/performance.md)": GLIBC_RETAIN}
-    results = rounds([(CHILD_POOL, [qrels, run, measures, "jemalloc", "file"], env) for env in settings.values()],
-                     repeats)
+    results = rounds(
+        [(CHILD_POOL, [qrels, run, measures, "jemalloc", "file"], env) for env in settings.values()], repeats
+    )
     labels = [f"W1, evaluate(run file){label}" for label in settings]
     print_table("Choices: the process's allocator settings (whole process)", compared(labels, results))
 
@@ -361,7 +371,9 @@ def main() -> None:
         "--only", default="W1,W2,W3,W4,CUTOFFS,STREAM,CHOICES,ENGINES", help="comma-separated workloads"
     )
     parser.add_argument("--stream-copies", type=int, default=10, help="copies of W1 in the STREAM run (255 MB each)")
-    parser.add_argument("--no-in-memory", action="store_true", help="STREAM: skip the in-memory run (about 1 GB per copy)")
+    parser.add_argument(
+        "--no-in-memory", action="store_true", help="STREAM: skip the in-memory run (about 1 GB per copy)"
+    )
     args = parser.parse_args()
     repeats = 1 if args.quick else 3
     only = set(args.only.upper().split(","))
@@ -405,11 +417,23 @@ def main() -> None:
         here = str(HERE)
         for measures, sk_label in (("ndcg@10", "ndcg@10"), ("ndcg@10;ndcg;map", "ndcg@10, ndcg")):
             rows = []
-            ref = timed(f"rankmeter evaluate_arrays (ties=expected; {measures.replace(';', ', ')})",
-                        CHILD_DENSE_RANKMETER, [here, users, measures], repeats, rows, None)
+            ref = timed(
+                f"rankmeter evaluate_arrays (ties=expected; {measures.replace(';', ', ')})",
+                CHILD_DENSE_RANKMETER,
+                [here, users, measures],
+                repeats,
+                rows,
+                None,
+            )
             if have("sklearn"):
-                timed(f"scikit-learn ndcg_score (tie-averaged; {sk_label})", CHILD_DENSE_SKLEARN,
-                      [here, users, measures], 1, rows, ref)
+                timed(
+                    f"scikit-learn ndcg_score (tie-averaged; {sk_label})",
+                    CHILD_DENSE_SKLEARN,
+                    [here, users, measures],
+                    1,
+                    rows,
+                    ref,
+                )
             print_table(f"W3 dense recommender ({users} users x 2,000 items, in-process timing)", rows)
     if "W4" in only:
         runs = [run_child(CHILD_TINY) for _ in range(5)]

@@ -49,8 +49,11 @@ _UNNORMALISED_GAINS = ("dcg", "idcg", "cg")
 
 def _run_file(run: Any) -> bool:
     """Whether ``run`` names a run file of more than one block (not stdin)."""
-    return isinstance(run, str | os.PathLike) and str(run) != "-" and os.path.isfile(run) and (
-        os.path.getsize(run) > BLOCK_BYTES
+    return (
+        isinstance(run, str | os.PathLike)
+        and str(run) != "-"
+        and os.path.isfile(run)
+        and (os.path.getsize(run) > BLOCK_BYTES)
     )
 
 

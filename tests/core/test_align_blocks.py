@@ -139,7 +139,9 @@ def _chunked(col, cuts):
 
     arr = pa.array(list(col), type=pa.string())
     bounds = [0, *sorted(set(cuts)), len(arr)]
-    return pa.chunked_array([arr.slice(a, b - a) for a, b in zip(bounds[:-1], bounds[1:], strict=True)], type=pa.string())
+    return pa.chunked_array(
+        [arr.slice(a, b - a) for a, b in zip(bounds[:-1], bounds[1:], strict=True)], type=pa.string()
+    )
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

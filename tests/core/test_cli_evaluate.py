@@ -225,7 +225,19 @@ def test_stream_passes_the_shuffle_seed(files, capsys) -> None:
     qrels.write_text("q1 0 c 1\n")
     values = {}
     for seed in range(6):
-        argv = ["evaluate", str(qrels), str(run), "-m", "rr", "--format", "json", "--ties", "shuffle", "--seed", str(seed)]
+        argv = [
+            "evaluate",
+            str(qrels),
+            str(run),
+            "-m",
+            "rr",
+            "--format",
+            "json",
+            "--ties",
+            "shuffle",
+            "--seed",
+            str(seed),
+        ]
         assert main([*argv, "--stream"]) == 0
         streamed = json.loads(capsys.readouterr().out)["aggregate"]["rr"]
         assert main(argv) == 0

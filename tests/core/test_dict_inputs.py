@@ -53,7 +53,9 @@ def test_any_mapping_is_accepted() -> None:
 
 def test_first_bad_value_in_order_is_named() -> None:
     run = {"q1": {"a": 1.0, "b": None}, "q2": {"c": "x"}}
-    with pytest.raises(InvalidScoreError, match=re.escape("run dict: query 'q1', document 'b': value None is not a number")):
+    with pytest.raises(
+        InvalidScoreError, match=re.escape("run dict: query 'q1', document 'b': value None is not a number")
+    ):
         _flatten(run, "run")
 
 

@@ -134,8 +134,6 @@ def test_two_callables_with_the_same_name_are_refused() -> None:
         rankmeter.evaluate_arrays([[1, 2]], [[2, 1]], [m1, m2])
 
 
-
-
 def test_every_core_family_parses_and_has_a_kernel() -> None:
     for name in CORE_FAMILIES:
         fam = FAMILIES[name]

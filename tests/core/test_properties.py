@@ -276,7 +276,6 @@ PARAM_VALUES = {
 }
 
 
-
 @st.composite
 def measures_(draw):
     family = FAMILIES[draw(st.sampled_from(CORE_FAMILIES))]

@@ -265,7 +265,6 @@ R7_REL = [sum(a * b for a, b in zip(R7_QUERY_LABELS, lab, strict=True)) for lab 
 R7_SCORE = [-h for h in R7_HAMMING]
 
 
-
 def test_r7_derived_columns_match_the_table() -> None:
     assert R7_HAMMING == [0, 1, 1, 1, 4, 2, 2, 2]
     assert R7_REL == [1, 1, 2, 0, 1, 0, 1, 2]

@@ -14,7 +14,12 @@ from rankmeter.stats.bootstrap import canonical_ci_method, mean_ci
 
 def scipy_ci(x: np.ndarray, method: str, level: float, m: int, seed: int) -> tuple[float, float]:
     res = scipy.stats.bootstrap(
-        (x,), np.mean, n_resamples=m, confidence_level=level, method=method, vectorized=True,
+        (x,),
+        np.mean,
+        n_resamples=m,
+        confidence_level=level,
+        method=method,
+        vectorized=True,
         rng=np.random.default_rng(seed),
     )
     return float(res.confidence_interval.low), float(res.confidence_interval.high)

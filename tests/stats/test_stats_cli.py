@@ -46,21 +46,40 @@ def test_system_names_from_stems() -> None:
 
 def test_json_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     qrels, runs = write_files(tmp_path)
-    args = parse([str(qrels), *map(str, runs), "-m", "ndcg@10", "-m", "map", "--test", "randomization",
-                  "--n-resamples", "500", "--seed", "3", "--format", "json"])
+    args = parse(
+        [
+            str(qrels),
+            *map(str, runs),
+            "-m",
+            "ndcg@10",
+            "-m",
+            "map",
+            "--test",
+            "randomization",
+            "--n-resamples",
+            "500",
+            "--seed",
+            "3",
+            "--format",
+            "json",
+        ]
+    )
     assert args.handler is run
     assert run(args) == 0
     out = json.loads(capsys.readouterr().out)
     assert [s["name"] for s in out["systems"]] == ["bm25", "bm25", "dense", "dense"]
     assert [(p["baseline"], p["system"], p["measure"]) for p in out["pairs"]] == [
-        ("bm25", "dense", "ndcg@10"), ("bm25", "dense", "map")
+        ("bm25", "dense", "ndcg@10"),
+        ("bm25", "dense", "map"),
     ]
     assert out["metadata"]["seed"] == 3 and out["metadata"]["n_resamples"] == 500
     assert all(0 < p["p_value"] <= 1 for p in out["pairs"])
 
 
-@pytest.mark.parametrize("fmt,needle", [("markdown", "| System |"), ("latex", "\\toprule"),
-                                        ("csv", "measure,baseline,system"), ("table", "(baseline)")])
+@pytest.mark.parametrize(
+    "fmt,needle",
+    [("markdown", "| System |"), ("latex", "\\toprule"), ("csv", "measure,baseline,system"), ("table", "(baseline)")],
+)
 def test_text_formats(tmp_path: Path, capsys: pytest.CaptureFixture[str], fmt: str, needle: str) -> None:
     qrels, runs = write_files(tmp_path)
     assert run(parse([str(qrels), *map(str, runs), "-m", "p@5", "--format", fmt, "--baseline", "dense"])) == 0

@@ -24,9 +24,7 @@ from rankmeter.stats.tukey import randomized_tukey_hsd, tukey_hsd
 MEASURES = ["ndcg@10", "map"]
 
 
-def make_per_query(
-    n: int = 30, seed: int = 0, shifts: tuple[float, ...] = (0.0, 0.02, 0.08)
-) -> dict[str, Any]:
+def make_per_query(n: int = 30, seed: int = 0, shifts: tuple[float, ...] = (0.0, 0.02, 0.08)) -> dict[str, Any]:
     rng = np.random.default_rng(seed)
     qids = [f"q{i:03d}" for i in range(n)]
     base = rng.beta(2, 3, (n, len(MEASURES)))
@@ -40,9 +38,7 @@ def make_per_query(
 def test_systems_rows_means_and_cis() -> None:
     pq = make_per_query()
     cmp = compare_per_query(pq, n_resamples=999, seed=3)
-    assert [(r.name, r.measure) for r in cmp.systems] == [
-        (s, m) for s in ["bm25", "rm3", "dense"] for m in MEASURES
-    ]
+    assert [(r.name, r.measure) for r in cmp.systems] == [(s, m) for s in ["bm25", "rm3", "dense"] for m in MEASURES]
     for row in cmp.systems:
         x = pq[row.name][2][:, MEASURES.index(row.measure)]
         assert row.mean == pytest.approx(x.mean(), rel=1e-12)
@@ -68,9 +64,7 @@ def test_pairs_equal_standalone_tests_and_correction_over_all_pairs(test: str, c
         assert pair.p_value_mc_se == ref.mc_error
         assert pair.mean_difference == pair.effect_size == pytest.approx(np.mean(b - a), rel=1e-12)
         assert pair.effect_size_standardized == cohens_dz(a, b)
-        assert (pair.wins, pair.ties, pair.losses) == (
-            int((b > a).sum()), int((b == a).sum()), int((b < a).sum())
-        )
+        assert (pair.wins, pair.ties, pair.losses) == (int((b > a).sum()), int((b == a).sum()), int((b < a).sum()))
         raw.append(ref.p_value)
     expected = adjust(raw, correction)  # one family: every (system x measure) pair
     assert [p.p_adjusted for p in cmp.pairs] == pytest.approx(list(expected), rel=1e-15)
@@ -216,11 +210,31 @@ def test_export_schema_and_formats() -> None:
     d = cmp.to_dict()
     assert set(d) == {"systems", "pairs", "metadata"}
     assert all(list(row) == ["name", "measure", "mean", "ci_low", "ci_high"] for row in d["systems"])
-    required = ["measure", "baseline", "system", "test", "statistic", "p_value", "p_adjusted",
-                "effect_size", "wins", "ties", "losses"]
+    required = [
+        "measure",
+        "baseline",
+        "system",
+        "test",
+        "statistic",
+        "p_value",
+        "p_adjusted",
+        "effect_size",
+        "wins",
+        "ties",
+        "losses",
+    ]
     assert all(list(row)[: len(required)] == required for row in d["pairs"])
-    for key in ["test", "correction", "alpha", "n_resamples", "seed", "ci_level", "ci_method",
-                "monte_carlo_se", "queries"]:
+    for key in [
+        "test",
+        "correction",
+        "alpha",
+        "n_resamples",
+        "seed",
+        "ci_level",
+        "ci_method",
+        "monte_carlo_se",
+        "queries",
+    ]:
         assert key in d["metadata"]
     parsed = json.loads(cmp.to_json())
     assert parsed["pairs"][0]["p_value"] == d["pairs"][0]["p_value"]

@@ -23,8 +23,9 @@ def cmp() -> Comparison:
         "bm25_rm3": np.clip(base + rng.normal(0.0, 0.05, base.shape), 0, 1),
         "dense": np.clip(base + rng.normal(0.1, 0.05, base.shape), 0, 1),
     }
-    return compare_per_query({k: (qids, ["ndcg@10", "map"], v) for k, v in runs.items()},
-                             test="randomization", n_resamples=999)
+    return compare_per_query(
+        {k: (qids, ["ndcg@10", "map"], v) for k, v in runs.items()}, test="randomization", n_resamples=999
+    )
 
 
 def test_markdown_summary_best_bold_and_markers(cmp: Comparison) -> None:

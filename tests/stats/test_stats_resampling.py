@@ -29,8 +29,12 @@ def vectors(seed: int, n: int, shift: float = 0.03) -> tuple[np.ndarray, np.ndar
 
 def scipy_sign_flip(d: np.ndarray, n_resamples: float, seed: int = 0) -> float:
     res = scipy.stats.permutation_test(
-        (d,), np.mean, permutation_type="samples", vectorized=True,
-        n_resamples=n_resamples, rng=np.random.default_rng(seed),
+        (d,),
+        np.mean,
+        permutation_type="samples",
+        vectorized=True,
+        n_resamples=n_resamples,
+        rng=np.random.default_rng(seed),
     )
     return float(res.pvalue)
 

@@ -76,4 +76,3 @@ def test_blocks_fall_back_to_the_whole_read_for_its_errors_and_formats(tmp_path,
         whole = _trec_eval(["-q", "-c", qrels, str(path)])
         monkeypatch.setattr(app, "BLOCK_BYTES", 300)
         assert _trec_eval(["-q", "-c", qrels, str(path)]) == whole, name
-

@@ -31,10 +31,18 @@ def te(*argv: str) -> tuple[int, str, str]:
 
 
 # --- the command line ---------------------------------------------------------------------------------
-@pytest.mark.parametrize("argv", [
-    ["-mP.5,10", "q", "r"], ["-m", "P.5,10", "q", "r"], ["--measure=P.5,10", "q", "r"], ["--measure", "P.5,10", "q", "r"],
-    ["--meas=P.5,10", "q", "r"], ["q", "-mP.5,10", "r"], ["q", "r", "-m", "P.5,10"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["-mP.5,10", "q", "r"],
+        ["-m", "P.5,10", "q", "r"],
+        ["--measure=P.5,10", "q", "r"],
+        ["--measure", "P.5,10", "q", "r"],
+        ["--meas=P.5,10", "q", "r"],
+        ["q", "-mP.5,10", "r"],
+        ["q", "r", "-m", "P.5,10"],
+    ],
+)
 def test_measure_option_spellings(argv: list[str]) -> None:
     o = parse_options(argv)
     assert o.measures == ["P.5,10"] and o.files == ["q", "r"]
@@ -43,8 +51,14 @@ def test_measure_option_spellings(argv: list[str]) -> None:
 def test_clustered_and_attached_options() -> None:
     o = parse_options(["-qcJn", "-M1000", "-l", "2", "-N", "77", "-Rqrels_jg", "-Zzs", "q", "-"])
     assert (o.query, o.complete, o.judged_only, o.summary) == (True, True, True, False)
-    assert (o.max_docs, o.level, o.num_docs, o.rel_format, o.zscores, o.files) == (1000, 2, 77, "qrels_jg", "zs",
-                                                                                   ["q", "-"])
+    assert (o.max_docs, o.level, o.num_docs, o.rel_format, o.zscores, o.files) == (
+        1000,
+        2,
+        77,
+        "qrels_jg",
+        "zs",
+        ["q", "-"],
+    )
     assert parse_options(["-qm", "map", "q", "r"]).measures == ["map"]
     assert parse_options(["-l2.7", "q", "r"]).level == 2  # atol
     assert parse_options(["--", "-q", "r"]).files == ["-q", "r"]
@@ -66,8 +80,20 @@ def test_wrong_number_of_files(files: tuple[str, str]) -> None:
 # --- the measure table ----------------------------------------------------------------------------------
 def test_nicknames_and_trec_eval_order() -> None:
     names = [r.spec.name for r in resolve(["P", "map", "official"])]
-    assert names == ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
-                     "recip_rank", "iprec_at_recall", "P"]
+    assert names == [
+        "runid",
+        "num_q",
+        "num_ret",
+        "num_rel",
+        "num_rel_ret",
+        "map",
+        "gm_map",
+        "Rprec",
+        "bpref",
+        "recip_rank",
+        "iprec_at_recall",
+        "P",
+    ]
     all_trec = [r.spec.name for r in resolve(["all_trec"])]
     assert len(all_trec) == 37 and "unj" in all_trec and "dcg" not in all_trec and "yaap" not in all_trec
 
@@ -80,11 +106,18 @@ def test_first_parameters_win_and_cutoffs_are_sorted() -> None:
     assert cut.values == (10, 23)
 
 
-@pytest.mark.parametrize(("arg", "message"), [
-    ("foo", "illegal measure 'foo'"), ("P.0,5", "Negative cutoff"), ("P.5,5", "duplicate cutoffs"),
-    ("Rprec_mult.0.5,.5", "duplicate cutoffs"), ("ndcg.1=2,", "malformed pair"), ("ndcg.3", "malformed pair"),
-    ("P.", "improper measure"),
-])
+@pytest.mark.parametrize(
+    ("arg", "message"),
+    [
+        ("foo", "illegal measure 'foo'"),
+        ("P.0,5", "Negative cutoff"),
+        ("P.5,5", "duplicate cutoffs"),
+        ("Rprec_mult.0.5,.5", "duplicate cutoffs"),
+        ("ndcg.1=2,", "malformed pair"),
+        ("ndcg.3", "malformed pair"),
+        ("P.", "improper measure"),
+    ],
+)
 def test_bad_measures(arg: str, message: str, files: tuple[str, str]) -> None:
     with pytest.raises(TrecMeasureError, match=message):
         resolve([arg])
@@ -123,8 +156,9 @@ def test_default_output_layout(files: tuple[str, str]) -> None:
     assert lines[2] == "num_ret               \tall\t5"
     assert lines[3] == "num_rel               \tall\t4"  # grade 1.7 is read as 1 (atol)
     assert lines[5] == "map                   \tall\t0.2500"  # topic 1: a, e, b (ties: docno desc), c
-    assert [line.split("\t")[0] for line in lines[-9:]] == [f"P_{k:<20}" for k in (5, 10, 15, 20, 30, 100, 200,
-                                                                                  500, 1000)]
+    assert [line.split("\t")[0] for line in lines[-9:]] == [
+        f"P_{k:<20}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+    ]
     assert "topic without results ignored" in err and "3" in err
 
 
@@ -132,9 +166,13 @@ def test_per_query_rows_come_first_and_skip_summary_only_measures(files: tuple[s
     status, out, _ = te("-q", "-m", "num_q", "-m", "gm_map", "-m", "map", "-m", "relstring.3", *files)
     assert status == 0
     assert out.splitlines() == [
-        "map                   \t1\t0.5000", "relstring_3           \t1\t'2-0'",
-        "map                   \t2\t0.0000", "relstring_3           \t2\t'0'",
-        "num_q                 \tall\t2", "map                   \tall\t0.2500", "gm_map                \tall\t0.0022",
+        "map                   \t1\t0.5000",
+        "relstring_3           \t1\t'2-0'",
+        "map                   \t2\t0.0000",
+        "relstring_3           \t2\t'0'",
+        "num_q                 \tall\t2",
+        "map                   \tall\t0.2500",
+        "gm_map                \tall\t0.0022",
     ]
 
 
@@ -159,8 +197,10 @@ def test_judged_only_drops_negative_grades_after_max_docs(tmp_path: Path) -> Non
     args = ["-m", "num_ret", "-m", "recip_rank", str(tmp_path / "q"), str(tmp_path / "r")]
     assert te("-J", *args)[1].splitlines() == ["num_ret               \tall\t3", "recip_rank            \tall\t1.0000"]
     # -M truncates first (x, a, b), then -J drops x (not judged) and a (negative grade)
-    assert te("-J", "-M3", *args)[1].splitlines() == ["num_ret               \tall\t1",
-                                                      "recip_rank            \tall\t1.0000"]
+    assert te("-J", "-M3", *args)[1].splitlines() == [
+        "num_ret               \tall\t1",
+        "recip_rank            \tall\t1.0000",
+    ]
 
 
 def test_zscores(tmp_path: Path, files: tuple[str, str]) -> None:
@@ -168,9 +208,12 @@ def test_zscores(tmp_path: Path, files: tuple[str, str]) -> None:
     status, out, _ = te("-q", "-Z", str(tmp_path / "z"), "-m", "runid", "-m", "num_ret", "-m", "map", *files)
     assert status == 0
     assert out.splitlines() == [
-        "Znum_ret               \t1\t0.0000", "Zmap                   \t1\t0.0000",
-        "Znum_ret               \t2\t-1000000.0000", "Zmap                   \t2\t-1000000.0000",
-        "runid                 \tall\tlast", "Znum_ret               \tall\t-1000000.0000",
+        "Znum_ret               \t1\t0.0000",
+        "Zmap                   \t1\t0.0000",
+        "Znum_ret               \t2\t-1000000.0000",
+        "Zmap                   \t2\t-1000000.0000",
+        "runid                 \tall\tlast",
+        "Znum_ret               \tall\t-1000000.0000",
         "Zmap                   \tall\t-500000.0000",
     ]
 
@@ -199,18 +242,21 @@ def test_no_topic_in_common(tmp_path: Path) -> None:
 
 
 # --- malformed input: one line with file:line on stderr, status 2, no traceback ---------------------------
-@pytest.mark.parametrize(("qrels", "run", "message"), [
-    (QRELS, "1 Q0 a 1 2.0 s\n1 Q0 b 2 1.0 s\n1 Q0 a 3 0.5 s\n", "run:3: query '1', document 'a' appears twice"),
-    ("1 0 a 1\n1 0 a 0\n", "1 Q0 a 1 2.0 s\n", "qrels:2: query '1', document 'a' appears twice in the qrels"),
-    (QRELS, "1 Q0 a 1 high s\n", "run:1: query '1', document 'a': score 'high' is not a number"),
-    (QRELS, "1 Q0 a 1 nan s\n", "run:1: query '1', document 'a': score 'nan' is not a finite number"),
-    (QRELS, "# header\n1 Q0 a 1 2.0\n", "run:2: expected at least 6 whitespace-separated columns"),
-    ("1 0 a\n", RUN, "qrels:1: expected 4 whitespace-separated columns"),
-    ("1 0 a 1 extra\n", RUN, "qrels:1: expected 4 whitespace-separated columns"),
-    ("1 0 a yes\n", RUN, "qrels:1: query '1', document 'a': relevance 'yes' is not a number"),
-    ("", RUN, "qrels: file is empty"),
-    (QRELS, "\n\n", "run: file is empty"),
-])
+@pytest.mark.parametrize(
+    ("qrels", "run", "message"),
+    [
+        (QRELS, "1 Q0 a 1 2.0 s\n1 Q0 b 2 1.0 s\n1 Q0 a 3 0.5 s\n", "run:3: query '1', document 'a' appears twice"),
+        ("1 0 a 1\n1 0 a 0\n", "1 Q0 a 1 2.0 s\n", "qrels:2: query '1', document 'a' appears twice in the qrels"),
+        (QRELS, "1 Q0 a 1 high s\n", "run:1: query '1', document 'a': score 'high' is not a number"),
+        (QRELS, "1 Q0 a 1 nan s\n", "run:1: query '1', document 'a': score 'nan' is not a finite number"),
+        (QRELS, "# header\n1 Q0 a 1 2.0\n", "run:2: expected at least 6 whitespace-separated columns"),
+        ("1 0 a\n", RUN, "qrels:1: expected 4 whitespace-separated columns"),
+        ("1 0 a 1 extra\n", RUN, "qrels:1: expected 4 whitespace-separated columns"),
+        ("1 0 a yes\n", RUN, "qrels:1: query '1', document 'a': relevance 'yes' is not a number"),
+        ("", RUN, "qrels: file is empty"),
+        (QRELS, "\n\n", "run: file is empty"),
+    ],
+)
 def test_malformed_input(tmp_path: Path, qrels: str, run: str, message: str) -> None:
     (tmp_path / "qrels").write_text(qrels)
     (tmp_path / "run").write_text(run)

@@ -18,11 +18,35 @@ from rankmeter.trec_eval.app import run_trec_eval
 QRELS = {"q": {"a": 1, "b": 0, "c": 1, "d": 0, "e": 1, "f": -1}, "z": {"u": 0}}
 RUN = {"q": {"b": 5.0, "a": 4.0, "x": 3.0, "d": 2.0, "c": 1.0, "f": 0.5}, "z": {"u": 1.0, "v": 0.5}}
 
-LINEAR = ["gm_map", "rprec_mult(mult=0.5)", "rprec_mult(mult=1.5)", "utility(a=2,c=-1,d=0.1,collection=50)",
-          "relative_p@[1,2,4,9]", "set_p", "set_recall", "set_relative_p", "set_map", "set_f(beta=0.5)",
-          "num_nonrel_judged_ret", "rbp", "rbp(p=0.5,gain={0:1,1:3})", "rbp_resid(p=0.8)", "unj@[1,3,10]"]
-NONLINEAR = ["bpref", "gm_bpref", "infap", "iprec_at_recall(recall=0.5)", "iprec_avg", "bing", "g", "ndcg_rel",
-             "rndcg", "yaap"]
+LINEAR = [
+    "gm_map",
+    "rprec_mult(mult=0.5)",
+    "rprec_mult(mult=1.5)",
+    "utility(a=2,c=-1,d=0.1,collection=50)",
+    "relative_p@[1,2,4,9]",
+    "set_p",
+    "set_recall",
+    "set_relative_p",
+    "set_map",
+    "set_f(beta=0.5)",
+    "num_nonrel_judged_ret",
+    "rbp",
+    "rbp(p=0.5,gain={0:1,1:3})",
+    "rbp_resid(p=0.8)",
+    "unj@[1,3,10]",
+]
+NONLINEAR = [
+    "bpref",
+    "gm_bpref",
+    "infap",
+    "iprec_at_recall(recall=0.5)",
+    "iprec_avg",
+    "bing",
+    "g",
+    "ndcg_rel",
+    "rndcg",
+    "yaap",
+]
 
 
 def test_canonical_names_round_trip() -> None:
@@ -44,14 +68,28 @@ def test_iprec_at_recall_needs_its_recall_level() -> None:
 
 def test_hand_computed_values() -> None:
     """Topic q: ranking b(0) a(1) x(unjudged) d(0) c(1) f(-1); R = 3, judged non-relevant N = 2."""
-    names = ["bpref", "infap", "relative_p@2", "unj@[3,4,10]", "set_p", "set_map", "utility", "rbp(p=0.5)",
-             "rbp_resid(p=0.5)", "yaap", "bing", "num_nonrel_judged_ret", "rprec_mult(mult=0.5)"]
+    names = [
+        "bpref",
+        "infap",
+        "relative_p@2",
+        "unj@[3,4,10]",
+        "set_p",
+        "set_map",
+        "utility",
+        "rbp(p=0.5)",
+        "rbp_resid(p=0.5)",
+        "yaap",
+        "bing",
+        "num_nonrel_judged_ret",
+        "rprec_mult(mult=0.5)",
+    ]
     res = rankmeter.evaluate(QRELS, RUN, names, missing="skip")
     v = {n: res.by_query(n)["q"] for n in res.measure_names}
     assert v["bpref"] == pytest.approx((1 - 1 / 2 + 1 - 2 / 2) / 3)
     eps = 1e-5
-    assert v["infap"] == pytest.approx((1 / 2 + 1 / 2 * eps / (1 + 2 * eps) + 1 / 5 + 3 / 5 * (1 + eps) / (3 + 2 * eps))
-                                       / 3)
+    assert v["infap"] == pytest.approx(
+        (1 / 2 + 1 / 2 * eps / (1 + 2 * eps) + 1 / 5 + 3 / 5 * (1 + eps) / (3 + 2 * eps)) / 3
+    )
     assert v["relative_p@2"] == 0.5
     assert (v["unj@3"], v["unj@4"], v["unj@10"]) == (pytest.approx(1 / 3), 0.25, 0.2)
     assert v["set_p"] == pytest.approx(2 / 6) and v["set_map"] == pytest.approx(4 / 18)
@@ -107,8 +145,9 @@ def test_vectorised_over_queries_and_robust_to_empty_rankings() -> None:
     assert together.values.shape == (40, len(together.measure_names))
     assert np.isfinite(together.values).all()
     for q in ["q0", "q3", "q5", "q7"]:
-        alone = rankmeter.evaluate({q: qrels[q]}, {q: run.get(q, {"zz": 0.0})} if q in run else {"other": {"a": 1}},
-                                   names)
+        alone = rankmeter.evaluate(
+            {q: qrels[q]}, {q: run.get(q, {"zz": 0.0})} if q in run else {"other": {"a": 1}}, names
+        )
         i = together.query_ids.tolist().index(q)
         np.testing.assert_allclose(alone.values[0], together.values[i], rtol=1e-12, atol=1e-12, err_msg=q)
 
@@ -116,8 +155,21 @@ def test_vectorised_over_queries_and_robust_to_empty_rankings() -> None:
 def test_reachable_from_rankmeter_evaluate_command(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
     (tmp_path / "q").write_text("1 0 a 1\n1 0 b 0\n")
     (tmp_path / "r").write_text("1 Q0 b 1 2 s\n1 Q0 a 2 1 s\n")
-    status = rankmeter_main(["evaluate", str(tmp_path / "q"), str(tmp_path / "r"), "-m", "bpref", "-m",
-                             "iprec_at_recall(recall=0.5)", "-m", "unj@2", "--format", "csv"])
+    status = rankmeter_main(
+        [
+            "evaluate",
+            str(tmp_path / "q"),
+            str(tmp_path / "r"),
+            "-m",
+            "bpref",
+            "-m",
+            "iprec_at_recall(recall=0.5)",
+            "-m",
+            "unj@2",
+            "--format",
+            "csv",
+        ]
+    )
     assert status == 0
     out = capsys.readouterr().out
     assert "all,bpref,0.0" in out and "all,iprec_at_recall(recall=0.5),0.5" in out and "all,unj@2,0.0" in out

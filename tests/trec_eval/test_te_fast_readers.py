@@ -46,4 +46,6 @@ def test_output_is_identical_on_both_paths(tmp_path: Path) -> None:
     assert "runid                 \tall\tlast" in outputs[0]
     # q1 ranks c, a (tie: higher docno first), b; relevant a, b (atol: 1.5 -> 1, 2e3 -> 2): AP = (1/2 + 2/3) / 2
     # q2: y (.9 -> 0) then x: AP = 1/2
-    assert np.isclose(float(outputs[0].split("map                   \tall\t")[1].split()[0]), (7 / 12 + 1 / 2) / 2, atol=5e-5)
+    assert np.isclose(
+        float(outputs[0].split("map                   \tall\t")[1].split()[0]), (7 / 12 + 1 / 2) / 2, atol=5e-5
+    )

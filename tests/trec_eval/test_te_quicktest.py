@@ -34,9 +34,11 @@ def _shared() -> Path | None:
 DATA = _shared()
 pytestmark = pytest.mark.skipif(DATA is None, reason="shared/realdata/trec_eval_test not found")
 
-MEAS_PARAMS = ("-q -miprec_at_recall..10,.20,.25,.75,.50 -m P.5,7,3 -m recall.20,2000 -m Rprec_mult.5.0,0.2,0.35 "
-               "-mutility.2,-1,0,0 -m 11pt_avg..25,.5,.75 -mndcg.1=3,2=9,4=4.5 -mndcg_cut.10,20,23.4 "
-               "-msuccess.2,5,20 qrels.test results.test")
+MEAS_PARAMS = (
+    "-q -miprec_at_recall..10,.20,.25,.75,.50 -m P.5,7,3 -m recall.20,2000 -m Rprec_mult.5.0,0.2,0.35 "
+    "-mutility.2,-1,0,0 -m 11pt_avg..25,.5,.75 -mndcg.1=3,2=9,4=4.5 -mndcg_cut.10,20,23.4 "
+    "-msuccess.2,5,20 qrels.test results.test"
+)
 
 # (command line as in the Makefile, without "./trec_eval" and "test/"; expected output file)
 QUICKTEST = [
@@ -57,9 +59,21 @@ QUICKTEST = [
     ("-q -m all_trec -Z zscores_file qrels.test results.test", "out.test.aqZ"),
 ]
 
-FILES = {"qrels.test", "results.test", "qrels.test.with-comments", "qrels.comment.test", "results.comment.test",
-         "results.trunc", "qrels.rel_level", "prefs.test", "prefs.comment.test", "prefs.results.test", "qrels.123",
-         "qrels.comments.123", "zscores_file"}
+FILES = {
+    "qrels.test",
+    "results.test",
+    "qrels.test.with-comments",
+    "qrels.comment.test",
+    "results.comment.test",
+    "results.trunc",
+    "qrels.rel_level",
+    "prefs.test",
+    "prefs.comment.test",
+    "prefs.results.test",
+    "qrels.123",
+    "qrels.comments.123",
+    "zscores_file",
+}
 
 
 def _argv(command: str) -> list[str]:
@@ -73,8 +87,9 @@ def _run(argv: list[str]) -> tuple[int, bytes, str]:
     return status, out.getvalue().encode(), err.getvalue()
 
 
-@pytest.mark.parametrize(("command", "expected"), QUICKTEST, ids=[f"{i + 1:02d}-{e}" for i, (_, e) in
-                                                                  enumerate(QUICKTEST)])
+@pytest.mark.parametrize(
+    ("command", "expected"), QUICKTEST, ids=[f"{i + 1:02d}-{e}" for i, (_, e) in enumerate(QUICKTEST)]
+)
 def test_quicktest_command_is_byte_identical(command: str, expected: str) -> None:
     assert DATA is not None
     status, got, err = _run(_argv(command))
@@ -82,10 +97,14 @@ def test_quicktest_command_is_byte_identical(command: str, expected: str) -> Non
     want = (DATA / expected).read_bytes()
     if got != want:
         got_lines, want_lines = got.decode().splitlines(), want.decode().splitlines()
-        diff = [f"line {i + 1}: got {g!r}, want {w!r}" for i, (g, w) in enumerate(zip(got_lines, want_lines,
-                                                                                     strict=False)) if g != w]
-        pytest.fail(f"{expected}: {len(got_lines)} lines vs {len(want_lines)}; first differences:\n"
-                    + "\n".join(diff[:10]))
+        diff = [
+            f"line {i + 1}: got {g!r}, want {w!r}"
+            for i, (g, w) in enumerate(zip(got_lines, want_lines, strict=False))
+            if g != w
+        ]
+        pytest.fail(
+            f"{expected}: {len(got_lines)} lines vs {len(want_lines)}; first differences:\n" + "\n".join(diff[:10])
+        )
 
 
 def test_quicktest_is_quiet_and_has_fifteen_commands() -> None:

@@ -13,8 +13,16 @@ from rankmeter.vectors import evaluate_vectors
 
 QUERY = np.array([[1, 1, -1, -1]])
 DATABASE = np.array(
-    [[1, 1, -1, -1], [1, -1, -1, -1], [-1, 1, -1, -1], [1, 1, 1, -1], [-1, -1, 1, 1], [1, -1, 1, -1],
-     [-1, -1, -1, -1], [1, 1, 1, 1]]
+    [
+        [1, 1, -1, -1],
+        [1, -1, -1, -1],
+        [-1, 1, -1, -1],
+        [1, 1, 1, -1],
+        [-1, -1, 1, 1],
+        [1, -1, 1, -1],
+        [-1, -1, -1, -1],
+        [1, 1, 1, 1],
+    ]
 )
 QL = np.array([[1, 1, 0]])
 DL = np.array([[1, 0, 0], [0, 1, 1], [1, 1, 0], [0, 0, 1], [1, 0, 0], [0, 0, 0], [0, 1, 0], [1, 1, 1]])
@@ -31,8 +39,16 @@ def files(tmp_path: Path) -> dict[str, str]:
 
 
 def _args(files: dict[str, str], *extra: str) -> list[str]:
-    return ["retrieval", files["q"], files["db"], "--query-labels", files["ql"], "--database-labels", files["dl"],
-            *extra]
+    return [
+        "retrieval",
+        files["q"],
+        files["db"],
+        "--query-labels",
+        files["ql"],
+        "--database-labels",
+        files["dl"],
+        *extra,
+    ]
 
 
 def test_table_with_r7_values(files, capsys) -> None:
@@ -58,9 +74,26 @@ def test_json_equals_the_api(files, capsys, ties: str) -> None:
 def test_csv_exclude_self_batch_and_output_file(files, tmp_path: Path) -> None:
     np.save(tmp_path / "dbl.npy", DL)
     out = tmp_path / "res.csv"
-    rc = main(["retrieval", files["db"], files["db"], "--query-labels", files["dl"], "--database-labels",
-               str(tmp_path / "dbl.npy"), "-m", "map", "--exclude-self", "--batch-size", "3", "--format", "csv",
-               "-o", str(out)])
+    rc = main(
+        [
+            "retrieval",
+            files["db"],
+            files["db"],
+            "--query-labels",
+            files["dl"],
+            "--database-labels",
+            str(tmp_path / "dbl.npy"),
+            "-m",
+            "map",
+            "--exclude-self",
+            "--batch-size",
+            "3",
+            "--format",
+            "csv",
+            "-o",
+            str(out),
+        ]
+    )
     assert rc == 0
     text = out.read_text()
     api = evaluate_vectors(DATABASE, DATABASE, "map", query_labels=DL, database_labels=DL, exclude_self=True)
@@ -75,14 +108,37 @@ def test_other_formats_and_metric(tmp_path: Path, capsys) -> None:
     np.savez(tmp_path / "x.npz", q=q, db=db)
     np.savetxt(tmp_path / "ql.txt", ql)
     np.savetxt(tmp_path / "dl.csv", dl[:, None], delimiter=",")
-    rc = main(["retrieval", f"{tmp_path / 'x.npz'}:q", f"{tmp_path / 'x.npz'}:db", "--query-labels",
-               str(tmp_path / "ql.txt"), "--database-labels", str(tmp_path / "dl.csv"), "--metric", "cosine",
-               "--relevance", "same_class", "-m", "ndcg@5", "--format", "json"])
+    rc = main(
+        [
+            "retrieval",
+            f"{tmp_path / 'x.npz'}:q",
+            f"{tmp_path / 'x.npz'}:db",
+            "--query-labels",
+            str(tmp_path / "ql.txt"),
+            "--database-labels",
+            str(tmp_path / "dl.csv"),
+            "--metric",
+            "cosine",
+            "--relevance",
+            "same_class",
+            "-m",
+            "ndcg@5",
+            "--format",
+            "json",
+        ]
+    )
     assert rc == 0
     data = json.loads(capsys.readouterr().out)
     # np.loadtxt reads a one-column CSV as a 1-D vector: class indices
-    api = evaluate_vectors(q, db, "ndcg@5", query_labels=ql.astype(float), database_labels=dl.astype(float),
-                           metric="cosine", relevance="same_class")
+    api = evaluate_vectors(
+        q,
+        db,
+        "ndcg@5",
+        query_labels=ql.astype(float),
+        database_labels=dl.astype(float),
+        metric="cosine",
+        relevance="same_class",
+    )
     assert data["aggregate"]["ndcg@5"] == pytest.approx(api["ndcg@5"], abs=1e-15)
 
 
@@ -112,7 +168,16 @@ def test_errors_are_one_line(files, capsys, extra: list[str], message: str) -> N
 
 def test_npz_with_several_arrays_needs_a_name(tmp_path: Path, files, capsys) -> None:
     np.savez(tmp_path / "two.npz", a=QUERY, b=QUERY)
-    rc = main(["retrieval", str(tmp_path / "two.npz"), files["db"], "--query-labels", files["ql"],
-               "--database-labels", files["dl"]])
+    rc = main(
+        [
+            "retrieval",
+            str(tmp_path / "two.npz"),
+            files["db"],
+            "--query-labels",
+            files["ql"],
+            "--database-labels",
+            files["dl"],
+        ]
+    )
     assert rc == 2
     assert "holds 2 arrays (a, b); pick one with" in capsys.readouterr().err

@@ -49,16 +49,18 @@ def test_radius_curve_equals_radius_measures(data) -> None:
         assert res[f"r(radius={r})"] == pytest.approx(curve.recall[r], abs=1e-12)
 
 
-@pytest.mark.parametrize(("metric", "ties"), [("hamming", "expected"), ("hamming", "optimistic"),
-                                              ("hamming", "stable"), ("euclidean", "expected")])
+@pytest.mark.parametrize(
+    ("metric", "ties"),
+    [("hamming", "expected"), ("hamming", "optimistic"), ("hamming", "stable"), ("euclidean", "expected")],
+)
 def test_rank_curve_equals_p_and_r_at_k(data, metric: str, ties: str) -> None:
     q, db, ql, dl = data
     ks = [1, 2, 5, 17, 100, 200, 250]
-    curve = precision_at_k_curve(q, db, query_labels=ql, database_labels=dl, ks=ks, metric=metric, ties=ties,
-                                 batch_size=4, exclude_self=False)
+    curve = precision_at_k_curve(
+        q, db, query_labels=ql, database_labels=dl, ks=ks, metric=metric, ties=ties, batch_size=4, exclude_self=False
+    )
     assert curve.kind == "rank" and curve.x.tolist() == ks
-    res = evaluate_vectors(q, db, [f"p@{ks}", f"r@{ks}"], query_labels=ql, database_labels=dl, metric=metric,
-                           ties=ties)
+    res = evaluate_vectors(q, db, [f"p@{ks}", f"r@{ks}"], query_labels=ql, database_labels=dl, metric=metric, ties=ties)
     for i, k in enumerate(ks):
         assert curve.precision[i] == pytest.approx(res[f"p@{k}"], abs=1e-12)
         assert curve.recall[i] == pytest.approx(res[f"r@{k}"], abs=1e-12)
@@ -69,8 +71,9 @@ def test_rank_curve_defaults_to_every_k_and_exclude_self(data) -> None:
     _, db, _, dl = data
     curve = pr_curve(db[:40], db, query_labels=dl[:40], database_labels=dl, by="rank", exclude_self=True)
     assert curve.x.tolist() == list(range(1, 201))
-    res = evaluate_vectors(db[:40], db, ["p@[1,50,199,200]", "r@199"], query_labels=dl[:40], database_labels=dl,
-                           exclude_self=True)
+    res = evaluate_vectors(
+        db[:40], db, ["p@[1,50,199,200]", "r@199"], query_labels=dl[:40], database_labels=dl, exclude_self=True
+    )
     for k in (1, 50, 199, 200):
         assert curve.precision[k - 1] == pytest.approx(res[f"p@{k}"], abs=1e-12)
     assert curve.recall[198] == pytest.approx(res["r@199"], abs=1e-12)

@@ -130,27 +130,44 @@ def test_exclude_self_with_more_queries_than_items() -> None:
     rng = np.random.default_rng(5)
     q, db = rng.choice([-1, 1], size=(6, 8)), rng.choice([-1, 1], size=(4, 8))
     ql, dl = rng.integers(0, 2, 6), rng.integers(0, 2, 4)
-    res = evaluate_vectors(q, db, ["ndcg", "p@2"], query_labels=ql, database_labels=dl, exclude_self=True,
-                           empty="nan")
+    res = evaluate_vectors(q, db, ["ndcg", "p@2"], query_labels=ql, database_labels=dl, exclude_self=True, empty="nan")
     mask = np.ones((6, 4), dtype=bool)
     mask[np.arange(4), np.arange(4)] = False  # queries 4 and 5 keep every item
-    ref = evaluate_arrays(relevance_matrix(ql, dl), -hamming_distance(q, db).astype(float), ["ndcg", "p@2"],
-                          mask=mask, empty="nan")
+    ref = evaluate_arrays(
+        relevance_matrix(ql, dl), -hamming_distance(q, db).astype(float), ["ndcg", "p@2"], mask=mask, empty="nan"
+    )
     assert np.allclose(res.values, ref.values, atol=1e-12, rtol=0, equal_nan=True)
 
 
 @pytest.mark.parametrize(
     ("metric", "ties"),
-    [("hamming", "expected"), ("hamming", "pessimistic"), ("hamming", "stable"), ("hamming", "shuffle"),
-     ("cosine", "expected"), ("euclidean", "stable"), ("inner", "optimistic")],
+    [
+        ("hamming", "expected"),
+        ("hamming", "pessimistic"),
+        ("hamming", "stable"),
+        ("hamming", "shuffle"),
+        ("cosine", "expected"),
+        ("euclidean", "stable"),
+        ("inner", "optimistic"),
+    ],
 )
 def test_batch_size_invariance(data, metric: str, ties: str) -> None:
     q, db, ql, dl = data
     if metric != "hamming":
         q, db = q[:, :5] + 0.5 * np.arange(5), db[:, :5] * 1.5
     runs = [
-        evaluate_vectors(q, db, MEASURES + ["p(radius=30)"] * (metric == "hamming"), query_labels=ql,
-                         database_labels=dl, metric=metric, ties=ties, seed=9, batch_size=bs, exclude_self=False)
+        evaluate_vectors(
+            q,
+            db,
+            MEASURES + ["p(radius=30)"] * (metric == "hamming"),
+            query_labels=ql,
+            database_labels=dl,
+            metric=metric,
+            ties=ties,
+            seed=9,
+            batch_size=bs,
+            exclude_self=False,
+        )
         for bs in (1, 7, None)
     ]
     for other in runs[1:]:
@@ -164,8 +181,12 @@ def test_batch_size_invariance_with_float_grades_and_features() -> None:
     rng = np.random.default_rng(8)
     q, db = rng.standard_normal((70, 6)), rng.standard_normal((90, 6))
     ql, dl = rng.random((70, 4)) * (rng.random((70, 4)) < 0.5), rng.random((90, 4)) * (rng.random((90, 4)) < 0.5)
-    runs = [evaluate_vectors(q, db, ["ndcg@[5,30]", "map", "wap@10"], query_labels=ql, database_labels=dl,
-                             metric="cosine", batch_size=bs) for bs in (1, 7, 64, None)]
+    runs = [
+        evaluate_vectors(
+            q, db, ["ndcg@[5,30]", "map", "wap@10"], query_labels=ql, database_labels=dl, metric="cosine", batch_size=bs
+        )
+        for bs in (1, 7, 64, None)
+    ]
     for other in runs[1:]:
         assert np.array_equal(other.values, runs[0].values)
 
@@ -206,8 +227,9 @@ def test_result_exports(data) -> None:
 
 
 def test_zero_queries() -> None:
-    res = evaluate_vectors(np.zeros((0, 4)), np.ones((3, 4)), "ndcg", query_labels=np.zeros((0, 2)),
-                           database_labels=np.ones((3, 2)))
+    res = evaluate_vectors(
+        np.zeros((0, 4)), np.ones((3, 4)), "ndcg", query_labels=np.zeros((0, 2)), database_labels=np.ones((3, 2))
+    )
     assert res.values.shape == (0, 1) and np.isnan(res["ndcg"])
 
 
@@ -220,29 +242,62 @@ QL, DL = np.array([[1, 0]]), np.array([[1, 0], [0, 1]])
 @pytest.mark.parametrize(
     ("kwargs", "error", "message"),
     [
-        ({"queries": np.array([1, -1, 1, 1])}, InputFormatError,
-         r"queries must have shape \(n, dim\), got shape \(4,\); for one row use queries\[None, :\]"),
-        ({"database": DB[:, :3]}, InputFormatError,
-         r"queries have 4 code columns \(shape \(1, 4\)\) but database has 3 \(shape \(2, 3\)\)"),
-        ({"queries": np.array([[1, 0.5, 1, 1]])}, InputFormatError,
-         r"queries: metric='hamming' needs binary codes .* found 0.5 at \[0, 1\]"),
+        (
+            {"queries": np.array([1, -1, 1, 1])},
+            InputFormatError,
+            r"queries must have shape \(n, dim\), got shape \(4,\); for one row use queries\[None, :\]",
+        ),
+        (
+            {"database": DB[:, :3]},
+            InputFormatError,
+            r"queries have 4 code columns \(shape \(1, 4\)\) but database has 3 \(shape \(2, 3\)\)",
+        ),
+        (
+            {"queries": np.array([[1, 0.5, 1, 1]])},
+            InputFormatError,
+            r"queries: metric='hamming' needs binary codes .* found 0.5 at \[0, 1\]",
+        ),
         ({"queries": np.array([[1, -1, 0, 1]])}, InputFormatError, r"found 0 at \[0, 2\]"),
-        ({"query_labels": np.array([[1, 0], [0, 1]])}, InputFormatError,
-         r"query_labels has 2 rows \(shape \(2, 2\)\) but queries has 1"),
-        ({"database_labels": np.array([[1, 0, 0], [0, 1, 0]])}, InputFormatError,
-         r"query_labels has 2 label columns \(shape \(1, 2\)\) but database_labels has 3 \(shape \(2, 3\)\)"),
-        ({"database_labels": np.array([1, 0])}, InputFormatError,
-         r"query_labels has shape \(1, 2\) but database_labels has shape \(2,\)"),
-        ({"database_labels": np.array([[[1, 0]], [[0, 1]]])}, InputFormatError,
-         r"database_labels must be a multi-hot matrix .* got shape \(2, 1, 2\)"),
-        ({"database_labels": np.array([[3], [1]]), "query_labels": np.array([[1]])}, InputFormatError,
-         r"database_labels has shape \(2, 1\) with values other than 0/1: for class indices pass a 1-D vector"),
-        ({"database_labels": np.array([[1, 1], [0, 1]]), "relevance": "same_class"}, InputFormatError,
-         r"relevance='same_class' needs one label per row; database_labels row 0 has 2 nonzero labels"),
-        ({"database_labels": np.array([[1, np.nan], [0, 1]])}, InvalidScoreError,
-         r"database_labels\[0, 1\] is nan; labels must be finite"),
-        ({"metric": "cosine", "queries": np.array([[1.0, np.inf, 0, 0]])}, InvalidScoreError,
-         r"queries\[0, 1\] is inf; features must be finite numbers"),
+        (
+            {"query_labels": np.array([[1, 0], [0, 1]])},
+            InputFormatError,
+            r"query_labels has 2 rows \(shape \(2, 2\)\) but queries has 1",
+        ),
+        (
+            {"database_labels": np.array([[1, 0, 0], [0, 1, 0]])},
+            InputFormatError,
+            r"query_labels has 2 label columns \(shape \(1, 2\)\) but database_labels has 3 \(shape \(2, 3\)\)",
+        ),
+        (
+            {"database_labels": np.array([1, 0])},
+            InputFormatError,
+            r"query_labels has shape \(1, 2\) but database_labels has shape \(2,\)",
+        ),
+        (
+            {"database_labels": np.array([[[1, 0]], [[0, 1]]])},
+            InputFormatError,
+            r"database_labels must be a multi-hot matrix .* got shape \(2, 1, 2\)",
+        ),
+        (
+            {"database_labels": np.array([[3], [1]]), "query_labels": np.array([[1]])},
+            InputFormatError,
+            r"database_labels has shape \(2, 1\) with values other than 0/1: for class indices pass a 1-D vector",
+        ),
+        (
+            {"database_labels": np.array([[1, 1], [0, 1]]), "relevance": "same_class"},
+            InputFormatError,
+            r"relevance='same_class' needs one label per row; database_labels row 0 has 2 nonzero labels",
+        ),
+        (
+            {"database_labels": np.array([[1, np.nan], [0, 1]])},
+            InvalidScoreError,
+            r"database_labels\[0, 1\] is nan; labels must be finite",
+        ),
+        (
+            {"metric": "cosine", "queries": np.array([[1.0, np.inf, 0, 0]])},
+            InvalidScoreError,
+            r"queries\[0, 1\] is inf; features must be finite numbers",
+        ),
         ({"metric": "manhattan"}, PolicyError, r"unknown metric 'manhattan'; choose one of hamming, cosine"),
         ({"relevance": "jaccard"}, PolicyError, r"unknown relevance 'jaccard'"),
         ({"ties": "trec"}, PolicyError, r"ties='trec' is not available for vectors"),
@@ -250,16 +305,25 @@ QL, DL = np.array([[1, 0]]), np.array([[1, 0], [0, 1]])
         ({"metric": "cosine", "radius": 2}, PolicyError, r"Hamming radius needs metric='hamming'"),
         ({"batch_size": 0}, PolicyError, r"batch_size must be a positive integer, got 0"),
         ({"database": np.zeros((0, 4))}, InputFormatError, r"database is empty"),
-        ({"relevance": lambda a, b: np.ones((3, 3))}, InputFormatError,
-         r"relevance callable '<lambda>' returned shape \(3, 3\) for query rows 0:1; expected \(1, 2\)"),
-        ({"relevance": lambda a, b: np.full((1, 2), np.nan)}, InvalidScoreError,
-         r"grade of query 0, database item 0 is nan"),
+        (
+            {"relevance": lambda a, b: np.ones((3, 3))},
+            InputFormatError,
+            r"relevance callable '<lambda>' returned shape \(3, 3\) for query rows 0:1; expected \(1, 2\)",
+        ),
+        (
+            {"relevance": lambda a, b: np.full((1, 2), np.nan)},
+            InvalidScoreError,
+            r"grade of query 0, database item 0 is nan",
+        ),
         ({"measures": []}, MeasureSyntaxError, r"no measures given"),
         ({"measures": "ndgc@10"}, MeasureSyntaxError, r"unknown measure 'ndgc'"),
         ({"codes": "packed"}, InputFormatError, r"queries: codes='packed' needs uint8 or uint64 arrays"),
         ({"codes": "gray"}, PolicyError, r"unknown codes form 'gray'"),
-        ({"queries": np.packbits([[1, 0, 1, 1, 0, 0, 1, 0, 1]], axis=1)}, InputFormatError,
-         r"queries look packed \(shape \(1, 2\), dtype uint8\) but database looks pm1"),
+        (
+            {"queries": np.packbits([[1, 0, 1, 1, 0, 0, 1, 0, 1]], axis=1)},
+            InputFormatError,
+            r"queries look packed \(shape \(1, 2\), dtype uint8\) but database looks pm1",
+        ),
     ],
 )
 def test_error_contracts(kwargs: dict, error: type, message: str) -> None:

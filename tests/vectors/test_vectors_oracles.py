@@ -108,8 +108,9 @@ def test_stable_matches_seed_style_script(metric: str) -> None:
         dist = (q**2).sum(1)[:, None] - 2 * q @ db.T + (db**2).sum(1)[None, :]  # the seed's euclidean()
     rel = ql @ dl.T
     ks = [1, 5, 10, 80]
-    res = evaluate_vectors(q, db, ["ndcg(gain=exp)@[1,5,10,80]", "map"], query_labels=ql, database_labels=dl,
-                           metric=metric, ties="stable")
+    res = evaluate_vectors(
+        q, db, ["ndcg(gain=exp)@[1,5,10,80]", "map"], query_labels=ql, database_labels=dl, metric=metric, ties="stable"
+    )
     want = seed_multi_ndcg(dist, rel, ks)
     for i, k in enumerate(ks):
         assert res[f"ndcg(gain=exp)@{k}"] == pytest.approx(want[i], abs=1e-12)
@@ -118,10 +119,34 @@ def test_stable_matches_seed_style_script(metric: str) -> None:
 
 # --- the core's dense path ----------------------------------------------------------------------
 ALL_FAMILIES = [
-    "ndcg", "ndcg@[1,3,5,20]", "ndcg(gain=exp)@[2,7]", "ndcg(discount=jarvelin(2))@5", "ndcg(ideal=retrieved)@3",
-    "dcg@4", "idcg@4", "cg@3", "map", "map@[1,4,9]", "map(min_rel=2)@5", "wap", "wap@[3,10]", "p@[1,3,8]",
-    "p(min_rel=2)@3", "r", "r@[2,5]", "f1@[3]", "rprec", "acg@[1,4]", "rr", "rr@[2,5]", "success@[1,3]",
-    "judged@[5,30]", "num_q", "num_ret", "num_rel", "num_rel_ret",
+    "ndcg",
+    "ndcg@[1,3,5,20]",
+    "ndcg(gain=exp)@[2,7]",
+    "ndcg(discount=jarvelin(2))@5",
+    "ndcg(ideal=retrieved)@3",
+    "dcg@4",
+    "idcg@4",
+    "cg@3",
+    "map",
+    "map@[1,4,9]",
+    "map(min_rel=2)@5",
+    "wap",
+    "wap@[3,10]",
+    "p@[1,3,8]",
+    "p(min_rel=2)@3",
+    "r",
+    "r@[2,5]",
+    "f1@[3]",
+    "rprec",
+    "acg@[1,4]",
+    "rr",
+    "rr@[2,5]",
+    "success@[1,3]",
+    "judged@[5,30]",
+    "num_q",
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
 ]
 
 
@@ -142,8 +167,9 @@ def test_every_family_equals_the_dense_core_path(ties: str) -> None:
             mask = np.ones((n_q, n_d), dtype=bool)
             mask[np.arange(n_q), np.arange(n_q)] = False
         grades, dist = relevance_matrix(ql, dl), hamming_distance(q, db)
-        res = evaluate_vectors(q, db, ALL_FAMILIES, query_labels=ql, database_labels=dl, ties=ties,
-                               exclude_self=exclude, empty="nan")
+        res = evaluate_vectors(
+            q, db, ALL_FAMILIES, query_labels=ql, database_labels=dl, ties=ties, exclude_self=exclude, empty="nan"
+        )
         ref = evaluate_arrays(grades, -dist.astype(float), ALL_FAMILIES, ties=ties, mask=mask, empty="nan")
         assert res.measure_names == ref.measure_names
         assert np.array_equal(np.isnan(res.values), np.isnan(ref.values))
@@ -175,8 +201,18 @@ def test_float_metrics_equal_the_dense_core_path(metric: str, ties: str) -> None
             i = np.arange(min(n_q, n_d))
             mask[i, i] = False
         for ms in (measures, topk):  # topk: the general path keeps only the top of each row
-            res = evaluate_vectors(q, db, ms, query_labels=ql, database_labels=dl, metric=metric, ties=ties,
-                                   empty="nan", batch_size=int(rng.integers(1, 4)), exclude_self=exclude)
+            res = evaluate_vectors(
+                q,
+                db,
+                ms,
+                query_labels=ql,
+                database_labels=dl,
+                metric=metric,
+                ties=ties,
+                empty="nan",
+                batch_size=int(rng.integers(1, 4)),
+                exclude_self=exclude,
+            )
             ref = evaluate_arrays(grades, scores, ms, ties=ties, empty="nan", mask=mask)
             assert np.array_equal(np.isnan(res.values), np.isnan(ref.values))
             assert np.nanmax(np.abs(res.values - ref.values), initial=0.0) < 1e-9
@@ -191,8 +227,9 @@ def test_rank_block_equals_rank_flat_lists(ties: str) -> None:
         key = rng.integers(0, 5, size=(b, n)).astype(np.uint8)
         grades = rng.integers(-1, 3, size=(b, n)).astype(float)
         mine = rank_block(key, grades, ties=ties, query_rows=np.arange(b))
-        flat = FlatLists(np.arange(b + 1) * n, grades.reshape(-1), -key.reshape(-1).astype(float),
-                         np.tile(np.arange(n), b), None)
+        flat = FlatLists(
+            np.arange(b + 1) * n, grades.reshape(-1), -key.reshape(-1).astype(float), np.tile(np.arange(n), b), None
+        )
         core = rank_flat_lists(flat, ties=ties)
         for field in ("offsets", "grades", "scores", "group_starts", "ideal_offsets", "ideal_grades"):
             assert np.array_equal(getattr(mine, field), getattr(core, field)), field

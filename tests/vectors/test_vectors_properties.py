@@ -43,8 +43,7 @@ def test_database_order_does_not_matter_under_expected_ties(problem) -> None:
 def test_query_order_permutes_the_rows(problem, ties: str) -> None:
     q, db, ql, dl, seed = problem
     perm = np.random.default_rng(seed + 1).permutation(len(q))
-    assert np.allclose(_values(q, db, ql, dl, ties)[perm], _values(q[perm], db, ql[perm], dl, ties), atol=1e-12,
-                       rtol=0)
+    assert np.allclose(_values(q, db, ql, dl, ties)[perm], _values(q[perm], db, ql[perm], dl, ties), atol=1e-12, rtol=0)
 
 
 @settings(max_examples=60, deadline=None)
@@ -68,8 +67,9 @@ def test_same_call_twice_and_codes_forms(problem) -> None:
     q, db, ql, dl, _ = problem
     first = _values(q, db, ql, dl)
     assert np.array_equal(first, _values(q, db, ql, dl))
-    assert np.array_equal(first, _values(np.packbits(q > 0, axis=1), np.packbits(db > 0, axis=1), ql, dl,
-                                         codes="packed"))
+    assert np.array_equal(
+        first, _values(np.packbits(q > 0, axis=1), np.packbits(db > 0, axis=1), ql, dl, codes="packed")
+    )
 
 
 def test_radius_must_be_a_distance() -> None:
@@ -78,6 +78,13 @@ def test_radius_must_be_a_distance() -> None:
 
 
 def test_progress_bar_runs(capsys) -> None:
-    res = evaluate_vectors(np.ones((5, 4)), np.ones((9, 4)), "ndcg", query_labels=np.zeros(5),
-                           database_labels=np.zeros(9), progress=True, batch_size=2)
+    res = evaluate_vectors(
+        np.ones((5, 4)),
+        np.ones((9, 4)),
+        "ndcg",
+        query_labels=np.zeros(5),
+        database_labels=np.zeros(9),
+        progress=True,
+        batch_size=2,
+    )
     assert res["ndcg"] == 1.0

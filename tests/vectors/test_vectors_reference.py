@@ -85,11 +85,21 @@ def test_r7_shuffle_lies_between_the_bounds() -> None:
 def test_r7_radius_precision_recall() -> None:
     """Within radius 1: items {0,1,2,3}, 3 relevant of 6; radius 2 adds {5,6,7}: 5 relevant of 7 items."""
     res = evaluate_vectors(
-        QUERY, DATABASE, ["p(radius=1)", "r(radius=1)"], query_labels=QUERY_LABELS,
-        database_labels=DATABASE_LABELS, radius=[0, 2],
+        QUERY,
+        DATABASE,
+        ["p(radius=1)", "r(radius=1)"],
+        query_labels=QUERY_LABELS,
+        database_labels=DATABASE_LABELS,
+        radius=[0, 2],
     )
-    assert res.measure_names == ["p(radius=1)", "r(radius=1)", "p(radius=0)", "r(radius=0)", "p(radius=2)",
-                                 "r(radius=2)"]
+    assert res.measure_names == [
+        "p(radius=1)",
+        "r(radius=1)",
+        "p(radius=0)",
+        "r(radius=0)",
+        "p(radius=2)",
+        "r(radius=2)",
+    ]
     assert res["p(radius=1)"] == 3 / 4
     assert res["r(radius=1)"] == 3 / 6
     assert res["p(radius=0)"] == 1.0
@@ -97,8 +107,9 @@ def test_r7_radius_precision_recall() -> None:
     assert res["p(radius=2)"] == 5 / 7
     assert res["r(radius=2)"] == 5 / 6
     for ties in ("stable", "optimistic", "pessimistic"):
-        other = evaluate_vectors(QUERY, DATABASE, "p(radius=2)", query_labels=QUERY_LABELS,
-                                 database_labels=DATABASE_LABELS, ties=ties)
+        other = evaluate_vectors(
+            QUERY, DATABASE, "p(radius=2)", query_labels=QUERY_LABELS, database_labels=DATABASE_LABELS, ties=ties
+        )
         assert other["p(radius=2)"] == 5 / 7
 
 

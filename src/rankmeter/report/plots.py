@@ -100,8 +100,9 @@ def draw_differences(ax: Any, a: Any, b: Any, *, label_a: str = "baseline", labe
     ax.bar(x, d, width=1.0, color=colors, linewidth=0)
     ax.axhline(0.0, color="black", linewidth=0.8)
     if d.size:
-        ax.axhline(float(d.mean()), color=NEUTRAL, linestyle="--", linewidth=1.2,
-                   label=f"mean \u0394 = {float(d.mean()):+.4f}")
+        ax.axhline(
+            float(d.mean()), color=NEUTRAL, linestyle="--", linewidth=1.2, label=f"mean \u0394 = {float(d.mean()):+.4f}"
+        )
         ax.legend(loc="upper left", frameon=False)
     ax.set_xlim(-0.5, d.size - 0.5)
     ax.set_xlabel(f"queries, sorted by \u0394 (n = {d.size})")
@@ -186,10 +187,11 @@ def draw_means(
     x = np.arange(len(names))
     for i, name in enumerate(names):
         color = TIE if name == highlight else NEUTRAL
-        ax.errorbar(x[i], m[i], yerr=err[:, i:i + 1], fmt="o", color=color, capsize=4, markersize=6)
+        ax.errorbar(x[i], m[i], yerr=err[:, i : i + 1], fmt="o", color=color, capsize=4, markersize=6)
         if marked and name in marked:
-            ax.annotate("\u2020", (x[i], m[i] + err[1, i]), textcoords="offset points", xytext=(0, 3),
-                        ha="center", fontsize=12)
+            ax.annotate(
+                "\u2020", (x[i], m[i] + err[1, i]), textcoords="offset points", xytext=(0, 3), ha="center", fontsize=12
+            )
     if highlight in names:
         ax.axhline(float(m[names.index(highlight)]), color=TIE, linestyle=":", linewidth=1)
     ax.set_xticks(x, names, rotation=30 if len(names) > 4 else 0, ha="right" if len(names) > 4 else "center")
@@ -243,10 +245,10 @@ def plot_differences(
     base = comparison.baseline
     fig = _figure(7.0, 3.8)
     ax = fig.add_subplot()
-    draw_differences(ax, comparison.values(base, measure), comparison.values(system, measure),
-                     label_a=base, label_b=system)
-    ax.set_title(f"{measure}: {system} vs {base}\n{_pair_caption(comparison.pair(measure, system))}",
-                 fontsize=10)
+    draw_differences(
+        ax, comparison.values(base, measure), comparison.values(system, measure), label_a=base, label_b=system
+    )
+    ax.set_title(f"{measure}: {system} vs {base}\n{_pair_caption(comparison.pair(measure, system))}", fontsize=10)
     return _save(fig, path)
 
 
@@ -294,8 +296,9 @@ def plot_paired(
     y_name = _system(comparison, y)
     fig = _figure(4.8, 4.8)
     ax = fig.add_subplot()
-    draw_paired(ax, comparison.values(x_name, measure), comparison.values(y_name, measure),
-                label_a=x_name, label_b=y_name)
+    draw_paired(
+        ax, comparison.values(x_name, measure), comparison.values(y_name, measure), label_a=x_name, label_b=y_name
+    )
     ax.set_title(f"{measure} per query", fontsize=10)
     return _save(fig, path)
 
@@ -303,11 +306,19 @@ def plot_paired(
 def _draw_means_panel(ax: Any, comparison: Comparison, measure: str) -> None:
     rows = [comparison.system(name, measure) for name in comparison.names]
     marked = {
-        name for name in comparison.names
+        name
+        for name in comparison.names
         if name != comparison.baseline and (p := comparison.pair(measure, name)) is not None and p.significant
     }
-    draw_means(ax, comparison.names, [r.mean for r in rows], [r.ci_low for r in rows],
-               [r.ci_high for r in rows], highlight=comparison.baseline, marked=marked)
+    draw_means(
+        ax,
+        comparison.names,
+        [r.mean for r in rows],
+        [r.ci_low for r in rows],
+        [r.ci_high for r in rows],
+        highlight=comparison.baseline,
+        marked=marked,
+    )
     level = f"{100 * comparison.metadata['ci_level']:g}%"
     ax.set_title(f"{measure}: mean, {level} {comparison.metadata['ci_method']} CI", fontsize=10)
 

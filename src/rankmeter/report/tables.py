@@ -112,7 +112,9 @@ def summary(comparison: Comparison) -> tuple[list[str], list[tuple[str, list[Cel
             pair = None if name == comparison.baseline else comparison.pair(measure, name)
             cells.append(
                 Cell(
-                    row.mean, row.ci_low, row.ci_high,
+                    row.mean,
+                    row.ci_low,
+                    row.ci_high,
                     best=row.mean == best[measure],
                     significant=bool(pair is not None and pair.significant),
                 )
@@ -138,24 +140,20 @@ Brackets: 95% BCa bootstrap CI of the mean over 3 queries.
     test = _TEST_LABELS.get(md["test"], md["test"])
     n_tests = md["family_size"]
     if md["test"] in ("tukey", "randomized-tukey"):
-        what = (
-            f"{MARKER} adjusted p < {md['alpha']:g} vs baseline {md['baseline']} ({test}, all system pairs)."
-        )
+        what = f"{MARKER} adjusted p < {md['alpha']:g} vs baseline {md['baseline']} ({test}, all system pairs)."
     elif md["correction"] == "none":
         what = f"{MARKER} p < {md['alpha']:g} vs baseline {md['baseline']} ({test}, uncorrected)."
     else:
         corr = _CORRECTION_LABELS.get(md["correction"], md["correction"])
         plural = "comparison" if n_tests == 1 else "comparisons"
         what = (
-            f"{MARKER} {corr}-corrected p < {md['alpha']:g} vs baseline {md['baseline']} "
-            f"({test}, {n_tests} {plural})."
+            f"{MARKER} {corr}-corrected p < {md['alpha']:g} vs baseline {md['baseline']} ({test}, {n_tests} {plural})."
         )
     text = f"{what} Bold: best per column."
     if ci:
         level = f"{100 * md['ci_level']:g}%"
         text += (
-            f" Brackets: {level} {md['ci_method']} bootstrap CI of the mean "
-            f"over {md['queries']['compared']} queries."
+            f" Brackets: {level} {md['ci_method']} bootstrap CI of the mean over {md['queries']['compared']} queries."
         )
     return text
 
@@ -353,9 +351,7 @@ def render_latex(comparison: Comparison, *, ci: bool = False) -> str:
     else:
         label = _CORRECTION_LABELS.get(md["correction"], md["correction"])
         kind = label.replace("\u2013", "--") + "-corrected"
-    note = (
-        rf"$^{{\dagger}}$ {kind} $p < {md['alpha']:g}$ vs.\ {latex_escape(md['baseline'])} ({test})."
-    )
+    note = rf"$^{{\dagger}}$ {kind} $p < {md['alpha']:g}$ vs.\ {latex_escape(md['baseline'])} ({test})."
     lines += [
         r"\bottomrule",
         rf"\multicolumn{{{len(measures) + 1}}}{{l}}{{\footnotesize {note}}}",
@@ -412,8 +408,7 @@ def render_rich(comparison: Comparison, *, details: bool = True) -> Any:
             text.append(f" {MARKER}" if cell.significant else "  ")
             text.append(f"\n[{fmt_value(cell.ci_low)}, {fmt_value(cell.ci_high)}]", style="dim")
             rendered.append(text)
-        table.add_row(Text(_label(comparison, name), style="italic" if name == comparison.baseline else ""),
-                      *rendered)
+        table.add_row(Text(_label(comparison, name), style="italic" if name == comparison.baseline else ""), *rendered)
     parts: list[Any] = [table, Text(legend(comparison), style="dim")]
     if details and comparison.pairs:
         headers, names = pair_columns(comparison)
@@ -426,9 +421,7 @@ def render_rich(comparison: Comparison, *, details: bool = True) -> Any:
     return Group(*parts)
 
 
-def render_text(
-    comparison: Comparison, *, width: int = 100, color: bool = False, details: bool = True
-) -> str:
+def render_text(comparison: Comparison, *, width: int = 100, color: bool = False, details: bool = True) -> str:
     """The terminal table as a string (plain text unless ``color``).
 
     Parameters
@@ -462,7 +455,10 @@ def render_text(
 
     buf = io.StringIO()
     console = Console(
-        file=buf, width=width, force_terminal=color, no_color=not color,
+        file=buf,
+        width=width,
+        force_terminal=color,
+        no_color=not color,
         color_system="auto" if color else None,
     )
     console.print(render_rich(comparison, details=details))

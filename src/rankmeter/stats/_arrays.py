@@ -34,9 +34,7 @@ def paired(a: Any, b: Any) -> tuple[np.ndarray, np.ndarray]:
     """Return ``a`` and ``b`` as aligned finite float64 vectors of equal length."""
     x, y = vector(a, "a"), vector(b, "b")
     if x.shape != y.shape:
-        raise InputFormatError(
-            f"paired vectors must have the same length, got {x.size} (a) and {y.size} (b)"
-        )
+        raise InputFormatError(f"paired vectors must have the same length, got {x.size} (a) and {y.size} (b)")
     return x, y
 
 

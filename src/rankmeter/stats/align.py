@@ -60,8 +60,7 @@ def _checked(name: str, entry: PerQuery) -> tuple[list[str], list[str], np.ndarr
         arr = arr[:, None]
     if arr.shape != (len(qids), len(measures)):
         raise InputFormatError(
-            f"system {name!r}: values have shape {arr.shape}, expected "
-            f"({len(qids)} queries, {len(measures)} measures)"
+            f"system {name!r}: values have shape {arr.shape}, expected ({len(qids)} queries, {len(measures)} measures)"
         )
     if len(set(qids)) != len(qids):
         dups = sorted(q for q, count in Counter(qids).items() if count > 1)
@@ -106,9 +105,7 @@ def align_queries(per_query: Mapping[str, PerQuery], query_sets: str = "error") 
     (['q2', 'q3'], {'A': 1, 'B': 0})
     """
     if query_sets not in QUERY_SET_POLICIES:
-        raise PolicyError(
-            f"unknown query_sets policy {query_sets!r}; choose one of {', '.join(QUERY_SET_POLICIES)}"
-        )
+        raise PolicyError(f"unknown query_sets policy {query_sets!r}; choose one of {', '.join(QUERY_SET_POLICIES)}")
     if not per_query:
         raise InputFormatError("no systems to align")
     checked = {name: _checked(name, entry) for name, entry in per_query.items()}
@@ -127,11 +124,10 @@ def align_queries(per_query: Mapping[str, PerQuery], query_sets: str = "error") 
         for name in names:
             missing = sorted(union - id_sets[name])
             if missing:
-                problems.append(
-                    f"{name!r} lacks {len(missing)} of the {len(union)} queries ({_examples(missing)})"
-                )
+                problems.append(f"{name!r} lacks {len(missing)} of the {len(union)} queries ({_examples(missing)})")
         raise PolicyError(
-            "systems cover different query sets: " + "; ".join(problems)
+            "systems cover different query sets: "
+            + "; ".join(problems)
             + f". Pass query_sets='intersect' to compare on the {len(common)} common queries."
         )
     if not common:

@@ -102,6 +102,4 @@ def wins_ties_losses(a: Any, b: Any) -> WinsTiesLosses:
     WinsTiesLosses(wins=1, ties=2, losses=1)
     """
     x, y = paired(a, b)
-    return WinsTiesLosses(
-        int(np.count_nonzero(y > x)), int(np.count_nonzero(y == x)), int(np.count_nonzero(y < x))
-    )
+    return WinsTiesLosses(int(np.count_nonzero(y > x)), int(np.count_nonzero(y == x)), int(np.count_nonzero(y < x)))

@@ -91,7 +91,10 @@ def t_test(a: Any, b: Any) -> TestResult:
         if mean == 0.0:
             return TestResult("t", 0.0, 1.0, n, note="all differences are zero")
         return TestResult(
-            "t", math.copysign(math.inf, mean), 0.0, n,
+            "t",
+            math.copysign(math.inf, mean),
+            0.0,
+            n,
             note="all differences are equal and non-zero: zero variance, t is infinite",
         )
     res = stats.ttest_rel(y, x)

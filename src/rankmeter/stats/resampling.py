@@ -127,9 +127,7 @@ def randomization_test(
     observed = float(np.mean(d))
     if exact:
         if n > MAX_EXACT_QUERIES:
-            raise InputFormatError(
-                f"exact=True enumerates 2**n sign vectors; n={n} exceeds {MAX_EXACT_QUERIES}"
-            )
+            raise InputFormatError(f"exact=True enumerates 2**n sign vectors; n={n} exceeds {MAX_EXACT_QUERIES}")
         total = 1 << n
         bits = np.arange(n, dtype=np.int64)
         extreme = 0

@@ -25,8 +25,14 @@ REL_FORMATS = ("qrels", "prefs", "qrels_prefs", "qrels_jg")
 def _evaluate(opts, requested, rel_path: str, run_path: str, stderr: TextIO) -> Table:  # type: ignore[no-untyped-def]
     if opts.rel_format == "qrels":
         qrels = read_qrels(rel_path)
-        options = {"complete": opts.complete, "level": opts.level, "judged_only": opts.judged_only,
-                   "max_docs": opts.max_docs, "num_docs": opts.num_docs, "stderr": stderr}
+        options = {
+            "complete": opts.complete,
+            "level": opts.level,
+            "judged_only": opts.judged_only,
+            "max_docs": opts.max_docs,
+            "num_docs": opts.num_docs,
+            "stderr": stderr,
+        }
         if run_path != "-" and os.path.isfile(run_path) and os.path.getsize(run_path) > BLOCK_BYTES:
             table = evaluate_qrels_in_blocks(requested, qrels, run_path, block_bytes=BLOCK_BYTES, **options)
             if table is not None:
@@ -35,13 +41,28 @@ def _evaluate(opts, requested, rel_path: str, run_path: str, stderr: TextIO) -> 
     if opts.rel_format in ("prefs", "qrels_prefs"):
         from rankmeter.trec_eval.prefs import evaluate_prefs
 
-        return evaluate_prefs(requested, rel_path, run_path, qrels_format=opts.rel_format == "qrels_prefs",
-                              complete=opts.complete, judged_only=opts.judged_only, max_docs=opts.max_docs,
-                              stderr=stderr)
+        return evaluate_prefs(
+            requested,
+            rel_path,
+            run_path,
+            qrels_format=opts.rel_format == "qrels_prefs",
+            complete=opts.complete,
+            judged_only=opts.judged_only,
+            max_docs=opts.max_docs,
+            stderr=stderr,
+        )
     from rankmeter.trec_eval.judgment_groups import evaluate_judgment_groups
 
-    return evaluate_judgment_groups(requested, rel_path, run_path, complete=opts.complete, level=opts.level,
-                                    judged_only=opts.judged_only, max_docs=opts.max_docs, stderr=stderr)
+    return evaluate_judgment_groups(
+        requested,
+        rel_path,
+        run_path,
+        complete=opts.complete,
+        level=opts.level,
+        judged_only=opts.judged_only,
+        max_docs=opts.max_docs,
+        stderr=stderr,
+    )
 
 
 def run_trec_eval(argv: Sequence[str], stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
@@ -100,8 +121,9 @@ def run_trec_eval(argv: Sequence[str], stdout: TextIO | None = None, stderr: Tex
             return 2
         for req in requested:
             if opts.rel_format not in req.spec.formats:
-                stderr.write(f"trec_eval: Can't calculate measure '{req.spec.name}' with rel_info_format "
-                             f"'{opts.rel_format}'\n")
+                stderr.write(
+                    f"trec_eval: Can't calculate measure '{req.spec.name}' with rel_info_format '{opts.rel_format}'\n"
+                )
                 return 4
         reference = read_zscores(opts.zscores) if opts.zscores is not None else None
         table = _evaluate(opts, requested, opts.files[0], opts.files[1], stderr)

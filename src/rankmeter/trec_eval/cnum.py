@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 
 _INT_PREFIX = re.compile(r"\s*([+-]?\d+)")
-_FLOAT_PREFIX = re.compile(r"\s*([+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|inf(?:inity)?|nan))",
-                           re.IGNORECASE)
+_FLOAT_PREFIX = re.compile(
+    r"\s*([+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|inf(?:inity)?|nan))", re.IGNORECASE
+)
 
 
 def atol(text: str) -> int:

@@ -86,8 +86,13 @@ def relstrings(ranked: RankedLists, length: int) -> list[str]:
     keep = ranked.positions < max(length, 0)
     grades = ranked.grades[keep]
     judged = ranked.judged[keep]
-    codes = np.where(~judged, ord("-"), np.where(grades < 0, ord("."),
-                     np.where(grades > 9, ord(">"), ord("0") + np.clip(grades, 0, 9).astype(np.int64))))
+    codes = np.where(
+        ~judged,
+        ord("-"),
+        np.where(
+            grades < 0, ord("."), np.where(grades > 9, ord(">"), ord("0") + np.clip(grades, 0, 9).astype(np.int64))
+        ),
+    )
     text = codes.astype(np.uint8).tobytes().decode("ascii")
     counts = np.bincount(ranked.item_query[keep], minlength=ranked.n_queries)
     bounds = np.concatenate(([0], np.cumsum(counts)))
@@ -139,8 +144,7 @@ def evaluate_qrels(
     ['num_q                 \\tall\\t2', 'map                   \\tall\\t0.5000']
     """
     stderr = stderr if stderr is not None else sys.stderr
-    ranked, info = align(qrels, runfile.run, ties="trec", missing="zero" if complete else "skip",
-                         duplicates="error")
+    ranked, info = align(qrels, runfile.run, ties="trec", missing="zero" if complete else "skip", duplicates="error")
     if info.missing_queries and not complete:
         _warn_missing(info.missing_queries, stderr)
     if ranked.n_queries == 0:
@@ -183,8 +187,10 @@ def evaluate_qrels(
 def _warn_missing(topics: list[str], stderr: TextIO) -> None:
     n = len(topics)
     shown = ", ".join(topics[:10]) + (" ..." if n > 10 else "")
-    stderr.write(f"trec_eval: warning: {n} judged topic{'s' if n > 1 else ''} without results "
-                 f"ignored (use -c to score {'them' if n > 1 else 'it'} 0): {shown}\n")
+    stderr.write(
+        f"trec_eval: warning: {n} judged topic{'s' if n > 1 else ''} without results "
+        f"ignored (use -c to score {'them' if n > 1 else 'it'} 0): {shown}\n"
+    )
 
 
 class _ReadWhole(Exception):
@@ -222,16 +228,28 @@ def evaluate_qrels_in_blocks(
         judgments = JudgmentsByQuery(qrels)
         runid = last_line_field(run_path, 5) or ""
         tables: list[Table] = []
-        options: dict[str, Any] = {"level": level, "judged_only": judged_only, "max_docs": max_docs,
-                                   "num_docs": num_docs}
+        options: dict[str, Any] = {
+            "level": level,
+            "judged_only": judged_only,
+            "max_docs": max_docs,
+            "num_docs": num_docs,
+        }
         for run, _ in read_ahead(_columnar_blocks(iter_run_chunks(run_path, block_bytes=block_bytes))):
             part = judgments.of(run)
             if len(part):  # (a block of topics without judgments has nothing to print)
                 tables.append(evaluate_qrels(requested, part, RunFile(run, runid), stderr=stderr, **options))
         missing = judgments.unmet_ids()
         if missing and complete:  # judged topics without results: empty rankings
-            tables.append(evaluate_qrels(requested, judgments.unmet(), RunFile(Run.empty(run_path), runid),
-                                         complete=True, stderr=stderr, **options))
+            tables.append(
+                evaluate_qrels(
+                    requested,
+                    judgments.unmet(),
+                    RunFile(Run.empty(run_path), runid),
+                    complete=True,
+                    stderr=stderr,
+                    **options,
+                )
+            )
     except (RankmeterError, _ReadWhole):
         return None
     if not tables:

@@ -38,8 +38,10 @@ def read_qrels_jg(path: str) -> tuple[Qrels, np.ndarray]:
     same = np.flatnonzero(key[order][1:] == key[order][:-1])
     if len(same):
         row = int(order[same[0] + 1])
-        raise DuplicateEntryError(f"{where(source, int(lines[row]))}topic '{topics[row]}', judgment group "
-                                  f"'{fields[row, 1]}': document '{docs[row]}' is judged twice")
+        raise DuplicateEntryError(
+            f"{where(source, int(lines[row]))}topic '{topics[row]}', judgment group "
+            f"'{fields[row, 1]}': document '{docs[row]}' is judged twice"
+        )
     return Qrels(virtual, docs, grades, source=source, lines=lines), topics
 
 
@@ -96,8 +98,10 @@ def evaluate_judgment_groups(
     ranked, info = align(qrels, run, ties="trec", missing="zero" if complete else "skip", duplicates="error")
     missing_topics = sorted({v.split(SEPARATOR)[0] for v in info.missing_queries})
     if missing_topics and not complete:
-        stderr.write(f"trec_eval: warning: {len(missing_topics)} judged topic(s) without results ignored "
-                     f"(use -c to score them 0): {', '.join(missing_topics[:10])}\n")
+        stderr.write(
+            f"trec_eval: warning: {len(missing_topics)} judged topic(s) without results ignored "
+            f"(use -c to score them 0): {', '.join(missing_topics[:10])}\n"
+        )
     if ranked.n_queries == 0:
         raise NoQueriesError("trec_eval: No queries with both results and relevance info")
     if max_docs is not None:
@@ -124,4 +128,3 @@ def evaluate_judgment_groups(
             per_group = np.nan_to_num(result.values[:, result.measure_names.index(str(m))])
             table.values[key] = np.bincount(topic_index, weights=per_group, minlength=len(topics)) / n_groups
     return table
-

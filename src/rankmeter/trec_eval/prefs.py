@@ -51,8 +51,9 @@ def read_prefs(path: str, qrels_format: bool) -> tuple[dict[str, PrefRows], str]
         try:
             levels[row] = float(token)
         except ValueError:
-            raise InvalidScoreError(f"{where(source, int(lines[row]))}preference level {token!r} is not a number"
-                                    ) from None
+            raise InvalidScoreError(
+                f"{where(source, int(lines[row]))}preference level {token!r} is not a number"
+            ) from None
     qids = fields[:, 0].astype(str)
     group = fields[:, 1].astype(str)
     subgroup = np.full(len(fields), "0") if qrels_format else fields[:, 2].astype(str)
@@ -130,8 +131,9 @@ def _ec_group(docid: np.ndarray, level: np.ndarray, njr: int, counts: np.ndarray
     return g
 
 
-def _pa_group(docid: np.ndarray, sub: np.ndarray, level: np.ndarray, n: int, njr: int, counts: np.ndarray,
-              topic: str) -> GroupCounts:
+def _pa_group(
+    docid: np.ndarray, sub: np.ndarray, level: np.ndarray, n: int, njr: int, counts: np.ndarray, topic: str
+) -> GroupCounts:
     g = GroupCounts()
     rel = np.full(n, -1.0)
     order = np.lexsort((docid, -level, sub))
@@ -244,11 +246,14 @@ def prefs_values(tp: TopicPrefs) -> dict[str, float]:
     ful_ret = sum(g.ful_ret for g in gs)
     poss_ret = sum(g.poss_ret for g in gs)
     poss_imp = sum(g.poss_ret + g.poss_imp for g in gs)
-    out = {"prefs_num_prefs_poss": float(poss), "prefs_num_prefs_ful": float(ful),
-           "prefs_num_prefs_ful_ret": float(ful_ret),
-           "prefs_simp": ful / poss if poss else 0.0,
-           "prefs_simp_ret": ful_ret / poss_ret if poss_ret else 0.0,
-           "prefs_simp_imp": ful / poss_imp if poss_imp else 0.0}
+    out = {
+        "prefs_num_prefs_poss": float(poss),
+        "prefs_num_prefs_ful": float(ful),
+        "prefs_num_prefs_ful_ret": float(ful_ret),
+        "prefs_simp": ful / poss if poss else 0.0,
+        "prefs_simp_ret": ful_ret / poss_ret if poss_ret else 0.0,
+        "prefs_simp_imp": ful / poss_imp if poss_imp else 0.0,
+    }
     c = tp.counts if tp.counts is not None else np.zeros((0, 0))
     both = c + c.T
     upper = np.triu(both > 0, 1)
@@ -257,28 +262,37 @@ def prefs_values(tp: TopicPrefs) -> dict[str, float]:
     idx = np.arange(n)
     ret_i = idx[:, None] < njr
     ret_j = idx[None, :] < njr
-    regions = (("prefs_pair", ret_i, upper), ("prefs_pair_ret", ret_i & ret_j, upper & ret_i & ret_j),
-               ("prefs_pair_imp", ret_i, upper & ret_i))
+    regions = (
+        ("prefs_pair", ret_i, upper),
+        ("prefs_pair_ret", ret_i & ret_j, upper & ret_i & ret_j),
+        ("prefs_pair_imp", ret_i, upper & ret_i),
+    )
     for name, region, counted in regions:
         pairs = int(counted.sum())
         out[name] = float((share * region * counted).sum()) / pairs if pairs else 0.0
     k = len(gs)
-    out["prefs_avgjg"] = _avg([(g.ful_ret + g.ful_imp) / p for g in gs
-                               if (p := g.poss_ret + g.poss_imp + g.notoccur)], k)
+    out["prefs_avgjg"] = _avg(
+        [(g.ful_ret + g.ful_imp) / p for g in gs if (p := g.poss_ret + g.poss_imp + g.notoccur)], k
+    )
     out["prefs_avgjg_ret"] = _avg([g.ful_ret / g.poss_ret for g in gs if g.poss_ret], k)
     out["prefs_avgjg_imp"] = _avg([(g.ful_ret + g.ful_imp) / p for g in gs if (p := g.poss_ret + g.poss_imp)], k)
     rnonrel, rnonrel_ret = [], []
     for g in gs:
         big_r, big_n = g.num_rel, g.num_nonrel
         if big_r >= big_n:
-            rnonrel.append(_ratio(g.ful_ret + g.ful_imp + g.num_rel_ret * (big_r - big_n),
-                                  g.poss_ret + g.poss_imp + g.notoccur + g.num_rel * (big_r - big_n)))
+            rnonrel.append(
+                _ratio(
+                    g.ful_ret + g.ful_imp + g.num_rel_ret * (big_r - big_n),
+                    g.poss_ret + g.poss_imp + g.notoccur + g.num_rel * (big_r - big_n),
+                )
+            )
         else:
             rnonrel.append(_ratio(*_recalc(g, njr, retrieved_only=False)))
         big_r, big_n = g.num_rel_ret, g.num_nonrel_ret
         if big_r >= big_n:
-            rnonrel_ret.append(_ratio(g.ful_ret + g.num_rel_ret * (big_r - big_n),
-                                      g.poss_ret + g.num_rel * (big_r - big_n)))
+            rnonrel_ret.append(
+                _ratio(g.ful_ret + g.num_rel_ret * (big_r - big_n), g.poss_ret + g.num_rel * (big_r - big_n))
+            )
         else:
             rnonrel_ret.append(_ratio(*_recalc(g, njr, retrieved_only=True)))
     out["prefs_avgjg_Rnonrel"] = _avg(rnonrel, k)
@@ -322,13 +336,16 @@ def evaluate_prefs(
     order = np.lexsort((run.doc_ids, -run.scores, run.query_ids))
     qids, docs = run.query_ids[order], run.doc_ids[order]
     uniq, starts = np.unique(qids, return_index=True)
-    bounds = dict(zip(uniq.tolist(), zip(starts.tolist(), np.append(starts[1:], len(qids)).tolist(), strict=True),
-                      strict=True))
+    bounds = dict(
+        zip(uniq.tolist(), zip(starts.tolist(), np.append(starts[1:], len(qids)).tolist(), strict=True), strict=True)
+    )
     topics = sorted(prefs)
     missing = [t for t in topics if t not in bounds]
     if missing and not complete:
-        stderr.write(f"trec_eval: warning: {len(missing)} judged topic(s) without results ignored "
-                     f"(use -c to score them 0): {', '.join(missing[:10])}\n")
+        stderr.write(
+            f"trec_eval: warning: {len(missing)} judged topic(s) without results ignored "
+            f"(use -c to score them 0): {', '.join(missing[:10])}\n"
+        )
         topics = [t for t in topics if t in bounds]
     if not topics:
         raise NoQueriesError("trec_eval: No queries with both results and relevance info")

@@ -73,8 +73,9 @@ def _fast_fields(text: str, n_columns: int) -> tuple[np.ndarray, np.ndarray] | N
     return fields, np.flatnonzero(used).astype(np.int64) + 1
 
 
-def read_records(path: str, n_columns: int, exact: bool, layout: str, text: str | None = None
-                 ) -> tuple[np.ndarray, np.ndarray, str]:
+def read_records(
+    path: str, n_columns: int, exact: bool, layout: str, text: str | None = None
+) -> tuple[np.ndarray, np.ndarray, str]:
     """Fields (rows x ``n_columns``; extra columns dropped unless ``exact``) and 1-based line numbers.
 
     Fields are separated by the ASCII whitespace C's ``isspace`` accepts, as in trec_eval.
@@ -160,8 +161,11 @@ def read_qrels(path: str) -> Qrels:
         # well-formed file: Arrow columns, atol applied once per distinct grade text
         qids, dids, grade_text = fast
         table = np.array([atol(t) for t in texts], dtype=np.float64)
-        grades = table[np.frombuffer(grade_text.indices.buffers()[1], dtype=np.int32)[
-            grade_text.offset : grade_text.offset + len(grade_text)]]
+        grades = table[
+            np.frombuffer(grade_text.indices.buffers()[1], dtype=np.int32)[
+                grade_text.offset : grade_text.offset + len(grade_text)
+            ]
+        ]
         return Qrels(qids, dids, grades, source=path)
     fields, lines, source = read_records(path, 4, True, "qid iter docno rel")
     grades = _atol_grades(fields[:, 3], fields, lines, source)
@@ -218,8 +222,9 @@ def read_run(path: str, text: str | None = None, *, arrow_ids: bool = False) -> 
             f"{where(source, int(lines[row]))}query '{fields[row, 0]}', document '{fields[row, 2]}': "
             f"score {fields[row, 4]!r} is not a finite number"
         )
-    run = Run(fields[:, 0].astype(str), fields[:, 2].astype(str), scores, source=source, lines=lines,
-              name=str(fields[-1, 5]))
+    run = Run(
+        fields[:, 0].astype(str), fields[:, 2].astype(str), scores, source=source, lines=lines, name=str(fields[-1, 5])
+    )
     return RunFile(run, str(fields[-1, 5]))
 
 

@@ -35,8 +35,9 @@ def sequential_sum(values: np.ndarray) -> float:
     return float(np.cumsum(np.concatenate(([0.0], values)))[-1])
 
 
-def zscores(table: Table, reference: dict[tuple[str, str], tuple[float, float]],
-            internal: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+def zscores(
+    table: Table, reference: dict[tuple[str, str], tuple[float, float]], internal: dict[str, np.ndarray]
+) -> dict[str, np.ndarray]:
     """Per-topic z-scores of every column: (value - mean) / stddev from the reference table.
 
     A topic or measure absent from the table gives -1000000; a zero deviation
@@ -61,8 +62,13 @@ def zscores(table: Table, reference: dict[tuple[str, str], tuple[float, float]],
     return out
 
 
-def render(table: Table, *, per_query: bool = False, summary: bool = True,
-           reference: dict[tuple[str, str], tuple[float, float]] | None = None) -> str:
+def render(
+    table: Table,
+    *,
+    per_query: bool = False,
+    summary: bool = True,
+    reference: dict[tuple[str, str], tuple[float, float]] | None = None,
+) -> str:
     """The text trec_eval prints for ``table``.
 
     Parameters

@@ -156,8 +156,12 @@ def pr_curve(
         else:
             hits, total, lengths = _rank_hits(key, rel, ties, rows, self_cols, seed, k_arr, metric)
             retrieved = np.minimum(k_arr[None, :], lengths[:, None]).astype(np.float64)
-        precision = np.divide(hits, retrieved if kind == "radius" else k_arr[None, :].astype(np.float64),
-                              out=np.zeros_like(hits), where=retrieved > 0)
+        precision = np.divide(
+            hits,
+            retrieved if kind == "radius" else k_arr[None, :].astype(np.float64),
+            out=np.zeros_like(hits),
+            where=retrieved > 0,
+        )
         recall = np.divide(hits, total, out=np.zeros_like(hits), where=total > 0)
         keep = (total[:, 0] > 0) if empty == "skip" else np.ones(len(rows), dtype=bool)
         p_sum += precision[keep].sum(axis=0)
@@ -170,8 +174,14 @@ def pr_curve(
 
 
 def _rank_hits(
-    key: np.ndarray, rel: np.ndarray, ties: str, rows: np.ndarray, self_cols: np.ndarray | None,
-    seed: int | None, ks: np.ndarray, metric: str,
+    key: np.ndarray,
+    rel: np.ndarray,
+    ties: str,
+    rows: np.ndarray,
+    self_cols: np.ndarray | None,
+    seed: int | None,
+    ks: np.ndarray,
+    metric: str,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """rel@k for every k (b, len(ks)), R (b, 1) and list lengths (b,) of one block."""
     if metric == "hamming" and ties in BUCKET_TIES:
@@ -229,7 +239,19 @@ def precision_at_k_curve(
     [1.0, 0.8333, 0.75, 0.75]
     """
     return pr_curve(
-        queries, database, query_labels=query_labels, database_labels=database_labels, metric=metric,
-        relevance=relevance, by="rank", ks=ks, ties=ties, exclude_self=exclude_self, batch_size=batch_size,
-        empty=empty, min_rel=min_rel, seed=seed, codes=codes,
+        queries,
+        database,
+        query_labels=query_labels,
+        database_labels=database_labels,
+        metric=metric,
+        relevance=relevance,
+        by="rank",
+        ks=ks,
+        ties=ties,
+        exclude_self=exclude_self,
+        batch_size=batch_size,
+        empty=empty,
+        min_rel=min_rel,
+        seed=seed,
+        codes=codes,
     )

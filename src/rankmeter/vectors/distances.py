@@ -208,8 +208,7 @@ def prepare_codes(queries: Any, database: Any, codes: str = "auto") -> tuple[Pac
         )
     if q.shape[1] != d.shape[1]:
         raise InputFormatError(
-            f"queries have {q.shape[1]} code columns (shape {q.shape}) but database has {d.shape[1]} "
-            f"(shape {d.shape})"
+            f"queries have {q.shape[1]} code columns (shape {q.shape}) but database has {d.shape[1]} (shape {d.shape})"
         )
     qw, bits = _pack(q, fq)
     dw, _ = _pack(d, fd)
@@ -359,8 +358,15 @@ def score_block(
     [[-1.0, -4.0]]
     """
     n_d = database.x.shape[0]
-    return aligned_rows(lambda c0, c1: _chunk_scores(queries, database, metric, c0, c1), queries.x.shape[0],
-                        n_d, start, stop, score_chunk(n_d), cache)
+    return aligned_rows(
+        lambda c0, c1: _chunk_scores(queries, database, metric, c0, c1),
+        queries.x.shape[0],
+        n_d,
+        start,
+        stop,
+        score_chunk(n_d),
+        cache,
+    )
 
 
 def aligned_rows(

@@ -45,8 +45,9 @@ from rankmeter.vectors.relevance import Relevance, RelevanceArg, prepare_relevan
 VECTOR_TIES = ("expected", "stable", "optimistic", "pessimistic", "shuffle")
 _GRADED = ("ndcg", "dcg", "idcg", "cg")
 # families whose values at cutoff k read only the top k of the ranking (and the ideal / R from all items)
-_TRUNCATABLE = frozenset({"ndcg", "dcg", "idcg", "cg", "map", "ap", "wap", "p", "r", "f1", "rr", "success",
-                          "judged", "acg"})
+_TRUNCATABLE = frozenset(
+    {"ndcg", "dcg", "idcg", "cg", "map", "ap", "wap", "p", "r", "f1", "rr", "success", "judged", "acg"}
+)
 _RADIUS = re.compile(r"^\s*(p|r|precision|recall)\s*\(\s*radius\s*=\s*(\d+)\s*\)\s*$", re.IGNORECASE)
 _BUCKET_ELEMENTS = 1 << 20  # items (query x database pairs) per block on the bucket path (fits the caches)
 _SORT_ELEMENTS = 1 << 20  # ... on the general (sorting) path
@@ -149,8 +150,15 @@ class _Inputs:
         return s
 
 
-def _prepare(queries: Any, database: Any, metric: str, codes: str, query_labels: Any, database_labels: Any,
-             relevance: RelevanceArg) -> _Inputs:
+def _prepare(
+    queries: Any,
+    database: Any,
+    metric: str,
+    codes: str,
+    query_labels: Any,
+    database_labels: Any,
+    relevance: RelevanceArg,
+) -> _Inputs:
     if metric == "hamming":
         q, d = prepare_codes(queries, database, codes)
         n_q, n_d = q.n, d.n
@@ -323,7 +331,11 @@ def evaluate_vectors(
         for c, col in enumerate(plan.columns):
             empty_mask = (counts[col.count_key] == 0) | np.isnan(raw[:, c])
             values[start:stop, c], included[start:stop, c] = apply_empty_policy(
-                raw[:, c], empty_mask, empty, is_count=col.exempt, query_ids=query_ids[start:stop],
+                raw[:, c],
+                empty_mask,
+                empty,
+                is_count=col.exempt,
+                query_ids=query_ids[start:stop],
                 measure_name=col.name,
             )
     aggregate = {
@@ -470,8 +482,9 @@ class _BlockEvaluator:
             depth = self.depth
             truncated = depth is not None and depth < n_d
             g64 = grades.astype(np.float64, copy=False)
-            ranked = rank_block(key, g64, ties=self.ties, query_rows=rows, self_cols=self_cols, depth=depth,
-                                seed=self.seed)
+            ranked = rank_block(
+                key, g64, ties=self.ties, query_rows=rows, self_cols=self_cols, depth=depth, seed=self.seed
+            )
             merged, names = merge_cutoffs([plan.measures[i] for i in general], n_d)
             res = evaluate_ranked(ranked, merged, empty="nan")
             columns = {name: j for j, name in enumerate(res.measure_names)}

@@ -61,8 +61,27 @@ from rankmeter.measures.params import discount_values, gain_values
 
 BUCKET_TIES = ("expected", "optimistic", "pessimistic")
 BUCKET_FAMILIES = frozenset(
-    {"ndcg", "dcg", "idcg", "cg", "map", "ap", "wap", "p", "r", "f1", "rprec", "acg", "rr", "success",
-     "judged", "num_q", "num_ret", "num_rel", "num_rel_ret"}
+    {
+        "ndcg",
+        "dcg",
+        "idcg",
+        "cg",
+        "map",
+        "ap",
+        "wap",
+        "p",
+        "r",
+        "f1",
+        "rprec",
+        "acg",
+        "rr",
+        "success",
+        "judged",
+        "num_q",
+        "num_ret",
+        "num_rel",
+        "num_rel_ret",
+    }
 )
 
 

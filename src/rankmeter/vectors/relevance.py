@@ -97,8 +97,9 @@ class _DenseLabels(Relevance):
     def block(self, start: int, stop: int) -> np.ndarray:
         # aligned chunks: a grade is bit-for-bit the same whatever the batch size (see score_block)
         n_d = self.dt.shape[1]
-        prod = aligned_rows(lambda c0, c1: self.q[c0:c1] @ self.dt, len(self.q), n_d, start, stop,
-                            score_chunk(n_d), self.cache)
+        prod = aligned_rows(
+            lambda c0, c1: self.q[c0:c1] @ self.dt, len(self.q), n_d, start, stop, score_chunk(n_d), self.cache
+        )
         if self.name == "any_shared":
             return (prod > 0).view(np.uint8)
         return prod
@@ -153,9 +154,7 @@ def _labels(x: Any, name: str, n_rows: int, rows_of: str) -> np.ndarray:
             f"{name} must be a multi-hot matrix (n, n_labels) or a class-index vector (n,), got shape {arr.shape}"
         )
     if arr.shape[0] != n_rows:
-        raise InputFormatError(
-            f"{name} has {arr.shape[0]} rows (shape {arr.shape}) but {rows_of} has {n_rows}"
-        )
+        raise InputFormatError(f"{name} has {arr.shape[0]} rows (shape {arr.shape}) but {rows_of} has {n_rows}")
     return arr
 
 
@@ -215,8 +214,10 @@ def prepare_relevance(
     """
     if callable(relevance):
         q = query_labels if hasattr(query_labels, "__getitem__") else np.asarray(query_labels)
-        for lab, name, n, of in ((q, "query_labels", n_queries, "queries"),
-                                 (database_labels, "database_labels", n_database, "database")):
+        for lab, name, n, of in (
+            (q, "query_labels", n_queries, "queries"),
+            (database_labels, "database_labels", n_database, "database"),
+        ):
             try:
                 size = len(lab)
             except TypeError:

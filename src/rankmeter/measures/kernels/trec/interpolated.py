@@ -44,8 +44,7 @@ def relevant_counts(levels: np.ndarray, num_rel: np.ndarray, offset: float = 0.5
     return np.trunc(levels[None, :] * num_rel[:, None] + offset)
 
 
-def interpolated_precision(ctx: Context, min_rel: float | None, levels: np.ndarray, offset: float = 0.5
-                           ) -> np.ndarray:
+def interpolated_precision(ctx: Context, min_rel: float | None, levels: np.ndarray, offset: float = 0.5) -> np.ndarray:
     """Interpolated precision of every query at every recall level: shape (Q, L)."""
     n_q = ctx.ranked.n_queries
 
@@ -123,4 +122,3 @@ def rprec_mult(ctx: Context, measure: Measure) -> np.ndarray:
     values = np.divide(found, c, out=np.zeros_like(found), where=c > 0)
     values[big_r == 0] = np.nan
     return values[:, None]
-
