@@ -36,9 +36,9 @@ def test_import_loads_no_optional_dependency_and_no_deferred_module() -> None:
 def test_tables_fill_on_first_use_in_registry_order() -> None:
     got = fresh(
         "import json, rankmeter\n"
-        "from rankmeter.measures import registry, trec_families\n"
-        "f, a = rankmeter.FAMILIES, registry.ALIASES\n"
-        "print(json.dumps({'same': f is registry.FAMILIES and f is rankmeter.measures.FAMILIES,\n"
+        "from rankmeter.measures import ALIASES, FAMILIES, registry, trec_families\n"
+        "f, a = rankmeter.measures.FAMILIES, ALIASES\n"
+        "print(json.dumps({'same': f is FAMILIES and f is rankmeter.measures.FAMILIES,\n"
         "  'families': list(f), 'aliases': list(a.items()),\n"
         "  'expected': [*registry._CORE_FAMILIES, *(x.name for x in trec_families.FAMILIES)],\n"
         "  'expected_aliases': list({**registry._CORE_ALIASES, **trec_families.ALIASES}.items()),\n"
@@ -57,10 +57,10 @@ def test_first_use_from_many_threads_sees_the_whole_table() -> None:
         "start, seen = threading.Barrier(8), []\n"
         "def use():\n"
         "    start.wait()\n"
-        "    seen.append((len(rankmeter.FAMILIES), str(rankmeter.parse('rbp_residual'))))\n"
+        "    seen.append((len(rankmeter.measures.FAMILIES), str(rankmeter.parse('rbp_residual'))))\n"
         "threads = [threading.Thread(target=use) for _ in range(8)]\n"
         "[t.start() for t in threads]; [t.join() for t in threads]\n"
-        "print(json.dumps({'seen': seen, 'total': len(rankmeter.FAMILIES)}))"
+        "print(json.dumps({'seen': seen, 'total': len(rankmeter.measures.FAMILIES)}))"
     )
     assert got["seen"] == [[got["total"], "rbp_resid"]] * 8
 

@@ -1,5 +1,23 @@
 """rankmeter: exact, explicit and fast evaluation of rankings.
 
+The public surface is this module's ``__all__`` (docs/api.md lists it):
+
+- entry points: :func:`evaluate` (qrels + run), :func:`evaluate_stream` (run
+  files in blocks), :func:`evaluate_arrays` (dense matrices),
+  :func:`evaluate_lists` (ragged lists), :func:`evaluate_vectors`
+  (embeddings and hash codes), :func:`compare` and :func:`compare_per_query`
+  (significance tests);
+- values: :class:`Semantics` (ties, empty and missing queries, duplicates,
+  depth, judged-only, seed), :func:`parse` and :class:`Measure`,
+  :class:`EvaluationResult`, :class:`Comparison`, :class:`Qrels` and
+  :class:`Run` with :func:`read_qrels` / :func:`read_run`;
+- namespaces: :mod:`rankmeter.measures` (the catalogue), :mod:`rankmeter.report`
+  (tables and plots), :mod:`rankmeter.stats` (the statistics one by one),
+  :mod:`rankmeter.vectors` (curves and distances);
+- the errors, all subclasses of :class:`RankmeterError` (a ``ValueError``).
+
+Every other module is internal and may change between releases.
+
 >>> import rankmeter
 >>> res = rankmeter.evaluate({"q1": {"d1": 1}}, {"q1": {"d1": 2.0, "d2": 1.0}}, "ndcg@10")
 >>> res["ndcg@10"]
@@ -8,81 +26,112 @@
 
 from __future__ import annotations
 
+import importlib
+import warnings
 from typing import TYPE_CHECKING, Any
 
+from rankmeter import measures
 from rankmeter._version import __version__
+from rankmeter.core.semantics import Semantics
 from rankmeter.errors import (
     DuplicateEntryError,
     InputFormatError,
     InvalidScoreError,
     MeasureSyntaxError,
     PolicyError,
+    QueryOrderError,
     RankmeterError,
 )
-from rankmeter.evaluate import evaluate, evaluate_arrays, evaluate_lists, evaluate_ranked
-from rankmeter.measures import FAMILIES, GainTable, Jarvelin, Measure, measure, parse
+from rankmeter.evaluate import evaluate, evaluate_arrays, evaluate_lists
+from rankmeter.measures import Measure, parse
 from rankmeter.results import EvaluationResult
+from rankmeter.stream import evaluate_stream
 
 if TYPE_CHECKING:
+    from rankmeter import report, stats, vectors
     from rankmeter.io.tables import Qrels, Run
     from rankmeter.io.trec import read_qrels, read_run
+    from rankmeter.stats.compare import compare, compare_per_query
+    from rankmeter.stats.comparison import Comparison
+    from rankmeter.vectors.evaluate import evaluate_vectors
 
+_LAZY = {
+    "evaluate_vectors": ("rankmeter.vectors.evaluate", "evaluate_vectors"),
+    "compare": ("rankmeter.stats.compare", "compare"),
+    "compare_per_query": ("rankmeter.stats.compare", "compare_per_query"),
+    "Comparison": ("rankmeter.stats.comparison", "Comparison"),
+    "Qrels": ("rankmeter.io.tables", "Qrels"),
+    "Run": ("rankmeter.io.tables", "Run"),
+    "read_qrels": ("rankmeter.io.trec", "read_qrels"),
+    "read_run": ("rankmeter.io.trec", "read_run"),
+    "report": ("rankmeter.report", None),
+    "stats": ("rankmeter.stats", None),
+    "vectors": ("rankmeter.vectors", None),
+}
+"""Public names imported on first use (SciPy, matplotlib, the readers and the vectors stay unloaded until then)."""
 
-def evaluate_vectors(*args, **kwargs):  # type: ignore[no-untyped-def]
-    """Evaluate embedding or hash-code retrieval; see :func:`rankmeter.vectors.evaluate_vectors`."""
-    from rankmeter.vectors import evaluate_vectors as _evaluate_vectors
-
-    return _evaluate_vectors(*args, **kwargs)
-
-
-def evaluate_stream(*args, **kwargs):  # type: ignore[no-untyped-def]
-    """Evaluate a run file in blocks of whole queries; see :func:`rankmeter.stream.evaluate_stream`."""
-    from rankmeter.stream import evaluate_stream as _evaluate_stream
-
-    return _evaluate_stream(*args, **kwargs)
-
-
-parse_measure = parse
+_DEPRECATED = {
+    "parse_measure": ("rankmeter.measures", "parse", "rankmeter.parse"),
+    "measure": ("rankmeter.measures", "measure", "rankmeter.measures.measure"),
+    "FAMILIES": ("rankmeter.measures", "FAMILIES", "rankmeter.measures.FAMILIES"),
+    "GainTable": ("rankmeter.measures", "GainTable", "rankmeter.measures.GainTable"),
+    "Jarvelin": ("rankmeter.measures", "Jarvelin", "rankmeter.measures.Jarvelin"),
+    "evaluate_ranked": ("rankmeter.pipeline", "evaluate_ranked", "rankmeter.pipeline.evaluate_ranked (internal)"),
+}
+"""Names that left the top level, kept one release: each access warns and names the new place."""
 
 
 def __getattr__(name: str) -> Any:
-    """``Qrels``, ``Run``, ``read_qrels`` and ``read_run``, which :mod:`rankmeter.io` imports on first use."""
-    if name not in ("Qrels", "Run", "read_qrels", "read_run"):
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from rankmeter import io
-
-    value = globals()[name] = getattr(io, name)
-    return value
+    """The lazy public names of :data:`_LAZY` and the deprecated aliases of :data:`_DEPRECATED`."""
+    if name in _LAZY:
+        module_name, attribute = _LAZY[name]
+        module = importlib.import_module(module_name)
+        value = module if attribute is None else getattr(module, attribute)
+        globals()[name] = value
+        return value
+    if name in _DEPRECATED:
+        module_name, attribute, instead = _DEPRECATED[name]
+        warnings.warn(
+            f"rankmeter.{name} is deprecated and will be removed in the next release; use {instead}",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return getattr(importlib.import_module(module_name), attribute)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    """The public surface only, so that ``rankmeter.<tab>`` lists the entry points."""
+    return sorted(__all__)
 
 
 __all__ = [
-    "FAMILIES",
+    "Comparison",
     "DuplicateEntryError",
     "EvaluationResult",
-    "GainTable",
     "InputFormatError",
     "InvalidScoreError",
-    "Jarvelin",
     "Measure",
     "MeasureSyntaxError",
     "PolicyError",
     "Qrels",
+    "QueryOrderError",
     "RankmeterError",
     "Run",
+    "Semantics",
     "__version__",
+    "compare",
+    "compare_per_query",
     "evaluate",
     "evaluate_arrays",
     "evaluate_lists",
-    "evaluate_ranked",
     "evaluate_stream",
     "evaluate_vectors",
-    "measure",
+    "measures",
     "parse",
-    "parse_measure",
     "read_qrels",
     "read_run",
+    "report",
+    "stats",
+    "vectors",
 ]

@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from rankmeter.core.semantics import EMPTY_POLICIES, choose
 from rankmeter.errors import PolicyError
 from rankmeter.measures.kernels.segments import segment_sum
-
-EMPTY_POLICIES = ("zero", "skip", "nan", "one", "error")
 
 
 def check_empty_policy(empty: str) -> str:
     """Validate the ``empty`` policy name."""
-    if empty not in EMPTY_POLICIES:
-        raise PolicyError(f"unknown empty policy {empty!r}; choose one of {', '.join(EMPTY_POLICIES)}")
-    return empty
+    return choose(empty, EMPTY_POLICIES, "empty")
 
 
 def apply_empty_policy(

@@ -1,18 +1,21 @@
-"""Entry points: :func:`evaluate` (qrels + run), :func:`evaluate_arrays` (dense) and :func:`evaluate_lists` (ragged)."""
+"""Entry points: :func:`evaluate` (qrels + run), :func:`evaluate_arrays` (dense) and :func:`evaluate_lists` (ragged).
+
+Each builds its :class:`~rankmeter.Semantics` from ``semantics=`` and keyword
+arguments, turns its input into :class:`~rankmeter.core.ranked_lists.RankedLists`
+and hands them to :func:`rankmeter.pipeline.evaluate_ranked`.
+"""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from rankmeter._version import __version__
-from rankmeter.aggregate import aggregate_column, apply_empty_policy, check_empty_policy, keras_list_weights
+from rankmeter import stream
+from rankmeter.aggregate import aggregate_column
 from rankmeter.core import lists
-from rankmeter.core.align import AlignInfo, align
-from rankmeter.core.arrays import count_distinct_sorted
+from rankmeter.core.align import align
 from rankmeter.core.lists import (
     NonFiniteInput,
     map_blocks,
@@ -23,183 +26,22 @@ from rankmeter.core.lists import (
     row_blocks,
 )
 from rankmeter.core.ranked_lists import RankedLists
-from rankmeter.core.ties import check_policy, straddling_queries
-from rankmeter.errors import MeasureSyntaxError
+from rankmeter.core.semantics import Semantics, SemanticsOptions
+from rankmeter.core.ties import straddling_queries
+from rankmeter.errors import QueryOrderError
 from rankmeter.io.dense import dense_arrays, flatten_dense, flatten_ragged
 from rankmeter.io.load import as_qrels, as_run
-from rankmeter.measures import FAMILIES, Measure, parse
+from rankmeter.measures import FAMILIES, Measure
 from rankmeter.measures.kernels.context import Context
-from rankmeter.measures.kernels.segments import segment_sum
-from rankmeter.measures.params import GainTable, Jarvelin, gain_values
+from rankmeter.measures.params import GainTable, Jarvelin
+from rankmeter.pipeline import MeasuresArg, alignment_metadata, evaluate_ranked, judged_items_suffice, parse_measures
 from rankmeter.progress import progress_bar, wanted
 from rankmeter.results import EvaluationResult
 
-MeasuresArg = str | Measure | Iterable[str | Measure]
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
 _AUTO_PROGRESS_ITEMS = 200_000_000  # dense items from which evaluate_arrays draws a bar on a terminal (W3's 40M: 1 s)
-BLOCK_BYTES = 8 << 20
-"""Bytes of run text parsed at a time when a run file is read in blocks.
-
-``python benchmarks/run.py --only CHOICES`` on W1 (255 MB, 2 cores): 2 MiB
-1.06 s, 4 MiB 0.97 s, 8 MiB 0.92 s, 16 MiB 0.95 s, 32 MiB 1.07 s per process,
-peak RSS growing from 142 to 467 MB.
-"""
-_GRADED = ("ndcg", "dcg", "idcg", "cg")
-_UNNORMALISED_GAINS = ("dcg", "idcg", "cg")
-
-
-def _run_file(run: Any) -> bool:
-    """Whether ``run`` names a run file of more than one block (not stdin)."""
-    return (
-        isinstance(run, str | os.PathLike)
-        and str(run) != "-"
-        and os.path.isfile(run)
-        and (os.path.getsize(run) > BLOCK_BYTES)
-    )
-
-
-def _parse_all(measures: MeasuresArg) -> list[Measure]:
-    items = [measures] if isinstance(measures, str | Measure) else list(measures)
-    if not items:
-        raise MeasureSyntaxError("no measures given; e.g. measures=['ndcg@10', 'map']")
-    return [parse(m) for m in items]
-
-
-def _empty_mask(ctx: Context, m: Measure, values: np.ndarray) -> np.ndarray:
-    """Queries with no relevant document for measure ``m`` (or where it is undefined)."""
-    if m.family in _GRADED and m.param("ideal", "judged") == "retrieved" and not ctx.ranked.ideal_is_list:
-        count = segment_sum(ctx.relevant(None), ctx.ranked.offsets)
-    else:
-        count = ctx.num_relevant(m.param("min_rel"))
-    return (count == 0) | np.isnan(values)
-
-
-def _list_weights(ctx: Context, m: Measure) -> np.ndarray | None:
-    ranked = ctx.ranked
-    if ranked.item_weights is None:
-        return ranked.list_weights
-    if m.family in _GRADED:
-        relevance = np.where(ranked.judged, gain_values(m.param("gain", "linear"), ranked.grades), 0.0)
-    else:
-        relevance = ctx.relevant(m.param("min_rel"))
-    return keras_list_weights(ranked.item_weights, relevance, ranked.offsets)
-
-
-# families whose value reads the ranking only through judged items (their ranks and grades) and each list's
-# length: unjudged items have gain, relevance and judged count 0 (see RankedLists.judged_items)
-_JUDGED_ITEM_FAMILIES = (
-    "ndcg", "dcg", "idcg", "cg", "p", "r", "f1", "success", "rr", "map", "ap", "wap", "acg", "judged",
-    "rprec", "num_q", "num_ret", "num_rel", "num_rel_ret",
-)  # fmt: skip
-
-
-def _judged_items_suffice(ties: str, measures: list[Measure]) -> bool:
-    """Whether every measure has the same value on sparse lists (:meth:`RankedLists.judged_items`).
-
-    Needs a deterministic order (``expected`` averages over tied unjudged
-    items), built-in discounts (a user discount could be infinite where an
-    unjudged gain is 0) and the ideal from the judgments rather than from
-    the retrieved items. Applies to lists aligned from qrels, not to dense
-    rows (fully judged) or weighted items.
-
-    >>> _judged_items_suffice("trec", [parse("ndcg@10"), parse("map")])
-    True
-    >>> _judged_items_suffice("expected", [parse("ndcg@10")]), _judged_items_suffice("trec", [parse("bpref")])
-    (False, False)
-    """
-    if ties == "expected":
-        return False
-    for m in measures:
-        if m.family not in _JUDGED_ITEM_FAMILIES or m.param("ideal", "judged") == "retrieved":
-            return False
-        if not isinstance(m.param("discount", "log2"), str | Jarvelin):
-            return False
-    return True
-
-
-def evaluate_ranked(
-    ranked: RankedLists, measures: MeasuresArg, *, empty: str = "zero", metadata: Mapping[str, Any] | None = None
-) -> EvaluationResult:
-    """Evaluate already-ranked lists (the layout every entry point converts to).
-
-    Parameters
-    ----------
-    ranked : RankedLists
-    measures : str, Measure or iterable of them
-    empty : {"zero", "skip", "nan", "one", "error"}
-        Policy for queries with no relevant judged document.
-    metadata : mapping, optional
-        Extra metadata merged into the result's.
-
-    Returns
-    -------
-    EvaluationResult
-    """
-    check_empty_policy(empty)
-    parsed = _parse_all(measures)
-    aligned = not (ranked.ideal_is_list or ranked.item_weights is not None or ranked.is_sparse)
-    if aligned and _judged_items_suffice(ranked.ties, parsed):  # whatever the data: a value never depends on its batch
-        ranked = ranked.judged_items()
-    ctx = Context(ranked)
-    names: list[str] = []
-    columns: list[np.ndarray] = []
-    included: list[np.ndarray] = []
-    aggregate: dict[str, float] = {}
-    seen: dict[str, Measure] = {}
-    cutoffs: set[int] = set()
-    per_query_cutoffs: list[np.ndarray] = []
-    for m in parsed:
-        family = FAMILIES[m.family]
-        block = family.kernel(ctx, m)
-        if m.cutoffs:
-            cutoffs.update(m.cutoffs)
-        if m.family == "rprec":
-            per_query_cutoffs.append(ctx.num_relevant(m.param("min_rel")))
-        weights = _list_weights(ctx, m)
-        if ranked.item_weights is not None and m.family in _UNNORMALISED_GAINS and weights is not None:
-            # item weights already scale the gains; divide them out of the per-list value (keras-rs's DCG)
-            block = np.divide(block, weights[:, None], out=np.zeros_like(block), where=weights[:, None] > 0)
-        for single, col in zip(m.expand(), block.T, strict=True):
-            name = str(single)
-            if name in aggregate:
-                if seen[name] != single:
-                    raise MeasureSyntaxError(
-                        f"two different measures are both named {name!r} (callables with the same __name__?); "
-                        "give each callable a distinct name"
-                    )
-                continue
-            seen[name] = single
-            values, inc = apply_empty_policy(
-                col,
-                _empty_mask(ctx, single, col),
-                empty,
-                is_count=family.empty_exempt,
-                query_ids=ranked.query_ids,
-                measure_name=name,
-            )
-            names.append(name)
-            columns.append(values)
-            included.append(inc)
-            aggregate[name] = aggregate_column(values, inc, weights=weights, kind=family.aggregate)
-    n_q = ranked.n_queries
-    straddle = straddling_queries(
-        ranked.offsets, ranked.group_starts, sorted(cutoffs), per_query_cutoffs, ranked.item_positions
-    )
-    no_relevant = int((ctx.num_relevant(None) == 0).sum())
-    meta: dict[str, Any] = {
-        "rankmeter_version": __version__,
-        "measures": names,
-        "ties": ranked.ties,
-        "empty": empty,
-        "queries_evaluated": n_q,
-        "queries_empty": no_relevant,
-        "queries_with_ties": count_distinct_sorted(ctx.group_query[ctx.group_sizes > 1]),  # groups in query order
-        "queries_with_ties_at_cutoff": int(straddle.sum()),
-        "weighted": ranked.item_weights is not None or ranked.list_weights is not None,
-    }
-    meta.update(metadata or {})
-    values = np.stack(columns, axis=1) if columns else np.zeros((n_q, 0))
-    inc = np.stack(included, axis=1) if included else np.zeros((n_q, 0), dtype=bool)
-    return EvaluationResult(ranked.query_ids, names, values, inc, aggregate, meta)
 
 
 def evaluate(
@@ -207,17 +49,12 @@ def evaluate(
     run: Any,
     measures: MeasuresArg,
     *,
-    ties: str = "trec",
-    empty: str = "zero",
-    missing: str = "zero",
-    duplicates: str = "error",
-    depth: int | None = None,
-    judged_only: bool = False,
-    seed: int | None = None,
+    semantics: Semantics | None = None,
     qrels_columns: Mapping[str, str] | None = None,
     run_columns: Mapping[str, str] | None = None,
     threads: int | None = None,
     progress: bool | None = None,
+    **options: Unpack[SemanticsOptions],
 ) -> EvaluationResult:
     """Evaluate a run against qrels.
 
@@ -232,24 +69,10 @@ def evaluate(
         or ``{query_id: {doc_id: score}}``.
     measures : str, Measure or iterable of them
         E.g. ``["ndcg@10", "map", "p(min_rel=2)@[5,10]"]``.
-    ties : str, default "trec"
-        ``trec`` (score desc, then doc id desc), ``stable``, ``expected``,
-        ``shuffle``, ``optimistic`` or ``pessimistic``.
-    empty : str, default "zero"
-        Queries with no relevant judged document: ``zero`` (trec_eval),
-        ``skip``, ``nan``, ``one`` or ``error``.
-    missing : str, default "zero"
-        Judged queries absent from the run: ``zero`` (trec_eval ``-c``),
-        ``skip`` or ``error``. Run-only queries are always left out and
-        counted in ``metadata["queries_run_only"]``.
-    duplicates : str, default "error"
-        A repeated (query, document): ``error``, ``first`` or ``max``.
-    depth : int, optional
-        Evaluate only the top ``depth`` documents of each query (trec_eval ``-M``).
-    judged_only : bool, default False
-        Drop unjudged documents before ranking (trec_eval ``-J``).
-    seed : int, optional
-        Seed for ``ties="shuffle"``.
+    semantics : Semantics, optional
+        Ties, empty and missing queries, duplicates, depth, judged-only and
+        seed as one value (:class:`rankmeter.Semantics`); ties default to
+        ``trec`` (score desc, then doc id desc) for this input.
     qrels_columns, run_columns : mapping, optional
         Column renames for table input, e.g. ``{"query_id": "qid"}``.
     threads : int, optional
@@ -259,18 +82,23 @@ def evaluate(
     progress : bool, optional
         Show a progress bar on stderr while a run file is read (default: for
         files over 256 MiB when stderr is a terminal).
+    **options
+        Fields of :class:`~rankmeter.Semantics` given one by one (``ties=``,
+        ``empty=``, ``missing=``, ``duplicates=``, ``depth=``,
+        ``judged_only=``, ``seed=``); they override ``semantics``.
 
     Returns
     -------
     EvaluationResult
+        ``metadata["semantics"]`` records the semantics used, whole.
 
     Notes
     -----
-    A run file larger than :data:`BLOCK_BYTES` is read in blocks of whole
-    queries of that size, parsed on one thread while earlier blocks are
-    evaluated on the others, so memory stays bounded whatever the file's size; a run whose queries'
-    lines are not together is read whole instead. The values are the same
-    either way.
+    A run file larger than :data:`rankmeter.stream.BLOCK_BYTES` is read in
+    blocks of whole queries of that size, parsed on one thread while earlier
+    blocks are evaluated on the others, so memory stays bounded whatever the
+    file's size; a run whose queries' lines are not together is read whole
+    instead. The values are the same either way.
 
     Examples
     --------
@@ -279,27 +107,19 @@ def evaluate(
     >>> res = evaluate(qrels, run, ["ndcg@2", "p@2", "map"])
     >>> round(res["ndcg@2"], 6), res["p@2"], round(res["map"], 6)
     (0.760188, 0.5, 0.833333)
+    >>> evaluate(qrels, run, "map", ties="stable", empty="skip").metadata["semantics"]["empty"]
+    'skip'
     """
-    check_policy(ties)
-    check_empty_policy(empty)
-    parsed = _parse_all(measures)
-    if _run_file(run) and ties != "shuffle":  # shuffle draws its keys for the whole run at once
-        from rankmeter.errors import QueryOrderError
-        from rankmeter.stream import evaluate_stream
-
+    sem = Semantics.build(semantics, "qrels", **options)
+    parsed = parse_measures(measures)
+    if stream.run_file_in_blocks(run) and sem.ties != "shuffle":  # shuffle draws its keys for the whole run at once
         try:
-            result = evaluate_stream(
+            result = stream.evaluate_stream(
                 qrels if qrels_columns is None else as_qrels(qrels, qrels_columns),
                 run,
                 parsed,
-                ties=ties,
-                empty=empty,
-                missing=missing,
-                duplicates=duplicates,
-                depth=depth,
-                judged_only=judged_only,
-                seed=seed,
-                block_bytes=BLOCK_BYTES,
+                semantics=sem,
+                block_bytes=stream.BLOCK_BYTES,
                 progress=progress,
                 threads=threads,
             )
@@ -309,52 +129,9 @@ def evaluate(
             pass  # a query's lines are not together: read the whole run at once
     q = as_qrels(qrels, qrels_columns)
     r = as_run(run, run_columns)
-    ranked, info = align(
-        q,
-        r,
-        ties=ties,
-        missing=missing,
-        duplicates=duplicates,
-        depth=depth,
-        judged_only=judged_only,
-        seed=seed,
-        judged_items=_judged_items_suffice(ties, parsed),
-        threads=threads,
-    )
-    extra = alignment_metadata(info, missing, duplicates, depth, judged_only, q.source, r.source, r.name)
-    if ties == "shuffle":
-        extra["seed"] = seed
-    return evaluate_ranked(ranked, parsed, empty=empty, metadata=extra)
-
-
-def alignment_metadata(
-    info: AlignInfo,
-    missing: str,
-    duplicates: str,
-    depth: int | None,
-    judged_only: bool,
-    qrels_source: str | None,
-    run_source: str | None,
-    run_name: str | None,
-) -> dict[str, Any]:
-    """The result metadata that accounts for every query and row of the alignment."""
-    return {
-        "missing": missing,
-        "duplicates": duplicates,
-        "depth": depth,
-        "judged_only": judged_only,
-        "queries_judged": info.judged_queries,
-        "queries_in_run": info.run_queries,
-        "queries_missing": len(info.missing_queries),
-        "missing_query_ids": info.missing_queries,
-        "queries_run_only": len(info.run_only_queries),
-        "run_only_query_ids": info.run_only_queries,
-        "duplicates_dropped": info.duplicates_dropped,
-        "unjudged_dropped": info.unjudged_dropped,
-        "qrels_source": qrels_source,
-        "run_source": run_source,
-        "run_name": run_name,
-    }
+    ranked, info = align(q, r, sem, judged_items=judged_items_suffice(sem.tie_policy, parsed), threads=threads)
+    extra = alignment_metadata(info, sem, q.source, r.source, r.name)
+    return evaluate_ranked(ranked, parsed, empty=sem.empty, metadata=extra)
 
 
 # families whose value at a cutoff k depends only on the top k items and on the complete ideal list
@@ -388,6 +165,7 @@ def _positive_ideal_suffices(measures: list[Measure]) -> bool:
     (never negative) and a built-in discount: the dropped items then add
     nothing and come after every kept one.
 
+    >>> from rankmeter.measures import parse
     >>> _positive_ideal_suffices([parse("ndcg@10"), parse("map"), parse("p(min_rel=2)@5")])
     True
     >>> _positive_ideal_suffices([parse("r(min_rel=0)@5")]), _positive_ideal_suffices([parse("ndcg(gain={0:1})")])
@@ -411,10 +189,9 @@ def evaluate_arrays(
     *,
     mask: Any = None,
     sample_weight: Any = None,
-    ties: str = "expected",
-    empty: str = "zero",
-    seed: int | None = None,
+    semantics: Semantics | None = None,
     progress: bool | None = None,
+    **options: Unpack[SemanticsOptions],
 ) -> EvaluationResult:
     """Evaluate dense score/label matrices, one ranked list per row.
 
@@ -432,14 +209,17 @@ def evaluate_arrays(
         keras-rs semantics: item weights scale the gains of the DCG family
         (the ideal is sorted by weighted gain) and give each list the weight
         sum(w * rel) / sum(rel) in the mean.
-    ties : str, default "expected"
-        scikit-learn's tie-averaged convention by default.
-    empty : str, default "zero"
-    seed : int, optional
-        Seed for ``ties="shuffle"``.
+    semantics : Semantics, optional
+        Ties, empty queries and seed (:class:`rankmeter.Semantics`); ties
+        default to ``expected``, scikit-learn's tie-averaged convention.
+        The fields about qrels (missing, duplicates, depth, judged_only) do
+        not apply to dense input.
     progress : bool, optional
         Show a progress bar on stderr (default: for 200 million items or
         more when stderr is a terminal).
+    **options
+        Fields of :class:`~rankmeter.Semantics` one by one (``ties=``,
+        ``empty=``, ``seed=``); they override ``semantics``.
 
     Returns
     -------
@@ -461,10 +241,10 @@ def evaluate_arrays(
     >>> round(res["ndcg"], 6), round(res["dcg"], 6)
     (0.695694, 9.499458)
     """
-    check_policy(ties)
-    check_empty_policy(empty)
-    parsed = _parse_all(measures)
-    extra: dict[str, Any] = {"input": "dense"}
+    sem = Semantics.build(semantics, "dense", **options)
+    ties, empty, seed = sem.tie_policy, sem.empty, sem.seed
+    parsed = parse_measures(measures)
+    extra: dict[str, Any] = {"input": "dense", "semantics": sem.as_dict()}
     if mask is not None or sample_weight is not None:
         ranked = rank_flat_lists(flatten_dense(y_true, y_score, mask, sample_weight), ties=ties, seed=seed)
         return evaluate_ranked(ranked, parsed, empty=empty, metadata=extra)
@@ -584,18 +364,19 @@ def evaluate_lists(
     y_score: Sequence[Any],
     measures: MeasuresArg,
     *,
-    ties: str = "expected",
-    empty: str = "zero",
-    seed: int | None = None,
+    semantics: Semantics | None = None,
+    **options: Unpack[SemanticsOptions],
 ) -> EvaluationResult:
     """Evaluate ragged lists: ``y_true[i]`` and ``y_score[i]`` are the grades and scores of list i.
+
+    Takes ``semantics`` and its fields as keyword arguments like
+    :func:`evaluate_arrays` (ties default to ``expected``).
 
     >>> res = evaluate_lists([[1, 0], [0, 0, 1]], [[0.9, 0.1], [0.5, 0.4, 0.3]], "rr")
     >>> round(res["rr"], 6)
     0.666667
     """
-    check_policy(ties)
-    check_empty_policy(empty)
-    parsed = _parse_all(measures)
-    ranked = rank_flat_lists(flatten_ragged(y_true, y_score), ties=ties, seed=seed)
-    return evaluate_ranked(ranked, parsed, empty=empty, metadata={"input": "ragged"})
+    sem = Semantics.build(semantics, "ragged", **options)
+    parsed = parse_measures(measures)
+    ranked = rank_flat_lists(flatten_ragged(y_true, y_score), ties=sem.tie_policy, seed=sem.seed)
+    return evaluate_ranked(ranked, parsed, empty=sem.empty, metadata={"input": "ragged", "semantics": sem.as_dict()})

@@ -87,7 +87,7 @@ class EvaluationResult:
         """JSON text of :meth:`to_dict` (NaN written as ``null``); also written to ``path`` if given."""
         import json
 
-        text = json.dumps(_json_safe(self.to_dict()), indent=indent)
+        text = json.dumps(json_safe(self.to_dict()), indent=indent)
         if path is not None:
             _write_text(path, text + "\n")
         return text
@@ -166,15 +166,15 @@ def _write_text(path: str | Path, text: str) -> None:
     Path(path).write_text(text)
 
 
-def _json_safe(obj: Any) -> Any:
+def json_safe(obj: Any) -> Any:
     if isinstance(obj, float) and not math.isfinite(obj):
         return None
     if isinstance(obj, dict):
-        return {str(k): _json_safe(v) for k, v in obj.items()}
+        return {str(k): json_safe(v) for k, v in obj.items()}
     if isinstance(obj, list | tuple):
-        return [_json_safe(v) for v in obj]
+        return [json_safe(v) for v in obj]
     if isinstance(obj, np.integer):
         return int(obj)
     if isinstance(obj, np.floating):
-        return _json_safe(float(obj))
+        return json_safe(float(obj))
     return obj

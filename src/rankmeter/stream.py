@@ -9,36 +9,52 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from rankmeter.aggregate import aggregate_column, check_empty_policy
+from rankmeter.aggregate import aggregate_column
 from rankmeter.core.align import (
     AlignInfo,
     JudgmentsByQuery,
     align,
-    check_align_options,
     dedupe_qrels,
     merge_infos,
     qrels_rows,
 )
 from rankmeter.core.lists import map_blocks
-from rankmeter.core.ties import check_policy
-from rankmeter.evaluate import (
-    BLOCK_BYTES,
-    MeasuresArg,
-    _judged_items_suffice,
-    _parse_all,
-    alignment_metadata,
-    evaluate_ranked,
-)
+from rankmeter.core.semantics import Semantics, SemanticsOptions
 from rankmeter.io.load import as_qrels
-from rankmeter.io.stream import iter_run_chunks, read_ahead
 from rankmeter.io.tables import Qrels, Run
 from rankmeter.measures import FAMILIES, parse
+from rankmeter.pipeline import MeasuresArg, alignment_metadata, evaluate_ranked, judged_items_suffice, parse_measures
 from rankmeter.progress import progress_bar, wanted
 from rankmeter.results import EvaluationResult
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+BLOCK_BYTES = 8 << 20
+"""Bytes of run text parsed at a time when a run file is read in blocks.
+
+``python benchmarks/run.py --only CHOICES`` on W1 (255 MB, 2 cores): 2 MiB
+1.06 s, 4 MiB 0.97 s, 8 MiB 0.92 s, 16 MiB 0.95 s, 32 MiB 1.07 s per process,
+peak RSS growing from 142 to 467 MB.
+"""
+
+
+def run_file_in_blocks(run: Any) -> bool:
+    """Whether ``run`` names a run file of more than one block (not stdin), which :func:`rankmeter.evaluate` streams.
+
+    >>> run_file_in_blocks({"q": {"d": 1.0}}), run_file_in_blocks("-")
+    (False, False)
+    """
+    return (
+        isinstance(run, str | os.PathLike)
+        and str(run) != "-"
+        and os.path.isfile(run)
+        and os.path.getsize(run) > BLOCK_BYTES
+    )
 
 
 def evaluate_stream(
@@ -46,16 +62,11 @@ def evaluate_stream(
     run_path: str | os.PathLike[str],
     measures: MeasuresArg,
     *,
-    ties: str = "trec",
-    empty: str = "zero",
-    missing: str = "zero",
-    duplicates: str = "error",
-    depth: int | None = None,
-    judged_only: bool = False,
-    seed: int | None = None,
+    semantics: Semantics | None = None,
     block_bytes: int = BLOCK_BYTES,
     progress: bool | None = None,
     threads: int | None = None,
+    **options: Unpack[SemanticsOptions],
 ) -> EvaluationResult:
     """Evaluate a TREC run file in blocks of whole queries, with memory bounded by ``block_bytes``.
 
@@ -69,14 +80,18 @@ def evaluate_stream(
     run_path : path
         TREC run file (``.gz`` accepted).
     measures : str, Measure or iterable of them
-    seed : int, optional
-        Seed for ``ties="shuffle"`` (each block is shuffled with a seed derived from it).
-    block_bytes : int, default 8 MiB (:data:`rankmeter.evaluate.BLOCK_BYTES`)
+    semantics : Semantics, optional
+        As for :func:`rankmeter.evaluate`; with ``ties="shuffle"`` each block
+        is shuffled with a seed derived from ``seed`` and the block's index.
+    block_bytes : int, default 8 MiB (:data:`BLOCK_BYTES`)
         Bytes of run text parsed at a time.
     progress : bool, optional
         Show a progress bar on stderr (default: for files over 256 MiB when stderr is a terminal).
     threads : int, optional
         Blocks ranked and evaluated at once (default: one per CPU, at most 8).
+    **options
+        Fields of :class:`~rankmeter.Semantics` one by one (``ties=``,
+        ``empty=``, ...); they override ``semantics``.
 
     Examples
     --------
@@ -88,11 +103,12 @@ def evaluate_stream(
     {'1': 0.5, '2': 1.0}
     >>> os.unlink(f.name)
     """
-    check_policy(ties)
-    check_empty_policy(empty)
-    check_align_options(missing, duplicates)
-    parsed = _parse_all(measures)
-    q, qrels_dropped = dedupe_qrels(as_qrels(qrels), duplicates)
+    from rankmeter.io.stream import iter_run_chunks, read_ahead  # the TREC reader, only when a file is streamed
+
+    sem = Semantics.build(semantics, "qrels", **options)
+    ties, empty, missing, seed = sem.tie_policy, sem.empty, sem.missing, sem.seed
+    parsed = parse_measures(measures)
+    q, qrels_dropped = dedupe_qrels(as_qrels(qrels), sem.duplicates)
     judgments = JudgmentsByQuery(q)
     size = Path(run_path).stat().st_size
     parts: list[EvaluationResult] = []
@@ -124,13 +140,8 @@ def evaluate_stream(
         ranked, info = align(
             judged,
             run,
-            ties=ties,
-            seed=None if seed is None else seed + index,
-            missing="skip",
-            duplicates=duplicates,
-            depth=depth,
-            judged_only=judged_only,
-            judged_items=_judged_items_suffice(ties, parsed),
+            sem.replace(seed=None if seed is None else seed + index, missing="skip"),
+            judged_items=judged_items_suffice(ties, parsed),
             threads=1,
         )
         return info, evaluate_ranked(ranked, parsed, empty=empty) if ranked.n_queries else None, done_bytes
@@ -144,20 +155,18 @@ def evaluate_stream(
             done(done_bytes)
     missing_ids = judgments.unmet_ids()
     if missing_ids and missing != "skip":  # judged queries without results: empty rankings
-        ranked, _ = align(judgments.unmet(), Run.empty(str(run_path)), ties=ties, missing=missing)
+        ranked, _ = align(judgments.unmet(), Run.empty(str(run_path)), sem)
         parts.append(evaluate_ranked(ranked, parsed, empty=empty))
     if not parts:  # nothing to evaluate: the empty result still carries every metadata field
         nothing = qrels_rows(q, np.zeros(0, dtype=np.int64))
-        parts.append(evaluate_ranked(align(nothing, Run.empty(str(run_path)))[0], parsed, empty=empty))
+        parts.append(evaluate_ranked(align(nothing, Run.empty(str(run_path)), sem)[0], parsed, empty=empty))
     info = merge_infos(infos)
     info.judged_queries = len(judgments.vocabulary)
     info.missing_queries = missing_ids
     info.run_only_queries = sorted(info.run_only_queries)
     info.duplicates_dropped += qrels_dropped
-    extra = alignment_metadata(info, missing, duplicates, depth, judged_only, q.source, str(run_path), name)
+    extra = alignment_metadata(info, sem, q.source, str(run_path), name)
     extra.update({"ties": ties, "streamed": True})
-    if ties == "shuffle":
-        extra["seed"] = seed
     return _merge(parts, parsed, empty, extra)
 
 

@@ -23,7 +23,7 @@ from rankmeter.core.lists import (
 )
 from rankmeter.core.ties import descending_keys, fast_row_order, rank_rows
 from rankmeter.errors import InvalidScoreError
-from rankmeter.evaluate import evaluate_ranked
+from rankmeter.pipeline import evaluate_ranked
 
 MEASURES = [
     "ndcg@3",

@@ -251,7 +251,7 @@ def test_unknown_parameter() -> None:
     with fails(MeasureSyntaxError, esc("measure 'ndcg(foo=1)@5': ndcg has no parameter 'foo' (parameters: gain")):
         rankmeter.parse("ndcg(foo=1)@5")
     with fails(MeasureSyntaxError, esc("measure 'p' has no parameter 'gain' (parameters: min_rel)")):
-        rankmeter.measure("p", 5, gain="exp")
+        rankmeter.measures.measure("p", 5, gain="exp")
 
 
 @pytest.mark.parametrize(
@@ -273,14 +273,14 @@ def test_bad_cutoff(text, message) -> None:
 
 def test_bad_cutoff_in_builder() -> None:
     with fails(MeasureSyntaxError, esc("cutoffs must be >= 1, got [0]")):
-        rankmeter.measure("p", 0)
+        rankmeter.measures.measure("p", 0)
 
 
 def test_missing_required_cutoff() -> None:
     with fails(MeasureSyntaxError, esc("measure 'p' needs a cutoff, e.g. 'p@10'")):
         rankmeter.parse("p")
     with fails(MeasureSyntaxError, esc("measure 'success' needs a cutoff")):
-        rankmeter.measure("hit_rate")
+        rankmeter.measures.measure("hit_rate")
 
 
 def test_cutoff_on_a_measure_without_cutoff() -> None:

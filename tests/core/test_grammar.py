@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 import rankmeter
-from rankmeter import FAMILIES, GainTable, Jarvelin, Measure, MeasureSyntaxError, measure, parse
+from rankmeter import Measure, MeasureSyntaxError, parse
 from rankmeter.cli.main import main
+from rankmeter.measures import FAMILIES, GainTable, Jarvelin, measure
 from tests.core.families import CORE_FAMILIES
 
 

@@ -15,13 +15,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rankmeter
-from rankmeter import FAMILIES, parse
+from rankmeter import parse
 from rankmeter.core.align import align
 from rankmeter.core.ties import ranking, straddling_queries, tie_group_starts, tied_items, tied_runs
 from rankmeter.errors import PolicyError
-from rankmeter.evaluate import _JUDGED_ITEM_FAMILIES, _judged_items_suffice
 from rankmeter.io.load import as_qrels, as_run
+from rankmeter.measures import FAMILIES
 from rankmeter.measures.kernels.context import Context
+from rankmeter.pipeline import JUDGED_ITEM_FAMILIES as _JUDGED_ITEM_FAMILIES
+from rankmeter.pipeline import judged_items_suffice as _judged_items_suffice
 from tests.core.families import CORE_FAMILIES
 
 DETERMINISTIC = ["trec", "stable", "shuffle", "optimistic", "pessimistic"]
@@ -159,7 +161,7 @@ def test_sparse_lists_only_when_every_measure_allows_them(ties, measure, allowed
 
 
 def test_a_user_discount_keeps_the_complete_lists():
-    assert not _judged_items_suffice("trec", [rankmeter.measure("ndcg", discount=lambda r: 1.0 / r)])
+    assert not _judged_items_suffice("trec", [rankmeter.measures.measure("ndcg", discount=lambda r: 1.0 / r)])
 
 
 def test_the_allowed_families_are_core_families():

@@ -22,7 +22,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rankmeter
-from rankmeter import FAMILIES, GainTable, Jarvelin, measure, parse
+from rankmeter import parse
+from rankmeter.measures import FAMILIES, GainTable, Jarvelin, measure
 from tests.core.families import CORE_FAMILIES
 
 SETTINGS = settings(

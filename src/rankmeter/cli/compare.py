@@ -21,7 +21,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from rankmeter.cli.options import add_evaluation_options, evaluation_options
+from rankmeter.cli.options import add_evaluation_options, semantics_from_args
 from rankmeter.errors import PolicyError
 
 FORMATS = ("table", "markdown", "latex", "json", "csv")
@@ -167,7 +167,7 @@ def run(args: argparse.Namespace) -> int:
             ci=args.ci,
             ci_method=args.ci_method,
             query_sets=args.query_sets,
-            evaluate_options={**evaluation_options(args), **({"seed": args.seed} if args.ties == "shuffle" else {})},
+            semantics=semantics_from_args(args, seed=args.seed if args.ties == "shuffle" else None),
         )
     except RankmeterError as exc:
         return fail(str(exc))

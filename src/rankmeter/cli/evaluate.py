@@ -7,7 +7,7 @@ import math
 import sys
 from typing import Any
 
-from rankmeter.cli.options import add_evaluation_options, evaluation_options
+from rankmeter.cli.options import add_evaluation_options, semantics_from_args
 
 DEFAULT_MEASURES = ["ndcg@10", "ndcg", "map", "p@10", "r@100", "rr", "num_q", "num_ret", "num_rel", "num_rel_ret"]
 
@@ -127,7 +127,7 @@ def render_table(result: Any, per_query: bool, digits: int, intervals: dict[str,
 def run(args: argparse.Namespace) -> int:
     """Execute ``rankmeter evaluate``."""
     measures = args.measures or DEFAULT_MEASURES
-    options = evaluation_options(args)
+    semantics = semantics_from_args(args, seed=args.seed)
     if args.stream:
         from rankmeter.stream import evaluate_stream
 
@@ -138,9 +138,8 @@ def run(args: argparse.Namespace) -> int:
             measures,
             block_bytes=args.block_mb << 20,
             progress=progress,
-            seed=args.seed,
             threads=args.threads,
-            **options,
+            semantics=semantics,
         )
     else:
         from rankmeter.evaluate import evaluate
@@ -149,10 +148,9 @@ def run(args: argparse.Namespace) -> int:
             args.qrels,
             args.run,
             measures,
-            seed=args.seed,
+            semantics=semantics,
             threads=args.threads,
             progress=True if args.progress else None,
-            **options,
         )
     intervals = None
     if args.ci is not None:
@@ -175,9 +173,9 @@ def run(args: argparse.Namespace) -> int:
             data["per_query"] = result.per_query  # the JSON always carries per-query rows
         import json
 
-        from rankmeter.results import _json_safe
+        from rankmeter.results import json_safe
 
-        text = json.dumps(_json_safe(data), indent=2) + "\n"
+        text = json.dumps(json_safe(data), indent=2) + "\n"
     elif args.format == "csv":
         text = result.to_csv()
     elif args.format == "trec":

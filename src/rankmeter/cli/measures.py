@@ -14,7 +14,7 @@ def add_parser(sub: Any) -> None:
 
 def describe() -> str:
     """One block per family: name, cutoff rule, aggregation, parameters, definition."""
-    from rankmeter.measures.registry import ALIASES, FAMILIES
+    from rankmeter.measures import ALIASES, FAMILIES
 
     aliases: dict[str, list[str]] = {}
     for alias, family in ALIASES.items():

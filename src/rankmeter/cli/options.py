@@ -1,13 +1,10 @@
-"""Command-line options shared by the subcommands that evaluate runs (``evaluate``, ``compare``)."""
+"""Command-line options shared by the subcommands that evaluate runs (``evaluate``, ``compare``): the semantics."""
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
-from rankmeter.aggregate import EMPTY_POLICIES
-from rankmeter.core.align import DUPLICATE_POLICIES, MISSING_POLICIES
-from rankmeter.core.ties import TIE_POLICIES
+from rankmeter.core.semantics import DUPLICATE_POLICIES, EMPTY_POLICIES, MISSING_POLICIES, TIE_POLICIES, Semantics
 
 
 def add_evaluation_options(
@@ -15,9 +12,11 @@ def add_evaluation_options(
 ) -> None:
     """``--ties --empty --missing --duplicates --depth --judged-only``, the options of :func:`rankmeter.evaluate`.
 
+    Flags and defaults are those of :class:`rankmeter.Semantics`.
+
     >>> p = argparse.ArgumentParser(); add_evaluation_options(p)
-    >>> evaluation_options(p.parse_args(["--ties", "expected", "--depth", "5"]))["ties"]
-    'expected'
+    >>> semantics_from_args(p.parse_args(["--ties", "stable", "--depth", "5"])).depth
+    5
     """
     parser.add_argument("--ties", choices=TIE_POLICIES, default="trec", help="tie policy (default: trec)")
     parser.add_argument(
@@ -42,13 +41,19 @@ def add_evaluation_options(
     parser.add_argument("--judged-only", action="store_true", help="drop unjudged documents (trec_eval -J)")
 
 
-def evaluation_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The keyword arguments for :func:`rankmeter.evaluate` from parsed :func:`add_evaluation_options` flags."""
-    return {
-        "ties": args.ties,
-        "empty": args.empty,
-        "missing": args.missing,
-        "duplicates": args.duplicates,
-        "depth": args.depth,
-        "judged_only": args.judged_only,
-    }
+def semantics_from_args(args: argparse.Namespace, seed: int | None = None) -> Semantics:
+    """The :class:`~rankmeter.Semantics` of parsed :func:`add_evaluation_options` flags (``seed`` for shuffled ties).
+
+    >>> p = argparse.ArgumentParser(); add_evaluation_options(p)
+    >>> semantics_from_args(p.parse_args(["--empty", "skip"])).as_dict()["empty"]
+    'skip'
+    """
+    return Semantics(
+        ties=args.ties,
+        empty=args.empty,
+        missing=args.missing,
+        duplicates=args.duplicates,
+        depth=args.depth,
+        judged_only=args.judged_only,
+        seed=seed,
+    )

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from rankmeter.aggregate import EMPTY_POLICIES
+from rankmeter.core.semantics import EMPTY_POLICIES, Semantics
 from rankmeter.errors import InputFormatError
 
 DEFAULT_MEASURES = ["ndcg@10", "ndcg@100", "ndcg", "map@1000", "map", "p@10"]
@@ -152,12 +152,10 @@ def run(args: argparse.Namespace) -> int:
         database_labels=load_array(args.database_labels, "database labels"),
         metric=args.metric,
         relevance=args.relevance,
-        ties=args.ties,
+        semantics=Semantics(ties=args.ties, empty=args.empty, seed=args.seed),
         exclude_self=args.exclude_self,
         batch_size=args.batch_size,
         progress=args.progress,
-        empty=args.empty,
-        seed=args.seed,
         radius=args.radius,
         codes=args.codes,
     )

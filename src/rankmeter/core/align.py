@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, TypedDict
+from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict
 
 import numpy as np
 
@@ -23,12 +23,14 @@ from rankmeter.core.ids import (
 )
 from rankmeter.core.lists import MAX_THREADS, map_blocks, usable_cpus
 from rankmeter.core.ranked_lists import RankedLists, concatenate
-from rankmeter.core.ties import Ranking, check_policy, ranking, tie_group_starts, tied_runs
+from rankmeter.core.semantics import DUPLICATE_POLICIES, Semantics, SemanticsOptions, choose
+from rankmeter.core.ties import Ranking, ranking, tie_group_starts, tied_runs
 from rankmeter.errors import DuplicateEntryError, PolicyError, RankmeterError, where
 from rankmeter.io.tables import Qrels, Run
 
-MISSING_POLICIES = ("zero", "skip", "error")
-DUPLICATE_POLICIES = ("error", "first", "max")
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
 PARALLEL_MIN_ROWS = 1 << 19
 """Fewest run rows per thread when a run is aligned in blocks of queries."""
 
@@ -44,12 +46,6 @@ class AlignInfo:
     duplicates_dropped: int = 0
     unjudged_dropped: int = 0
     truncated_by_depth: int = 0
-
-
-def _choose(policy: str, allowed: tuple[str, ...], name: str) -> str:
-    if policy not in allowed:
-        raise PolicyError(f"unknown {name} policy {policy!r}; choose one of {', '.join(allowed)}")
-    return policy
 
 
 def _duplicate_error(table: Qrels | Run, first: int, second: int, values: np.ndarray, what: str) -> DuplicateEntryError:
@@ -78,44 +74,29 @@ def _rows_to_drop(pairs: np.ndarray, values: np.ndarray, policy: str, table: Qre
     return group[order][~keep_first]
 
 
-def check_align_options(missing: str, duplicates: str) -> None:
-    """Raise :class:`PolicyError` for an unknown ``missing`` or ``duplicates`` policy."""
-    _choose(missing, MISSING_POLICIES, "missing")
-    _choose(duplicates, DUPLICATE_POLICIES, "duplicates")
-
-
 def align(
     qrels: Qrels,
     run: Run,
+    semantics: Semantics | None = None,
     *,
-    ties: str = "trec",
-    missing: str = "zero",
-    duplicates: str = "error",
-    depth: int | None = None,
-    judged_only: bool = False,
-    seed: int | None = None,
     judged_items: bool = False,
     threads: int | None = None,
+    **options: Unpack[SemanticsOptions],
 ) -> tuple[RankedLists, AlignInfo]:
     """Rank each query's documents and attach their grades and the ideal grades.
 
     Parameters
     ----------
     qrels, run : Qrels, Run
-    ties : str
-        Tie policy (see :mod:`rankmeter.core.ties`).
-    missing : {"zero", "skip", "error"}
-        A judged query absent from the run: evaluated as an empty ranking
-        (every measure 0, as trec_eval ``-c``), left out, or an error.
-    duplicates : {"error", "first", "max"}
-        A (query, document) pair repeated in the run or the qrels.
-    depth : int, optional
-        Keep only the top ``depth`` documents of each query after ranking
-        (trec_eval ``-M``).
-    judged_only : bool
-        Drop unjudged documents before ranking (trec_eval ``-J``).
-    seed : int, optional
-        Seed for ``ties="shuffle"``.
+    semantics : Semantics, optional
+        What this alignment reads of it: ``ties`` (see :mod:`rankmeter.core.ties`;
+        default ``trec``); ``missing``: a judged query absent from the run is
+        an empty ranking (every measure 0, as trec_eval ``-c``), left out, or
+        an error; ``duplicates``: a (query, document) pair repeated in the
+        run or the qrels; ``depth``: keep only the top documents of each
+        query after ranking (trec_eval ``-M``); ``judged_only``: drop
+        unjudged documents before ranking (trec_eval ``-J``); ``seed`` for
+        ``ties="shuffle"``.
     judged_items : bool
         Store only the judged items and the tied groups, with their ranks
         (:meth:`RankedLists.judged_items`), without building per-item arrays
@@ -124,6 +105,8 @@ def align(
         Threads for large runs, each aligning a block of queries (default:
         one per CPU, at most :data:`~rankmeter.core.lists.MAX_THREADS`; 1:
         one pass). The result does not depend on it.
+    **options
+        Fields of :class:`Semantics` one by one; they override ``semantics``.
 
     Returns
     -------
@@ -131,24 +114,20 @@ def align(
         Queries are those of the qrels (sorted by id); queries only in the run
         are dropped and listed in ``AlignInfo.run_only_queries``.
     """
-    check_policy(ties)
-    check_align_options(missing, duplicates)
-    if depth is not None and depth < 1:
-        raise PolicyError(f"depth must be a positive integer, got {depth!r}")
+    sem = Semantics.build(semantics, "qrels", **options)
+    ties = sem.tie_policy
     if judged_items and ties == "expected":
         raise PolicyError("judged_items lists need a deterministic tie policy, not ties='expected'")
-    if depth is not None and ties == "expected":
-        raise PolicyError("depth truncation is not defined for ties='expected'; use a measure cutoff (@k)")
-    options = _Options(ties, missing, duplicates, depth, judged_only, seed, judged_items)
+    settings = _Options(ties, sem.missing, sem.duplicates, sem.depth, sem.judged_only, sem.seed, judged_items)
     qvocab, (qq, rq) = intern(qrels.query_ids, run.query_ids)
     blocks = _query_blocks(rq, len(qvocab), ties, threads)
     if blocks is None:
-        return _align_coded(qvocab, qq, rq, qrels, run, options)
+        return _align_coded(qvocab, qq, rq, qrels, run, settings)
     try:
-        parts = list(map_blocks(lambda b: _align_block(b, qvocab, qq, rq, qrels, run, options), blocks, threads))
+        parts = list(map_blocks(lambda b: _align_block(b, qvocab, qq, rq, qrels, run, settings), blocks, threads))
     except RankmeterError:
         # the same problem, reported as the serial pass finds it (the first one in file order)
-        return _align_coded(qvocab, qq, rq, qrels, run, options)
+        return _align_coded(qvocab, qq, rq, qrels, run, settings)
     return concatenate([r for r, _ in parts]), merge_infos([i for _, i in parts])
 
 
@@ -261,7 +240,7 @@ def dedupe_qrels(qrels: Qrels, duplicates: str = "error") -> tuple[Qrels, int]:
     >>> kept.relevance.tolist(), dropped
     ([2.0], 1)
     """
-    _choose(duplicates, DUPLICATE_POLICIES, "duplicates")
+    choose(duplicates, DUPLICATE_POLICIES, "duplicates")
     _, codes = intern(qrels.query_ids)
     drop = _rows_to_drop(duplicate_rows(codes[0], qrels.doc_ids), qrels.relevance, duplicates, qrels, "qrels")
     if not len(drop):

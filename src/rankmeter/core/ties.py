@@ -25,9 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from rankmeter.core.arrays import sorted_unique
+from rankmeter.core.semantics import TIE_POLICIES, choose
 from rankmeter.errors import PolicyError
-
-TIE_POLICIES = ("trec", "stable", "expected", "shuffle", "optimistic", "pessimistic")
 
 
 def check_policy(ties: str) -> str:
@@ -36,9 +35,7 @@ def check_policy(ties: str) -> str:
     >>> check_policy("expected")
     'expected'
     """
-    if ties not in TIE_POLICIES:
-        raise PolicyError(f"unknown ties policy {ties!r}; choose one of {', '.join(TIE_POLICIES)}")
-    return ties
+    return choose(ties, TIE_POLICIES, "ties")
 
 
 def _presorted_base(query_codes: np.ndarray, scores: np.ndarray) -> np.ndarray | None:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from rankmeter.measures.registry import Family
+    from rankmeter.measures.family import Family
 
 _lock = RLock()
 _filled = False
@@ -23,7 +23,7 @@ _filling = False
 
 
 def _fill() -> None:
-    """Fill both tables from the registry, once (a read during the filling sees the rows added so far)."""
+    """Fill both tables from the registry, once (a read during the filling sees them empty)."""
     global _filled, _filling
     with _lock:  # reentrant: only the filling thread itself gets past this while _filling is set
         if _filled or _filling:
@@ -32,7 +32,9 @@ def _fill() -> None:
         try:
             from rankmeter.measures import registry
 
-            registry.fill()
+            families, aliases = registry.tables()
+            dict.update(FAMILIES, families)
+            dict.update(ALIASES, aliases)
         except BaseException:
             dict.clear(FAMILIES)
             dict.clear(ALIASES)

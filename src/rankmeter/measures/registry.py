@@ -6,154 +6,14 @@ kernel and one row of reference values in the tests.
 
 :data:`FAMILIES` and :data:`ALIASES` live in :mod:`rankmeter.measures._tables`,
 which imports this module (and so every kernel) only when a table is first
-used, and then calls :func:`fill`.
+used, and fills them from :func:`tables`; this module imports neither.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
-
-import numpy as np
-
-from rankmeter.errors import MeasureSyntaxError
-from rankmeter.measures._tables import ALIASES, FAMILIES
+from rankmeter.measures import trec_families
+from rankmeter.measures.family import DISCOUNT, GAIN, IDEAL, MIN_REL, Family
 from rankmeter.measures.kernels import average_precision, counts, dcg, precision, reciprocal_rank
-from rankmeter.measures.params import GainTable, Jarvelin
-
-
-@dataclass(frozen=True)
-class Param:
-    """A family parameter: default value, parser for names and validator for Python values."""
-
-    default: Any
-    parse_text: Callable[[str, str], Any]
-    check: Callable[[Any, str], Any]
-    doc: str
-
-    def parse(self, text: str, source: str) -> Any:
-        return self.parse_text(text, source)
-
-    def convert(self, value: Any, family: str) -> Any:
-        return self.check(value, family)
-
-
-def _number(text: str, source: str) -> float:
-    try:
-        return float(text)
-    except ValueError:
-        raise MeasureSyntaxError(f"measure {source!r}: {text!r} is not a number") from None
-
-
-def _check_min_rel(value: Any, family: str) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, str):
-        value = _number(value, family)
-    if not isinstance(value, int | float | np.integer | np.floating) or not np.isfinite(value):
-        raise MeasureSyntaxError(f"measure {family!r}: min_rel must be a finite number, got {value!r}")
-    return float(value)
-
-
-def _parse_gain(text: str, source: str) -> Any:
-    if text in ("linear", "exp"):
-        return text
-    if text.startswith("{") and text.endswith("}"):
-        table: dict[float, float] = {}
-        for item in filter(None, (t.strip() for t in text[1:-1].split(","))):
-            if ":" not in item:
-                raise MeasureSyntaxError(f"measure {source!r}: gain table entry {item!r} must be grade:gain")
-            k, v = item.split(":", 1)
-            table[_number(k.strip(), source)] = _number(v.strip(), source)
-        return GainTable.of(table)
-    raise MeasureSyntaxError(
-        f"measure {source!r}: gain must be linear, exp or a table {{grade:gain,...}}, got {text!r}"
-    )
-
-
-def _check_gain(value: Any, family: str) -> Any:
-    if isinstance(value, str):
-        return _parse_gain(value, family)
-    if isinstance(value, dict):
-        return GainTable.of(value)
-    if isinstance(value, GainTable) or callable(value):
-        return value
-    raise MeasureSyntaxError(f"measure {family!r}: unsupported gain {value!r}")
-
-
-def _parse_discount(text: str, source: str) -> Any:
-    if text == "log2":
-        return "log2"
-    m = re.fullmatch(r"jarvelin(?:\(\s*([0-9.eE+-]+)\s*\))?", text)
-    if m:
-        base = _number(m.group(1), source) if m.group(1) else 2.0
-        if base <= 1:
-            raise MeasureSyntaxError(f"measure {source!r}: jarvelin base must be > 1, got {base}")
-        return Jarvelin(base)
-    raise MeasureSyntaxError(f"measure {source!r}: discount must be log2 or jarvelin(b), got {text!r}")
-
-
-def _check_discount(value: Any, family: str) -> Any:
-    if isinstance(value, str):
-        return _parse_discount(value, family)
-    if isinstance(value, Jarvelin) or callable(value):
-        return value
-    raise MeasureSyntaxError(f"measure {family!r}: unsupported discount {value!r}")
-
-
-def _check_ideal(value: Any, family: str) -> str:
-    if value not in ("judged", "retrieved"):
-        raise MeasureSyntaxError(f"measure {family!r}: ideal must be 'judged' or 'retrieved', got {value!r}")
-    return str(value)
-
-
-MIN_REL = Param(
-    None,
-    lambda t, s: _check_min_rel(_number(t, s), s),
-    _check_min_rel,
-    "relevance threshold for binary relevance: grade >= min_rel (default: grade > 0); trec_eval -l",
-)
-GAIN = Param("linear", _parse_gain, _check_gain, "linear (r) | exp (2^r - 1) | {grade:gain,...} | callable")
-DISCOUNT = Param(
-    "log2",
-    _parse_discount,
-    _check_discount,
-    "log2 (1/log2(i+1)) | jarvelin(b) (1 for i < b, else 1/log_b(i)) | callable",
-)
-IDEAL = Param(
-    "judged",
-    lambda t, s: _check_ideal(t, s),
-    _check_ideal,
-    "judged (all judged documents, trec_eval) | retrieved (the ranked list only, scikit-learn/keras-rs)",
-)
-
-Kernel = Callable[[Any, Any], np.ndarray]
-
-
-@dataclass(frozen=True)
-class Family:
-    """A measure family: how it is named, parameterised, cut off, computed and aggregated."""
-
-    name: str
-    kernel: Kernel
-    description: str
-    cutoff: str = "optional"  # "required" | "optional" | "none"
-    params: dict[str, Param] = field(default_factory=dict)
-    aggregate: str = "mean"  # "mean" | "sum" | "gmean"
-    trec_name: str | None = None
-    needs_relevant: bool = True  # False: defined without relevant documents (counts, judged@k)
-
-    @property
-    def is_count(self) -> bool:
-        return self.aggregate == "sum"
-
-    @property
-    def empty_exempt(self) -> bool:
-        """Whether the empty-query policy keeps this family's values (except ``skip``/``error``)."""
-        return self.is_count or not self.needs_relevant
-
 
 _GRADED = {"gain": GAIN, "discount": DISCOUNT, "ideal": IDEAL}
 _BINARY = {"min_rel": MIN_REL}
@@ -267,24 +127,6 @@ _CORE_FAMILIES: dict[str, Family] = {
 }
 
 
-def _register_extensions() -> None:
-    """Add families defined outside this file (e.g. trec_eval's full set in ``trec_families``)."""
-    import importlib
-
-    for module_name in ("rankmeter.measures.trec_families",):
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name == module_name:
-                continue
-            raise
-        for fam in module.FAMILIES:
-            if fam.name in FAMILIES:
-                raise RuntimeError(f"measure family {fam.name!r} registered twice")
-            FAMILIES[fam.name] = fam
-        ALIASES.update(getattr(module, "ALIASES", {}))
-
-
 _CORE_ALIASES: dict[str, str] = {
     "precision": "p",
     "recall": "r",
@@ -303,8 +145,19 @@ _CORE_ALIASES: dict[str, str] = {
 }
 
 
-def fill() -> None:
-    """Add every family and alias to the (empty) tables: the core ones first, then the extensions'."""
-    FAMILIES.update(_CORE_FAMILIES)
-    ALIASES.update(_CORE_ALIASES)
-    _register_extensions()
+def tables() -> tuple[dict[str, Family], dict[str, str]]:
+    """Every family and alias: the core ones first, then trec_eval's (:mod:`~rankmeter.measures.trec_families`).
+
+    :mod:`rankmeter.measures._tables` fills :data:`~rankmeter.measures.FAMILIES` and
+    :data:`~rankmeter.measures.ALIASES` from these on first use.
+
+    >>> families, aliases = tables()
+    >>> families["ndcg"].name, aliases["mrr"], "bpref" in families
+    ('ndcg', 'rr', True)
+    """
+    families = dict(_CORE_FAMILIES)
+    for fam in trec_families.FAMILIES:
+        if fam.name in families:
+            raise RuntimeError(f"measure family {fam.name!r} registered twice")
+        families[fam.name] = fam
+    return families, {**_CORE_ALIASES, **trec_families.ALIASES}

@@ -1,7 +1,7 @@
 """The measure families trec_eval computes beyond rankmeter's core set (merged into the registry).
 
-When the measure tables are first used, :func:`rankmeter.measures.registry.fill`
-imports this module and merges :data:`FAMILIES` and :data:`ALIASES` into them, so every family here
+When the measure tables are first used, :func:`rankmeter.measures.registry.tables`
+merges :data:`FAMILIES` and :data:`ALIASES` into them, so every family here
 is reachable from :func:`rankmeter.evaluate`, ``rankmeter evaluate -m`` and
 ``rankmeter measures``. The kernels live in :mod:`rankmeter.measures.kernels.trec`.
 
@@ -43,10 +43,10 @@ import math
 from typing import Any
 
 from rankmeter.errors import MeasureSyntaxError
+from rankmeter.measures.family import GAIN, MIN_REL, Family, Param
 from rankmeter.measures.kernels import average_precision
 from rankmeter.measures.kernels.trec import average, gain, interpolated, preference, rbp, sets
 from rankmeter.measures.params import format_number
-from rankmeter.measures.registry import GAIN, MIN_REL, Family, Param
 
 
 class RecallLevels(tuple):  # type: ignore[type-arg]

@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from rankmeter.core.semantics import FIELDS as SEMANTICS_FIELDS
+from rankmeter.core.semantics import Semantics
 from rankmeter.errors import InputFormatError, PolicyError
 from rankmeter.stats._arrays import positive_int
 from rankmeter.stats._types import TestResult
@@ -341,11 +343,12 @@ def compare(
     ci: float = 0.95,
     ci_method: str = "BCa",
     query_sets: str = "error",
+    semantics: Semantics | None = None,
     evaluate_options: Mapping[str, Any] | None = None,
 ) -> Comparison:
     """Evaluate several runs and compare them with significance tests.
 
-    Each run is evaluated with :func:`rankmeter.evaluate.evaluate` on
+    Each run is evaluated with :func:`rankmeter.evaluate` on
     ``qrels`` and ``measures``; the per-query values then go to
     :func:`compare_per_query`, which documents the statistics and every
     keyword argument.
@@ -353,7 +356,7 @@ def compare(
     Parameters
     ----------
     qrels : path or Qrels
-        Relevance judgments, as accepted by :func:`rankmeter.evaluate.evaluate`.
+        Relevance judgments, as accepted by :func:`rankmeter.evaluate`.
     runs : mapping
         System name -> run (path or Run). At least two; the first is the
         default baseline.
@@ -361,11 +364,16 @@ def compare(
         Measure names, e.g. ``["ndcg@10", "map"]``.
     baseline, test, correction, alpha, n_resamples, seed, ci, ci_method, query_sets
         See :func:`compare_per_query`.
+    semantics : Semantics, optional
+        How every run is evaluated (:class:`rankmeter.Semantics`: ties,
+        empty and missing queries, ...), the same for all runs and recorded
+        in each evaluation's metadata. Paired tests need a value for every
+        query, so ``empty="skip"`` / ``"nan"`` make queries without relevant
+        documents an error here.
     evaluate_options : mapping, optional
-        Keyword arguments for every :func:`rankmeter.evaluate.evaluate` call,
-        e.g. ``{"ties": "expected", "missing": "zero", "judged_only": True}``.
-        Paired tests need a value for every query, so ``empty="skip"`` /
-        ``"nan"`` make queries without relevant documents an error here.
+        Other keyword arguments for every :func:`rankmeter.evaluate` call
+        (``qrels_columns``, ``threads``, or fields of the semantics one by
+        one, e.g. ``{"ties": "expected", "judged_only": True}``).
 
     Returns
     -------
@@ -387,9 +395,14 @@ def compare(
     from rankmeter.evaluate import evaluate
 
     wanted = [measures] if isinstance(measures, str) else list(measures)
+    options = dict(evaluate_options or {})
+    if semantics is not None:
+        options["semantics"] = semantics
+    # the semantics are checked before the first run is read
+    Semantics.build(options.get("semantics"), "qrels", **{k: v for k, v in options.items() if k in SEMANTICS_FIELDS})
     per_query: dict[str, PerQuery] = {}
     for name, run in runs.items():
-        result = evaluate(qrels, run, wanted, **dict(evaluate_options or {}))
+        result = evaluate(qrels, run, wanted, **options)
         per_query[name] = (list(result.query_ids), list(result.measure_names), result.values)
     return compare_per_query(
         per_query,

@@ -9,7 +9,7 @@ from typing import TextIO
 
 from rankmeter._version import __version__
 from rankmeter.errors import RankmeterError
-from rankmeter.evaluate import BLOCK_BYTES
+from rankmeter.stream import BLOCK_BYTES
 from rankmeter.trec_eval.engine import NoQueriesError, Table, evaluate_qrels, evaluate_qrels_in_blocks
 from rankmeter.trec_eval.help import help_text
 from rankmeter.trec_eval.measures import TrecMeasureError, resolve

@@ -4,7 +4,7 @@ The qrels and the run are joined by :func:`rankmeter.core.align.align` with
 ``ties="trec"`` (score descending, then document id descending), trec_eval's
 ``-M`` and ``-J`` are applied to the ranked lists in trec_eval's order
 (truncate first, then drop unjudged documents), and every measure is computed
-by :func:`rankmeter.evaluate.evaluate_ranked`.
+by :func:`rankmeter.pipeline.evaluate_ranked`.
 """
 
 from __future__ import annotations
@@ -18,14 +18,16 @@ import numpy as np
 
 from rankmeter.core.align import JudgmentsByQuery, align, dedupe_qrels
 from rankmeter.core.ranked_lists import RankedLists
+from rankmeter.core.semantics import Semantics
 from rankmeter.core.ties import tie_group_starts
 from rankmeter.errors import RankmeterError
-from rankmeter.evaluate import BLOCK_BYTES, evaluate_ranked
 from rankmeter.io.arrow import is_arrow
 from rankmeter.io.tables import Qrels, Run
 from rankmeter.io.trec import last_line_field
 from rankmeter.measures import FAMILIES, Measure
 from rankmeter.measures.kernels.context import Context
+from rankmeter.pipeline import evaluate_ranked
+from rankmeter.stream import BLOCK_BYTES
 from rankmeter.trec_eval.measures import Column, Requested, build_columns
 from rankmeter.trec_eval.readers import RunFile
 
@@ -99,6 +101,17 @@ def relstrings(ranked: RankedLists, length: int) -> list[str]:
     return [text[bounds[i] : bounds[i + 1]] for i in range(ranked.n_queries)]
 
 
+def drop_in_semantics(complete: bool) -> Semantics:
+    """trec_eval's semantics: trec ties, duplicates an error, judged topics without results scored 0 with ``-c``.
+
+    (``-M`` and ``-J`` are applied after the alignment, as trec_eval does.)
+
+    >>> drop_in_semantics(False).missing, drop_in_semantics(True).missing
+    ('skip', 'zero')
+    """
+    return Semantics(ties="trec", missing="zero" if complete else "skip", duplicates="error")
+
+
 def evaluate_qrels(
     requested: list[Requested],
     qrels: Qrels,
@@ -144,7 +157,7 @@ def evaluate_qrels(
     ['num_q                 \\tall\\t2', 'map                   \\tall\\t0.5000']
     """
     stderr = stderr if stderr is not None else sys.stderr
-    ranked, info = align(qrels, runfile.run, ties="trec", missing="zero" if complete else "skip", duplicates="error")
+    ranked, info = align(qrels, runfile.run, drop_in_semantics(complete))
     if info.missing_queries and not complete:
         _warn_missing(info.missing_queries, stderr)
     if ranked.n_queries == 0:

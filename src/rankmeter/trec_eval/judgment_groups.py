@@ -16,12 +16,12 @@ import numpy as np
 
 from rankmeter.core.align import align
 from rankmeter.errors import DuplicateEntryError, where
-from rankmeter.evaluate import evaluate_ranked
 from rankmeter.io.tables import Qrels, Run
 from rankmeter.measures import measure
-from rankmeter.trec_eval.engine import NoQueriesError, Table, restrict
+from rankmeter.pipeline import evaluate_ranked
+from rankmeter.trec_eval.engine import NoQueriesError, Table, drop_in_semantics, restrict
 from rankmeter.trec_eval.measures import Requested, build_columns
-from rankmeter.trec_eval.readers import _atol_grades, read_records, read_run
+from rankmeter.trec_eval.readers import atol_grades, read_records, read_run
 
 SEPARATOR = "\x01"  # sorts below every printable character, so (topic, group) order is kept
 
@@ -29,7 +29,7 @@ SEPARATOR = "\x01"  # sorts below every printable character, so (topic, group) o
 def read_qrels_jg(path: str) -> tuple[Qrels, np.ndarray]:
     """Read qrels_jg lines into qrels whose query ids are ``topic<SEP>group``; also return each row's topic."""
     fields, lines, source = read_records(path, 4, True, "qid judgment_group docno rel")
-    grades = _atol_grades(fields[:, 3], fields, lines, source)
+    grades = atol_grades(fields[:, 3], fields, lines, source)
     topics = fields[:, 0].astype(str)
     virtual = np.char.add(np.char.add(topics, SEPARATOR), fields[:, 1].astype(str))
     docs = fields[:, 2].astype(str)
@@ -95,7 +95,7 @@ def evaluate_judgment_groups(
     virtual_ids, first = np.unique(qrels.query_ids, return_index=True)
     virtual_topics = row_topics[first]
     run = _expand_run(runfile.run, virtual_ids, virtual_topics)
-    ranked, info = align(qrels, run, ties="trec", missing="zero" if complete else "skip", duplicates="error")
+    ranked, info = align(qrels, run, drop_in_semantics(complete))
     missing_topics = sorted({v.split(SEPARATOR)[0] for v in info.missing_queries})
     if missing_topics and not complete:
         stderr.write(

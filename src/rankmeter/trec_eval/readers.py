@@ -117,7 +117,7 @@ def read_records(
     return fields, lines, source
 
 
-def _atol_grades(column: np.ndarray, fields: np.ndarray, lines: np.ndarray, source: str) -> np.ndarray:
+def atol_grades(column: np.ndarray, fields: np.ndarray, lines: np.ndarray, source: str) -> np.ndarray:
     try:
         return np.asarray(column.astype(str), dtype=np.int64).astype(np.float64)
     except (ValueError, OverflowError):
@@ -168,7 +168,7 @@ def read_qrels(path: str) -> Qrels:
         ]
         return Qrels(qids, dids, grades, source=path)
     fields, lines, source = read_records(path, 4, True, "qid iter docno rel")
-    grades = _atol_grades(fields[:, 3], fields, lines, source)
+    grades = atol_grades(fields[:, 3], fields, lines, source)
     return Qrels(fields[:, 0].astype(str), fields[:, 2].astype(str), grades, source=source, lines=lines)
 
 

@@ -29,7 +29,7 @@ from rankmeter.errors import PolicyError
 from rankmeter.measures.kernels.context import Context
 from rankmeter.measures.kernels.segments import segment_cumsum
 from rankmeter.vectors.distances import check_metric
-from rankmeter.vectors.evaluate import _SORT_ELEMENTS, VECTOR_TIES, _prepare
+from rankmeter.vectors.evaluate import SORT_ELEMENTS, VECTOR_TIES, prepare_inputs
 from rankmeter.vectors.hamming import BUCKET_TIES, BucketGroups, bucket_counts, bucket_histogram
 from rankmeter.vectors.ranking import rank_block
 from rankmeter.vectors.relevance import RelevanceArg
@@ -130,7 +130,7 @@ def pr_curve(
         raise PolicyError(f"by must be 'radius' or 'rank', got {by!r}")
     if kind == "radius" and metric != "hamming":
         raise PolicyError(f"a curve by Hamming radius needs metric='hamming', got {metric!r}")
-    data = _prepare(queries, database, metric, codes, query_labels, database_labels, relevance)
+    data = prepare_inputs(queries, database, metric, codes, query_labels, database_labels, relevance)
     n_q, n_d = data.n_queries, data.n_database
     if ks is None:
         k_arr = np.arange(1, n_d + 1, dtype=np.int64)
@@ -138,7 +138,7 @@ def pr_curve(
         k_arr = np.asarray(ks, dtype=np.int64).reshape(-1)
         if k_arr.size == 0 or (k_arr < 1).any():
             raise PolicyError(f"ks must be positive integers, got {np.asarray(ks).tolist()}")
-    size = batch_size or max(1, _SORT_ELEMENTS // n_d)
+    size = batch_size or max(1, SORT_ELEMENTS // n_d)
     n_points = data.bits + 1 if kind == "radius" else len(k_arr)
     p_sum, r_sum, ret_sum = np.zeros(n_points), np.zeros(n_points), np.zeros(n_points)
     n_in = 0

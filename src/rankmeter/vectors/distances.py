@@ -130,7 +130,7 @@ def _detect_form(arr: np.ndarray, name: str) -> str:
     )
 
 
-def _pack(arr: np.ndarray, form: str) -> tuple[np.ndarray, int]:
+def pack_bits(arr: np.ndarray, form: str) -> tuple[np.ndarray, int]:
     """Row codes -> (uint64 words of shape (n_words, n), bits)."""
     if form == "packed":
         if arr.dtype == np.uint64:
@@ -210,8 +210,8 @@ def prepare_codes(queries: Any, database: Any, codes: str = "auto") -> tuple[Pac
         raise InputFormatError(
             f"queries have {q.shape[1]} code columns (shape {q.shape}) but database has {d.shape[1]} (shape {d.shape})"
         )
-    qw, bits = _pack(q, fq)
-    dw, _ = _pack(d, fd)
+    qw, bits = pack_bits(q, fq)
+    dw, _ = pack_bits(d, fd)
     return PackedCodes(qw, bits, fq), PackedCodes(dw, bits, fd)
 
 

@@ -5,16 +5,17 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from rankmeter._version import __version__
-from rankmeter.aggregate import aggregate_column, apply_empty_policy, check_empty_policy
-from rankmeter.core.ties import check_policy, straddling_queries
+from rankmeter.aggregate import aggregate_column, apply_empty_policy
+from rankmeter.core.semantics import Semantics, SemanticsOptions
+from rankmeter.core.ties import straddling_queries
 from rankmeter.errors import InputFormatError, MeasureSyntaxError, PolicyError
-from rankmeter.evaluate import evaluate_ranked
 from rankmeter.measures import FAMILIES, Measure, parse
+from rankmeter.pipeline import evaluate_ranked
 from rankmeter.progress import progress_bar, wanted
 from rankmeter.results import EvaluationResult
 from rankmeter.vectors.distances import (
@@ -42,6 +43,9 @@ from rankmeter.vectors.hamming import (
 from rankmeter.vectors.ranking import rank_block
 from rankmeter.vectors.relevance import Relevance, RelevanceArg, prepare_relevance
 
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
 VECTOR_TIES = ("expected", "stable", "optimistic", "pessimistic", "shuffle")
 _GRADED = ("ndcg", "dcg", "idcg", "cg")
 # families whose values at cutoff k read only the top k of the ranking (and the ideal / R from all items)
@@ -50,7 +54,7 @@ _TRUNCATABLE = frozenset(
 )
 _RADIUS = re.compile(r"^\s*(p|r|precision|recall)\s*\(\s*radius\s*=\s*(\d+)\s*\)\s*$", re.IGNORECASE)
 _BUCKET_ELEMENTS = 1 << 20  # items (query x database pairs) per block on the bucket path (fits the caches)
-_SORT_ELEMENTS = 1 << 20  # ... on the general (sorting) path
+SORT_ELEMENTS = 1 << 20  # ... on the general (sorting) path
 _AUTO_PROGRESS_PAIRS = 2_000_000_000
 
 MeasuresArg = str | Measure | Iterable[str | Measure]
@@ -150,7 +154,7 @@ class _Inputs:
         return s
 
 
-def _prepare(
+def prepare_inputs(
     queries: Any,
     database: Any,
     metric: str,
@@ -214,14 +218,13 @@ def evaluate_vectors(
     database_labels: Any,
     metric: str = "hamming",
     relevance: RelevanceArg = "shared_labels",
-    ties: str = "expected",
+    semantics: Semantics | None = None,
     exclude_self: bool = False,
     batch_size: int | None = None,
     progress: bool | None = None,
-    empty: str = "zero",
-    seed: int | None = None,
     radius: int | Iterable[int] | None = None,
     codes: str = "auto",
+    **options: Unpack[SemanticsOptions],
 ) -> EvaluationResult:
     r"""Evaluate nearest-neighbour retrieval of every query over the whole database.
 
@@ -235,7 +238,7 @@ def evaluate_vectors(
     after He et al., "Hashing as Tie-Aware Learning to Rank", CVPR 2018, and
     McSherry & Najork, ECIR 2008), in O(N + bits * grades * cutoffs) per query.
     Other cases rank each block of queries and call
-    :func:`rankmeter.evaluate.evaluate_ranked` (the same values to 1e-12).
+    :func:`rankmeter.pipeline.evaluate_ranked` (the same values to 1e-12).
 
     Parameters
     ----------
@@ -257,9 +260,12 @@ def evaluate_vectors(
         ``shared_labels``: grade :math:`l_q^T l_i`; ``any_shared``:
         :math:`[l_q^T l_i > 0]`; ``same_class``: class equality; a callable
         ``f(query_labels[block], database_labels) -> (b, n_database)`` grades.
-    ties : {"expected", "stable", "optimistic", "pessimistic", "shuffle"}, default "expected"
-        ``stable`` breaks ties by database index; ``shuffle`` by a seeded hash
-        of (seed, query, item), the same whatever the batch size.
+    semantics : Semantics, optional
+        Ties, empty queries and seed (:class:`rankmeter.Semantics`). Ties:
+        ``expected`` (default), ``stable``, ``optimistic``, ``pessimistic``
+        or ``shuffle``; ``stable`` breaks ties by database index, ``shuffle``
+        by a seeded hash of (seed, query, item), the same whatever the batch
+        size. ``empty``: queries with no relevant database item.
     exclude_self : bool, default False
         Leave database item i out of query i's ranking and ideal (query set =
         database; queries with index >= n_database keep every item).
@@ -269,14 +275,13 @@ def evaluate_vectors(
     progress : bool, optional
         Show a progress bar on stderr; default: only for long jobs (>= 2e9
         pairs) on a terminal.
-    empty : {"zero", "skip", "nan", "one", "error"}, default "zero"
-        Queries with no relevant database item.
-    seed : int, optional
-        For ``ties="shuffle"``.
     radius : int or iterable of int, optional
         Adds ``p(radius=r)`` and ``r(radius=r)`` columns (Hamming only).
     codes : {"auto", "pm1", "binary", "packed"}, default "auto"
         Form of Hamming codes (``auto`` reads it from dtype and values).
+    **options
+        Fields of :class:`~rankmeter.Semantics` one by one (``ties=``,
+        ``empty=``, ``seed=``); they override ``semantics``.
 
     Returns
     -------
@@ -301,25 +306,25 @@ def evaluate_vectors(
     0.75
     """
     check_metric(metric)
-    check_policy(ties)
+    sem = Semantics.build(semantics, "vectors", **options)
+    ties, empty, seed = sem.tie_policy, sem.empty, sem.seed
     if ties not in VECTOR_TIES:
         raise PolicyError(
             f"ties={ties!r} is not available for vectors (it orders by document id strings); "
             f"choose one of {', '.join(VECTOR_TIES)}"
         )
-    check_empty_policy(empty)
     if batch_size is not None and (not isinstance(batch_size, int | np.integer) or batch_size < 1):
         raise PolicyError(f"batch_size must be a positive integer, got {batch_size!r}")
     plan = _plan(measures, radius)
     if plan.radii and metric != "hamming":
         raise PolicyError(f"precision/recall within a Hamming radius needs metric='hamming', got {metric!r}")
-    data = _prepare(queries, database, metric, codes, query_labels, database_labels, relevance)
+    data = prepare_inputs(queries, database, metric, codes, query_labels, database_labels, relevance)
     n_q, n_d = data.n_queries, data.n_database
     bucket_ok = metric == "hamming" and ties in BUCKET_TIES
     plan.bucket = [bucket_ok and m.family in BUCKET_FAMILIES for m in plan.measures]
     all_bucket = bucket_ok and all(plan.bucket) and data.relevance.integral
     if batch_size is None:
-        batch_size = max(1, (_BUCKET_ELEMENTS if all_bucket else _SORT_ELEMENTS) // n_d)
+        batch_size = max(1, (_BUCKET_ELEMENTS if all_bucket else SORT_ELEMENTS) // n_d)
     show = wanted(progress, n_q * n_d >= _AUTO_PROGRESS_PAIRS)
     evaluator = _BlockEvaluator(plan, data, ties, exclude_self, seed)
     n_cols = len(plan.columns)
@@ -347,6 +352,7 @@ def evaluate_vectors(
         "measures": [col.name for col in plan.columns],
         "ties": ties,
         "empty": empty,
+        "semantics": sem.as_dict(),
         "queries_evaluated": n_q,
         "queries_empty": evaluator.queries_empty,
         "queries_with_ties": evaluator.queries_with_ties,

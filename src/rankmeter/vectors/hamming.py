@@ -47,7 +47,7 @@ applied to the sub-buckets give the exact deterministic values (a group of
 equal grades has no uncertainty). The core orders grades <= 0 alike (by
 index) for these two policies, so a block with negative grades takes the
 sorting path instead. The values equal those of the general path
-(sort, :func:`rankmeter.evaluate.evaluate_ranked`) to rounding.
+(sort, :func:`rankmeter.pipeline.evaluate_ranked`) to rounding.
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from rankmeter.errors import InputFormatError, InvalidScoreError, PolicyError
-from rankmeter.vectors.distances import ScoreCache, _pack, aligned_rows, popcount, score_chunk
+from rankmeter.vectors.distances import ScoreCache, aligned_rows, pack_bits, popcount, score_chunk
 
 RELEVANCE_RULES = ("shared_labels", "any_shared", "same_class")
 
@@ -62,8 +62,8 @@ class _PackedLabels(Relevance):
     def __init__(self, q: np.ndarray, d: np.ndarray, rule: str) -> None:
         self.name = rule
         self.integral = True
-        self.qw, _ = _pack(q, "binary")
-        self.dw, _ = _pack(d, "binary")
+        self.qw, _ = pack_bits(q, "binary")
+        self.dw, _ = pack_bits(d, "binary")
         self.n_labels = q.shape[1]
 
     def block(self, start: int, stop: int) -> np.ndarray:

@@ -1,0 +1,152 @@
+"""What a measure family is: :class:`Family` (name, kernel, cutoff rule, parameters, aggregation) and
+:class:`Param` (a parameter's default, parser and validator), with the parameters families share.
+
+:mod:`rankmeter.measures.registry` and :mod:`rankmeter.measures.trec_families` build their rows from
+these; this module imports neither.
+
+>>> MIN_REL.convert("2", "p"), GAIN.parse("exp", "ndcg(gain=exp)")
+(2.0, 'exp')
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from rankmeter.errors import MeasureSyntaxError
+from rankmeter.measures.params import GainTable, Jarvelin
+
+
+@dataclass(frozen=True)
+class Param:
+    """A family parameter: default value, parser for names and validator for Python values."""
+
+    default: Any
+    parse_text: Callable[[str, str], Any]
+    check: Callable[[Any, str], Any]
+    doc: str
+
+    def parse(self, text: str, source: str) -> Any:
+        return self.parse_text(text, source)
+
+    def convert(self, value: Any, family: str) -> Any:
+        return self.check(value, family)
+
+
+def _number(text: str, source: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise MeasureSyntaxError(f"measure {source!r}: {text!r} is not a number") from None
+
+
+def _check_min_rel(value: Any, family: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = _number(value, family)
+    if not isinstance(value, int | float | np.integer | np.floating) or not np.isfinite(value):
+        raise MeasureSyntaxError(f"measure {family!r}: min_rel must be a finite number, got {value!r}")
+    return float(value)
+
+
+def _parse_gain(text: str, source: str) -> Any:
+    if text in ("linear", "exp"):
+        return text
+    if text.startswith("{") and text.endswith("}"):
+        table: dict[float, float] = {}
+        for item in filter(None, (t.strip() for t in text[1:-1].split(","))):
+            if ":" not in item:
+                raise MeasureSyntaxError(f"measure {source!r}: gain table entry {item!r} must be grade:gain")
+            k, v = item.split(":", 1)
+            table[_number(k.strip(), source)] = _number(v.strip(), source)
+        return GainTable.of(table)
+    raise MeasureSyntaxError(
+        f"measure {source!r}: gain must be linear, exp or a table {{grade:gain,...}}, got {text!r}"
+    )
+
+
+def _check_gain(value: Any, family: str) -> Any:
+    if isinstance(value, str):
+        return _parse_gain(value, family)
+    if isinstance(value, dict):
+        return GainTable.of(value)
+    if isinstance(value, GainTable) or callable(value):
+        return value
+    raise MeasureSyntaxError(f"measure {family!r}: unsupported gain {value!r}")
+
+
+def _parse_discount(text: str, source: str) -> Any:
+    if text == "log2":
+        return "log2"
+    m = re.fullmatch(r"jarvelin(?:\(\s*([0-9.eE+-]+)\s*\))?", text)
+    if m:
+        base = _number(m.group(1), source) if m.group(1) else 2.0
+        if base <= 1:
+            raise MeasureSyntaxError(f"measure {source!r}: jarvelin base must be > 1, got {base}")
+        return Jarvelin(base)
+    raise MeasureSyntaxError(f"measure {source!r}: discount must be log2 or jarvelin(b), got {text!r}")
+
+
+def _check_discount(value: Any, family: str) -> Any:
+    if isinstance(value, str):
+        return _parse_discount(value, family)
+    if isinstance(value, Jarvelin) or callable(value):
+        return value
+    raise MeasureSyntaxError(f"measure {family!r}: unsupported discount {value!r}")
+
+
+def _check_ideal(value: Any, family: str) -> str:
+    if value not in ("judged", "retrieved"):
+        raise MeasureSyntaxError(f"measure {family!r}: ideal must be 'judged' or 'retrieved', got {value!r}")
+    return str(value)
+
+
+MIN_REL = Param(
+    None,
+    lambda t, s: _check_min_rel(_number(t, s), s),
+    _check_min_rel,
+    "relevance threshold for binary relevance: grade >= min_rel (default: grade > 0); trec_eval -l",
+)
+GAIN = Param("linear", _parse_gain, _check_gain, "linear (r) | exp (2^r - 1) | {grade:gain,...} | callable")
+DISCOUNT = Param(
+    "log2",
+    _parse_discount,
+    _check_discount,
+    "log2 (1/log2(i+1)) | jarvelin(b) (1 for i < b, else 1/log_b(i)) | callable",
+)
+IDEAL = Param(
+    "judged",
+    lambda t, s: _check_ideal(t, s),
+    _check_ideal,
+    "judged (all judged documents, trec_eval) | retrieved (the ranked list only, scikit-learn/keras-rs)",
+)
+
+Kernel = Callable[[Any, Any], np.ndarray]
+
+
+@dataclass(frozen=True)
+class Family:
+    """A measure family: how it is named, parameterised, cut off, computed and aggregated."""
+
+    name: str
+    kernel: Kernel
+    description: str
+    cutoff: str = "optional"  # "required" | "optional" | "none"
+    params: dict[str, Param] = field(default_factory=dict)
+    aggregate: str = "mean"  # "mean" | "sum" | "gmean"
+    trec_name: str | None = None
+    needs_relevant: bool = True  # False: defined without relevant documents (counts, judged@k)
+
+    @property
+    def is_count(self) -> bool:
+        return self.aggregate == "sum"
+
+    @property
+    def empty_exempt(self) -> bool:
+        """Whether the empty-query policy keeps this family's values (except ``skip``/``error``)."""
+        return self.is_count or not self.needs_relevant

@@ -1,0 +1,215 @@
+"""The stage every entry point ends in: measures computed over :class:`RankedLists` into an :class:`EvaluationResult`.
+
+Readers and aligners (qrels + run, dense rows, ragged lists, vectors, run
+files in blocks, the trec_eval drop-in) each build :class:`RankedLists`;
+:func:`evaluate_ranked` runs the kernels of every requested measure over
+them, applies the empty-query policy and aggregates. Nothing here reads
+input or knows which world it came from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
+
+from rankmeter._version import __version__
+from rankmeter.aggregate import aggregate_column, apply_empty_policy, check_empty_policy, keras_list_weights
+from rankmeter.core.align import AlignInfo
+from rankmeter.core.arrays import count_distinct_sorted
+from rankmeter.core.ranked_lists import RankedLists
+from rankmeter.core.semantics import Semantics
+from rankmeter.core.ties import straddling_queries
+from rankmeter.errors import MeasureSyntaxError
+from rankmeter.measures import FAMILIES, Measure, parse
+from rankmeter.measures.kernels.context import Context
+from rankmeter.measures.kernels.segments import segment_sum
+from rankmeter.measures.params import Jarvelin, gain_values
+from rankmeter.results import EvaluationResult
+
+MeasuresArg = str | Measure | Iterable[str | Measure]
+"""One measure or several: names (``"ndcg@10"``) or :class:`Measure` values."""
+_GRADED = ("ndcg", "dcg", "idcg", "cg")
+_UNNORMALISED_GAINS = ("dcg", "idcg", "cg")
+
+
+def parse_measures(measures: MeasuresArg) -> list[Measure]:
+    """The measures of one call, parsed; at least one.
+
+    >>> [str(m) for m in parse_measures(["ndcg@10", "P@5"])]
+    ['ndcg@10', 'p@5']
+    """
+    items = [measures] if isinstance(measures, str | Measure) else list(measures)
+    if not items:
+        raise MeasureSyntaxError("no measures given; e.g. measures=['ndcg@10', 'map']")
+    return [parse(m) for m in items]
+
+
+def _empty_mask(ctx: Context, m: Measure, values: np.ndarray) -> np.ndarray:
+    """Queries with no relevant document for measure ``m`` (or where it is undefined)."""
+    if m.family in _GRADED and m.param("ideal", "judged") == "retrieved" and not ctx.ranked.ideal_is_list:
+        count = segment_sum(ctx.relevant(None), ctx.ranked.offsets)
+    else:
+        count = ctx.num_relevant(m.param("min_rel"))
+    return (count == 0) | np.isnan(values)
+
+
+def _list_weights(ctx: Context, m: Measure) -> np.ndarray | None:
+    ranked = ctx.ranked
+    if ranked.item_weights is None:
+        return ranked.list_weights
+    if m.family in _GRADED:
+        relevance = np.where(ranked.judged, gain_values(m.param("gain", "linear"), ranked.grades), 0.0)
+    else:
+        relevance = ctx.relevant(m.param("min_rel"))
+    return keras_list_weights(ranked.item_weights, relevance, ranked.offsets)
+
+
+# families whose value reads the ranking only through judged items (their ranks and grades) and each list's
+# length: unjudged items have gain, relevance and judged count 0 (see RankedLists.judged_items)
+JUDGED_ITEM_FAMILIES = (
+    "ndcg", "dcg", "idcg", "cg", "p", "r", "f1", "success", "rr", "map", "ap", "wap", "acg", "judged",
+    "rprec", "num_q", "num_ret", "num_rel", "num_rel_ret",
+)  # fmt: skip
+
+
+def judged_items_suffice(ties: str, measures: list[Measure]) -> bool:
+    """Whether every measure has the same value on sparse lists (:meth:`RankedLists.judged_items`).
+
+    Needs a deterministic order (``expected`` averages over tied unjudged
+    items), built-in discounts (a user discount could be infinite where an
+    unjudged gain is 0) and the ideal from the judgments rather than from
+    the retrieved items. Applies to lists aligned from qrels, not to dense
+    rows (fully judged) or weighted items.
+
+    >>> judged_items_suffice("trec", [parse("ndcg@10"), parse("map")])
+    True
+    >>> judged_items_suffice("expected", [parse("ndcg@10")]), judged_items_suffice("trec", [parse("bpref")])
+    (False, False)
+    """
+    if ties == "expected":
+        return False
+    for m in measures:
+        if m.family not in JUDGED_ITEM_FAMILIES or m.param("ideal", "judged") == "retrieved":
+            return False
+        if not isinstance(m.param("discount", "log2"), str | Jarvelin):
+            return False
+    return True
+
+
+def evaluate_ranked(
+    ranked: RankedLists, measures: MeasuresArg, *, empty: str = "zero", metadata: Mapping[str, Any] | None = None
+) -> EvaluationResult:
+    """Evaluate already-ranked lists (the layout every entry point converts to).
+
+    Parameters
+    ----------
+    ranked : RankedLists
+    measures : str, Measure or iterable of them
+    empty : {"zero", "skip", "nan", "one", "error"}
+        Policy for queries with no relevant judged document.
+    metadata : mapping, optional
+        Extra metadata merged into the result's.
+
+    Returns
+    -------
+    EvaluationResult
+    """
+    check_empty_policy(empty)
+    parsed = parse_measures(measures)
+    aligned = not (ranked.ideal_is_list or ranked.item_weights is not None or ranked.is_sparse)
+    if aligned and judged_items_suffice(ranked.ties, parsed):  # whatever the data: a value never depends on its batch
+        ranked = ranked.judged_items()
+    ctx = Context(ranked)
+    names: list[str] = []
+    columns: list[np.ndarray] = []
+    included: list[np.ndarray] = []
+    aggregate: dict[str, float] = {}
+    seen: dict[str, Measure] = {}
+    cutoffs: set[int] = set()
+    per_query_cutoffs: list[np.ndarray] = []
+    for m in parsed:
+        family = FAMILIES[m.family]
+        block = family.kernel(ctx, m)
+        if m.cutoffs:
+            cutoffs.update(m.cutoffs)
+        if m.family == "rprec":
+            per_query_cutoffs.append(ctx.num_relevant(m.param("min_rel")))
+        weights = _list_weights(ctx, m)
+        if ranked.item_weights is not None and m.family in _UNNORMALISED_GAINS and weights is not None:
+            # item weights already scale the gains; divide them out of the per-list value (keras-rs's DCG)
+            block = np.divide(block, weights[:, None], out=np.zeros_like(block), where=weights[:, None] > 0)
+        for single, col in zip(m.expand(), block.T, strict=True):
+            name = str(single)
+            if name in aggregate:
+                if seen[name] != single:
+                    raise MeasureSyntaxError(
+                        f"two different measures are both named {name!r} (callables with the same __name__?); "
+                        "give each callable a distinct name"
+                    )
+                continue
+            seen[name] = single
+            values, inc = apply_empty_policy(
+                col,
+                _empty_mask(ctx, single, col),
+                empty,
+                is_count=family.empty_exempt,
+                query_ids=ranked.query_ids,
+                measure_name=name,
+            )
+            names.append(name)
+            columns.append(values)
+            included.append(inc)
+            aggregate[name] = aggregate_column(values, inc, weights=weights, kind=family.aggregate)
+    n_q = ranked.n_queries
+    straddle = straddling_queries(
+        ranked.offsets, ranked.group_starts, sorted(cutoffs), per_query_cutoffs, ranked.item_positions
+    )
+    no_relevant = int((ctx.num_relevant(None) == 0).sum())
+    meta: dict[str, Any] = {
+        "rankmeter_version": __version__,
+        "measures": names,
+        "ties": ranked.ties,
+        "empty": empty,
+        "queries_evaluated": n_q,
+        "queries_empty": no_relevant,
+        "queries_with_ties": count_distinct_sorted(ctx.group_query[ctx.group_sizes > 1]),  # groups in query order
+        "queries_with_ties_at_cutoff": int(straddle.sum()),
+        "weighted": ranked.item_weights is not None or ranked.list_weights is not None,
+    }
+    meta.update(metadata or {})
+    values = np.stack(columns, axis=1) if columns else np.zeros((n_q, 0))
+    inc = np.stack(included, axis=1) if included else np.zeros((n_q, 0), dtype=bool)
+    return EvaluationResult(ranked.query_ids, names, values, inc, aggregate, meta)
+
+
+def alignment_metadata(
+    info: AlignInfo,
+    semantics: Semantics,
+    qrels_source: str | None,
+    run_source: str | None,
+    run_name: str | None,
+) -> dict[str, Any]:
+    """The result metadata that accounts for every query and row of the alignment, and the semantics used."""
+    meta: dict[str, Any] = {
+        "semantics": semantics.as_dict(),
+        "missing": semantics.missing,
+        "duplicates": semantics.duplicates,
+        "depth": semantics.depth,
+        "judged_only": semantics.judged_only,
+        "queries_judged": info.judged_queries,
+        "queries_in_run": info.run_queries,
+        "queries_missing": len(info.missing_queries),
+        "missing_query_ids": info.missing_queries,
+        "queries_run_only": len(info.run_only_queries),
+        "run_only_query_ids": info.run_only_queries,
+        "duplicates_dropped": info.duplicates_dropped,
+        "unjudged_dropped": info.unjudged_dropped,
+        "qrels_source": qrels_source,
+        "run_source": run_source,
+        "run_name": run_name,
+    }
+    if semantics.ties == "shuffle":
+        meta["seed"] = semantics.seed
+    return meta
