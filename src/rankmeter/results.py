@@ -167,6 +167,11 @@ def _write_text(path: str | Path, text: str) -> None:
 
 
 def json_safe(obj: Any) -> Any:
+    """``obj`` with NumPy scalars as Python numbers, non-finite floats as None and keys as strings (strict JSON).
+
+    >>> json_safe({1: [np.float64("nan"), np.int64(3), (0.5, float("inf"))]})
+    {'1': [None, 3, [0.5, None]]}
+    """
     if isinstance(obj, float) and not math.isfinite(obj):
         return None
     if isinstance(obj, dict):

@@ -118,6 +118,17 @@ def read_records(
 
 
 def atol_grades(column: np.ndarray, fields: np.ndarray, lines: np.ndarray, source: str) -> np.ndarray:
+    """Relevance grades read as trec_eval reads them (C ``atol``: leading integer part), as float64.
+
+    A token that is not a number at all raises :class:`InvalidScoreError`
+    naming ``source``, the line (``lines``) and the query and document
+    (``fields``).
+
+    >>> import numpy as np
+    >>> fields = np.array([["1", "0", "a", "2"], ["1", "0", "b", "1.7"]])
+    >>> atol_grades(fields[:, 3], fields, np.array([1, 2]), "qrels").tolist()
+    [2.0, 1.0]
+    """
     try:
         return np.asarray(column.astype(str), dtype=np.int64).astype(np.float64)
     except (ValueError, OverflowError):

@@ -15,7 +15,7 @@ from rankmeter.core.semantics import Semantics, SemanticsOptions
 from rankmeter.core.ties import straddling_queries
 from rankmeter.errors import InputFormatError, MeasureSyntaxError, PolicyError
 from rankmeter.measures import FAMILIES, Measure, parse
-from rankmeter.pipeline import evaluate_ranked
+from rankmeter.pipeline import MeasuresArg, evaluate_ranked
 from rankmeter.progress import progress_bar, wanted
 from rankmeter.results import EvaluationResult
 from rankmeter.vectors.distances import (
@@ -56,8 +56,6 @@ _RADIUS = re.compile(r"^\s*(p|r|precision|recall)\s*\(\s*radius\s*=\s*(\d+)\s*\)
 _BUCKET_ELEMENTS = 1 << 20  # items (query x database pairs) per block on the bucket path (fits the caches)
 SORT_ELEMENTS = 1 << 20  # ... on the general (sorting) path
 _AUTO_PROGRESS_PAIRS = 2_000_000_000
-
-MeasuresArg = str | Measure | Iterable[str | Measure]
 
 
 @dataclass
