@@ -20,11 +20,11 @@ relevant item count as 0 (``empty="zero"``) or are left out (``"skip"``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from rankmeter.core.ties import check_policy
+from rankmeter.core.semantics import Semantics, SemanticsOptions
 from rankmeter.errors import PolicyError
 from rankmeter.measures.kernels.context import Context
 from rankmeter.measures.kernels.segments import segment_cumsum
@@ -33,6 +33,9 @@ from rankmeter.vectors.evaluate import SORT_ELEMENTS, VECTOR_TIES, prepare_input
 from rankmeter.vectors.hamming import BUCKET_TIES, BucketGroups, bucket_counts, bucket_histogram
 from rankmeter.vectors.ranking import rank_block
 from rankmeter.vectors.relevance import RelevanceArg
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 
 @dataclass(frozen=True)
@@ -76,20 +79,24 @@ def pr_curve(
     relevance: RelevanceArg = "shared_labels",
     by: str | None = None,
     ks: Any = None,
-    ties: str = "expected",
+    semantics: Semantics | None = None,
     exclude_self: bool = False,
     batch_size: int | None = None,
-    empty: str = "zero",
     min_rel: float | None = None,
-    seed: int | None = None,
     codes: str = "auto",
+    **options: Unpack[SemanticsOptions],
 ) -> Curve:
     r"""Precision-recall curve, by Hamming radius (default for ``metric="hamming"``) or by rank.
 
     Parameters
     ----------
-    queries, database, query_labels, database_labels, metric, relevance, ties, exclude_self, seed, codes
+    queries, database, query_labels, database_labels, metric, relevance, exclude_self, codes
         As in :func:`rankmeter.vectors.evaluate_vectors`.
+    semantics : Semantics, optional
+        ``ties`` (default ``expected``) and ``seed`` as in
+        :func:`~rankmeter.vectors.evaluate_vectors`; ``empty``: queries
+        without a relevant item counted as 0 (``zero``, default) or left out
+        of the means (``skip``). Keyword fields (``ties=``, ...) override it.
     by : {"radius", "rank"}, optional
         ``radius``: one point per Hamming radius 0..bits; ``rank``: one point per
         k in ``ks``. Default: ``radius`` for Hamming, ``rank`` otherwise.
@@ -97,8 +104,6 @@ def pr_curve(
         Rank cutoffs for ``by="rank"`` (default 1..n_database).
     batch_size : int, optional
         Queries per block (memory O(batch_size * n_database)).
-    empty : {"zero", "skip"}, default "zero"
-        Queries without a relevant item: counted as 0, or left out of the means.
     min_rel : float, optional
         Relevant means grade >= min_rel (default: grade > 0).
 
@@ -120,7 +125,8 @@ def pr_curve(
     [0.1667, 0.5, 0.8333, 0.8333, 1.0]
     """
     check_metric(metric)
-    check_policy(ties)
+    sem = Semantics.build(semantics, "vectors", **options)
+    ties, empty, seed = sem.tie_policy, sem.empty, sem.seed
     if ties not in VECTOR_TIES:
         raise PolicyError(f"ties={ties!r} is not available for vectors; choose one of {', '.join(VECTOR_TIES)}")
     if empty not in ("zero", "skip"):
@@ -214,13 +220,12 @@ def precision_at_k_curve(
     ks: Any = None,
     metric: str = "hamming",
     relevance: RelevanceArg = "shared_labels",
-    ties: str = "expected",
+    semantics: Semantics | None = None,
     exclude_self: bool = False,
     batch_size: int | None = None,
-    empty: str = "zero",
     min_rel: float | None = None,
-    seed: int | None = None,
     codes: str = "auto",
+    **options: Unpack[SemanticsOptions],
 ) -> Curve:
     """Mean precision@k (and recall@k) at every k of ``ks`` (default 1..n_database), tie-aware.
 
@@ -247,11 +252,10 @@ def precision_at_k_curve(
         relevance=relevance,
         by="rank",
         ks=ks,
-        ties=ties,
+        semantics=semantics,
         exclude_self=exclude_self,
         batch_size=batch_size,
-        empty=empty,
         min_rel=min_rel,
-        seed=seed,
         codes=codes,
+        **options,
     )
