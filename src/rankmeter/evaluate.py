@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rankmeter import stream
-from rankmeter.aggregate import aggregate_column
 from rankmeter.core import lists
 from rankmeter.core.align import align
 from rankmeter.core.lists import (
@@ -31,10 +30,17 @@ from rankmeter.core.ties import straddling_queries
 from rankmeter.errors import QueryOrderError
 from rankmeter.io.dense import dense_arrays, flatten_dense, flatten_ragged
 from rankmeter.io.load import as_qrels, as_run
-from rankmeter.measures import FAMILIES, Measure
+from rankmeter.measures import Measure
 from rankmeter.measures.kernels.context import Context
 from rankmeter.measures.params import GainTable, Jarvelin
-from rankmeter.pipeline import MeasuresArg, alignment_metadata, evaluate_ranked, judged_items_suffice, parse_measures
+from rankmeter.pipeline import (
+    MeasuresArg,
+    alignment_metadata,
+    concatenate_results,
+    evaluate_ranked,
+    judged_items_suffice,
+    parse_measures,
+)
 from rankmeter.progress import progress_bar, wanted
 from rankmeter.results import EvaluationResult
 
@@ -300,27 +306,7 @@ def evaluate_arrays(
     except NonFiniteInput:
         dense_arrays(y, s)  # raises, naming the first value that is not finite
         raise
-    return _stack_rows(parts, parsed, extra)
-
-
-def _stack_rows(parts: list[EvaluationResult], measures: list[Measure], metadata: dict[str, Any]) -> EvaluationResult:
-    """One result from the results of consecutive blocks of queries (aggregates over all of them)."""
-    if len(parts) == 1:
-        parts[0].metadata.update(metadata)
-        return parts[0]
-    names = parts[0].measure_names
-    values = np.concatenate([p.values for p in parts])
-    included = np.concatenate([p.included for p in parts])
-    family = {str(single): single.family for m in measures for single in m.expand()}
-    aggregate = {
-        name: aggregate_column(values[:, i], included[:, i], kind=FAMILIES[family[name]].aggregate)
-        for i, name in enumerate(names)
-    }
-    meta = dict(parts[0].metadata)
-    for key in ("queries_evaluated", "queries_empty", "queries_with_ties", "queries_with_ties_at_cutoff"):
-        meta[key] = int(sum(p.metadata[key] for p in parts))
-    meta.update(metadata)
-    return EvaluationResult(np.concatenate([p.query_ids for p in parts]), names, values, included, aggregate, meta)
+    return concatenate_results(parts, parsed, extra)
 
 
 def _evaluate_with_prefix(

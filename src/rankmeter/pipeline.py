@@ -213,3 +213,61 @@ def alignment_metadata(
     if semantics.ties == "shuffle":
         meta["seed"] = semantics.seed
     return meta
+
+
+def concatenate_results(
+    parts: list[EvaluationResult],
+    measures: list[Measure],
+    metadata: Mapping[str, Any],
+    *,
+    sort_by_query: bool = False,
+) -> EvaluationResult:
+    """One result from the results of disjoint blocks of queries, with aggregates over all of them.
+
+    Per-query values never depend on other queries, so the values of the
+    blocks, stacked, are those of one call on all queries; the means are
+    computed again from them (never averaged from block means) and the
+    query counts of the metadata are added up.
+
+    Parameters
+    ----------
+    parts : list of EvaluationResult
+        At least one, each from :func:`evaluate_ranked` with ``measures``.
+    measures : list of Measure
+    metadata : mapping
+        Merged into the result's metadata last.
+    sort_by_query : bool, default False
+        Order the queries by id (blocks of a run file); otherwise keep the
+        blocks' order (consecutive rows of dense input).
+
+    Examples
+    --------
+    >>> from rankmeter.core.lists import rank_flat_lists
+    >>> from rankmeter.io.dense import flatten_ragged
+    >>> m = parse_measures("rr")
+    >>> a = evaluate_ranked(rank_flat_lists(flatten_ragged([[0, 1]], [[0.9, 0.1]]), ties="stable"), m)
+    >>> b = evaluate_ranked(rank_flat_lists(flatten_ragged([[1, 0]], [[0.9, 0.1]]), ties="stable"), m)
+    >>> res = concatenate_results([a, b], m, {})
+    >>> res.values.ravel().tolist(), res["rr"], res.metadata["queries_evaluated"]
+    ([0.5, 1.0], 0.75, 2)
+    """
+    if len(parts) == 1:
+        parts[0].metadata.update(metadata)
+        return parts[0]
+    names = parts[0].measure_names
+    qids = np.concatenate([p.query_ids for p in parts])
+    values = np.concatenate([p.values for p in parts])
+    included = np.concatenate([p.included for p in parts])
+    if sort_by_query:
+        order = np.argsort(qids, kind="stable")
+        qids, values, included = qids[order], values[order], included[order]
+    family = {str(single): single.family for m in measures for single in m.expand()}
+    aggregate = {
+        name: aggregate_column(values[:, i], included[:, i], kind=FAMILIES[family[name]].aggregate)
+        for i, name in enumerate(names)
+    }
+    meta = dict(parts[0].metadata)
+    for key in ("queries_evaluated", "queries_empty", "queries_with_ties", "queries_with_ties_at_cutoff"):
+        meta[key] = int(sum(p.metadata[key] for p in parts))
+    meta.update(metadata)
+    return EvaluationResult(qids, names, values, included, aggregate, meta)

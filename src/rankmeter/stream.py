@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from rankmeter.aggregate import aggregate_column
 from rankmeter.core.align import (
     AlignInfo,
     JudgmentsByQuery,
@@ -26,8 +25,14 @@ from rankmeter.core.lists import map_blocks
 from rankmeter.core.semantics import Semantics, SemanticsOptions
 from rankmeter.io.load import as_qrels
 from rankmeter.io.tables import Qrels, Run
-from rankmeter.measures import FAMILIES, parse
-from rankmeter.pipeline import MeasuresArg, alignment_metadata, evaluate_ranked, judged_items_suffice, parse_measures
+from rankmeter.pipeline import (
+    MeasuresArg,
+    alignment_metadata,
+    concatenate_results,
+    evaluate_ranked,
+    judged_items_suffice,
+    parse_measures,
+)
 from rankmeter.progress import progress_bar, wanted
 from rankmeter.results import EvaluationResult
 
@@ -167,30 +172,5 @@ def evaluate_stream(
     info.duplicates_dropped += qrels_dropped
     extra = alignment_metadata(info, sem, q.source, str(run_path), name)
     extra.update({"ties": ties, "streamed": True})
-    return _merge(parts, parsed, empty, extra)
-
-
-def _merge(parts: list[EvaluationResult], parsed: list[Any], empty: str, extra: dict[str, Any]) -> EvaluationResult:
-    names = [str(s) for m in parsed for s in m.expand()]
-    names = list(dict.fromkeys(names))
-    if not parts:
-        values = np.zeros((0, len(names)))
-        included = np.zeros((0, len(names)), dtype=bool)
-        qids = np.zeros(0, dtype=str)
-        meta: dict[str, Any] = {}
-    else:
-        qids = np.concatenate([p.query_ids for p in parts])
-        order = np.argsort(qids, kind="stable")
-        qids = qids[order]
-        values = np.concatenate([p.values for p in parts])[order]
-        included = np.concatenate([p.included for p in parts])[order]
-        meta = dict(parts[0].metadata)
-        for key in ("queries_empty", "queries_with_ties", "queries_with_ties_at_cutoff"):
-            meta[key] = int(sum(p.metadata[key] for p in parts))
-    aggregate = {
-        n: aggregate_column(values[:, i], included[:, i], kind=FAMILIES[parse(n).family].aggregate)
-        for i, n in enumerate(names)
-    }
-    meta.update(extra)
-    meta.update({"measures": names, "empty": empty, "queries_evaluated": len(qids)})
-    return EvaluationResult(qids, names, values, included, aggregate, meta)
+    extra["empty"] = empty
+    return concatenate_results(parts, parsed, extra, sort_by_query=True)
