@@ -3,20 +3,19 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict
+from typing import TYPE_CHECKING, NamedTuple, TypedDict
 
 import numpy as np
 
 from rankmeter.core.arrays import code_counts, sorted_unique
 from rankmeter.core.ids import (
-    document_keys,
+    document_pair_keys,
     duplicate_rows,
     encode,
     id_at,
     intern,
     lookup,
     match_pairs,
-    pair_halves,
     string_sort_keys,
     subset,
     vocabulary,
@@ -165,11 +164,6 @@ def _code_rows(codes: np.ndarray, lo: int, hi: int) -> np.ndarray | slice:
     return np.flatnonzero((codes >= lo) & (codes < hi))
 
 
-def _pick(col: Any, rows: np.ndarray | slice) -> Any:
-    """Rows of an id column: a slice shares a pyarrow column's buffers."""
-    return col[rows] if isinstance(rows, slice) else subset(col, rows)
-
-
 def _run_rows(run: Run, rows: np.ndarray | slice) -> Run:
     """The rows ``rows`` of a run, every column.
 
@@ -177,11 +171,11 @@ def _run_rows(run: Run, rows: np.ndarray | slice) -> Run:
     aligned again in one pass, which reports the problem with its location.
     """
     lines = None if run.lines is None else run.lines[rows]
-    return Run(_pick(run.query_ids, rows), _pick(run.doc_ids, rows), run.scores[rows], run.source, lines, run.name)
+    return Run(subset(run.query_ids, rows), subset(run.doc_ids, rows), run.scores[rows], run.source, lines, run.name)
 
 
 def qrels_rows(qrels: Qrels, rows: np.ndarray | slice) -> Qrels:
-    """The qrels rows ``rows``, each with its line number (ids keep their kind: a pyarrow column stays one).
+    """The qrels rows ``rows``, each with its line number (a slice shares the id buffers).
 
     >>> import numpy as np
     >>> q = Qrels(np.array(["q1", "q1", "q2"]), np.array(["a", "b", "a"]), np.array([1.0, 0.0, 2.0]), "qrels.txt")
@@ -190,7 +184,9 @@ def qrels_rows(qrels: Qrels, rows: np.ndarray | slice) -> Qrels:
     (['a'], ('qrels.txt', 3))
     """
     numbers = np.arange(len(qrels))[rows] + 1 if qrels.lines is None else qrels.lines[rows]
-    return Qrels(_pick(qrels.query_ids, rows), _pick(qrels.doc_ids, rows), qrels.relevance[rows], qrels.source, numbers)
+    return Qrels(
+        subset(qrels.query_ids, rows), subset(qrels.doc_ids, rows), qrels.relevance[rows], qrels.source, numbers
+    )
 
 
 class JudgmentsByQuery:
@@ -296,8 +292,7 @@ def _align_coded(
     qgrades_sorted, qq_sorted = qrels.relevance[qorder], qq[qorder]
 
     # run: duplicates, then grades by exact (query, document) match against the kept qrels rows
-    doc_keys = document_keys(run.doc_ids)
-    halves = None if doc_keys is None else pair_halves(rq, doc_keys)  # shared by the duplicate check and the join
+    doc_keys, halves = document_pair_keys(rq, run.doc_ids)  # shared by the duplicate check and the join
     rdrop = _rows_to_drop(duplicate_rows(rq, run.doc_ids, doc_keys, halves), run.scores, duplicates, run, "run")
     info.duplicates_dropped = len(qdrop) + len(rdrop)
     match = match_pairs(rq, run.doc_ids, qq, qrels.doc_ids, doc_keys, qrels_rows=qorder, run_halves=halves)

@@ -1,9 +1,12 @@
 """Exact id handling: interning to integer codes (never hashed), lookups and duplicate detection.
 
-Id columns may be NumPy string arrays or pyarrow string arrays (what the fast
-TREC reader produces); both are handled without building Python objects per row.
-Codes follow the ids' string order (code-point order, which for UTF-8 text is
-the byte order ``strcmp`` uses), so sorting by code sorts by id.
+Every function takes an :class:`~rankmeter.io.ids.IdColumn` -- the one id
+representation the readers hand over (UTF-8 buffers, or codes into a
+dictionary) -- and has one path; any other column (NumPy or pyarrow
+strings) is converted by :func:`~rankmeter.io.ids.as_ids` on the way in,
+which for the readers' columns is a no-op. Codes follow the ids' string
+order (code-point order, which for UTF-8 text is the byte order ``strcmp``
+uses), so sorting by code sorts by id.
 """
 
 from __future__ import annotations
@@ -22,67 +25,49 @@ from rankmeter.core.string_keys import (
     pair_halves,
     pair_keys,
 )
-from rankmeter.io.arrow import arrow_to_numpy, combined, int64_array, is_arrow, string_array, take_rows, validity
+from rankmeter.io.ids import IdColumn as IdColumn
+from rankmeter.io.ids import as_ids
 from rankmeter.io.tables import id_at  # noqa: F401  (re-exported for the core)
 
-IdColumn = Any  # np.ndarray of str, or pyarrow (Chunked)Array of strings
+AnyIds = Any  # an IdColumn, or NumPy / pyarrow strings (converted on the way in)
+
+HASH_MIN_ROWS = 1 << 10
+"""Fewest rows whose documents are matched and checked for repeats through hash keys.
+
+Fewer rows go through exact string codes, which takes fewer NumPy calls:
+a thousand two-query jobs (``benchmarks/run.py --only W4``) take 0.65 s
+that way against 0.80 s through keys.
+"""
 
 
-def _arrow_array(col: IdColumn) -> Any:
-    import pyarrow as pa
-
-    col = combined(col)
-    if pa.types.is_dictionary(col.type):
-        col = col.dictionary_decode()
-    if pa.types.is_large_string(col.type) or pa.types.is_string_view(col.type):
-        col = col.cast(pa.string())
-    return col
-
-
-def to_numpy_str(col: IdColumn) -> np.ndarray:
+def to_numpy_str(col: AnyIds) -> np.ndarray:
     """Any id column as a NumPy unicode array."""
-    if is_arrow(col):
-        return arrow_to_numpy(_arrow_array(col))
-    return np.asarray(col).astype(str, copy=False)
+    return as_ids(col).text()
 
 
-def _encoded(col: IdColumn) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+def _encoded(col: AnyIds) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`encode` in two parts: ``(vocabulary, codes, indices)``.
 
-    With ``indices`` None, ``codes`` holds the code of every row; otherwise
-    (an arrow column whose dictionary codes come with it) ``codes`` maps each
-    dictionary entry to its vocabulary code and the rows' codes are
-    ``codes[indices]``, a gather left to the caller so that composed maps
-    touch the rows once.
+    ``codes`` maps each entry of the column's dictionary to its vocabulary
+    code and the rows' codes are ``codes[indices]``, a gather left to the
+    caller so that composed maps touch the rows once.
     """
-    if is_arrow(col):
-        import pyarrow as pa
-
-        enc = col if isinstance(col, pa.DictionaryArray) else None  # codes come with the column (TREC fast path)
-        if enc is None or enc.null_count:
-            enc = _arrow_array(col).dictionary_encode()
-        dictionary = to_numpy_str(enc.dictionary)
-        order = np.argsort(dictionary, kind="stable")
-        vocab = dictionary[order]
-        if len(order) > 1 and (vocab[1:] == vocab[:-1]).any():
-            return _encoded(_arrow_array(col))  # a dictionary that repeats a value: encode the strings
-        rank = np.empty(len(order), dtype=np.int64)
-        rank[order] = np.arange(len(order))
-        return vocab, rank, arrow_to_numpy(enc.indices)
-    vocab, inverse = np.unique(to_numpy_str(col), return_inverse=True)
-    return vocab, inverse.astype(np.int64, copy=False).reshape(-1), None
+    ids = as_ids(col, coded=True)
+    dictionary = ids.dictionary.text()
+    order = np.argsort(dictionary, kind="stable")
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    return dictionary[order], rank, ids.codes
 
 
-def _row_codes(codes: np.ndarray, indices: np.ndarray | None) -> np.ndarray:
+def _row_codes(codes: np.ndarray, indices: np.ndarray) -> np.ndarray:
     """The code of every row from an :func:`_encoded` pair (one pass over the rows, no index widening)."""
-    if indices is None:
-        return codes
     if np.array_equal(codes, np.arange(len(codes))):  # dictionary already in vocabulary order (ids written sorted)
         return indices.astype(np.int64)
     return codes[indices]
 
 
-def encode(col: IdColumn) -> tuple[np.ndarray, np.ndarray]:
+def encode(col: AnyIds) -> tuple[np.ndarray, np.ndarray]:
     """Sorted unique ids and the code of each row.
 
     >>> import numpy as np
@@ -94,8 +79,8 @@ def encode(col: IdColumn) -> tuple[np.ndarray, np.ndarray]:
     return vocab, _row_codes(codes, indices)
 
 
-def vocabulary(col: IdColumn) -> np.ndarray:
-    """Sorted unique ids of a column (a pyarrow dictionary column reads only its dictionary).
+def vocabulary(col: AnyIds) -> np.ndarray:
+    """Sorted unique ids of a column (a coded column reads only its dictionary).
 
     >>> import numpy as np
     >>> vocabulary(np.array(["q2", "q10", "q2"])).tolist()
@@ -104,7 +89,7 @@ def vocabulary(col: IdColumn) -> np.ndarray:
     return _encoded(col)[0]
 
 
-def intern(*columns: IdColumn) -> tuple[np.ndarray, list[np.ndarray]]:
+def intern(*columns: AnyIds) -> tuple[np.ndarray, list[np.ndarray]]:
     """Intern several id columns into one shared, sorted vocabulary.
 
     Returns
@@ -128,55 +113,46 @@ def intern(*columns: IdColumn) -> tuple[np.ndarray, list[np.ndarray]]:
     return vocabulary, codes
 
 
-def lookup(col: IdColumn, vocabulary: np.ndarray) -> np.ndarray:
+def lookup(col: AnyIds, vocabulary: np.ndarray) -> np.ndarray:
     """Code of each id in a sorted ``vocabulary``, or -1 where absent (exact match).
+
+    Each distinct id is looked up once, through the column's codes.
 
     >>> import numpy as np
     >>> lookup(np.array(["b", "z", "a"]), np.array(["a", "b"])).tolist()
     [1, -1, 0]
     """
-    if is_arrow(col):
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
-        idx = pc.index_in(_arrow_array(col), value_set=string_array(vocabulary))
-        if isinstance(idx, pa.ChunkedArray):
-            idx = idx.combine_chunks()
-        positions = np.frombuffer(idx.buffers()[1], dtype=np.int32)[idx.offset : idx.offset + len(idx)]
-        return np.where(validity(idx), positions, -1).astype(np.int64)
-    values = to_numpy_str(col)
+    ids = as_ids(col, coded=True)
+    values = ids.dictionary.text()
     if len(vocabulary) == 0:
-        return np.full(len(values), -1, dtype=np.int64)
+        return np.full(len(ids), -1, dtype=np.int64)
     pos = np.minimum(np.searchsorted(vocabulary, values), len(vocabulary) - 1)
-    return np.where(vocabulary[pos] == values, pos, -1).astype(np.int64)
+    return np.where(vocabulary[pos] == values, pos, -1).astype(np.int64)[ids.codes]
 
 
-def string_sort_keys(col: IdColumn, rows: np.ndarray) -> list[np.ndarray]:
+def string_sort_keys(col: AnyIds, rows: np.ndarray) -> list[np.ndarray]:
     """Keys, most significant first, that sort the selected ids in string (UTF-8 byte) order.
 
-    Arrow ids give their big-endian eight-byte words and length (no string is
-    built); otherwise one array of ranks.
+    The ids' big-endian eight-byte words and length (no string is built);
+    ids longer than :func:`~rankmeter.core.string_keys.order_words` takes
+    give one array of ranks.
 
     >>> import numpy as np
     >>> keys = string_sort_keys(np.array(["b", "a", "c"]), np.array([0, 2, 1]))
     >>> np.lexsort(keys[::-1]).tolist()
     [2, 0, 1]
     """
-    words = order_words(_arrow_array(col), rows) if is_arrow(col) and len(rows) else None
+    ids = as_ids(col)
+    words = order_words(ids, rows)
     if words is not None:
         return words
-    if is_arrow(col):
-        import pyarrow.compute as pc
-
-        order = arrow_to_numpy(pc.array_sort_indices(_arrow_array(col).take(int64_array(rows)))).astype(np.int64)
-    else:
-        order = np.argsort(to_numpy_str(np.asarray(col)[rows]), kind="stable")
+    order = np.argsort(ids.take(rows).text(), kind="stable")
     ranks = np.empty(len(order), dtype=np.int64)
     ranks[order] = np.arange(len(order))
     return [ranks]
 
 
-def string_ranks(col: IdColumn, rows: np.ndarray) -> np.ndarray:
+def string_ranks(col: AnyIds, rows: np.ndarray) -> np.ndarray:
     """Rank of each selected id in string order (equal ids may get different ranks).
 
     >>> import numpy as np
@@ -192,24 +168,39 @@ def string_ranks(col: IdColumn, rows: np.ndarray) -> np.ndarray:
     return ranks
 
 
-def document_keys(col: IdColumn) -> np.ndarray | None:
-    """64-bit hash keys of an arrow id column (None for NumPy ids or ids with nulls: use exact codes).
+def document_keys(col: AnyIds) -> np.ndarray:
+    """64-bit hash keys of an id column (equal ids, equal keys; different ids rarely share one).
 
     >>> import numpy as np
-    >>> document_keys(np.array(["a"])) is None
-    True
+    >>> k = document_keys(np.array(["a", "b", "a"]))
+    >>> bool(k[0] == k[2]), bool(k[0] == k[1])
+    (True, False)
     """
-    if not is_arrow(col):
-        return None
-    arr = _arrow_array(col)
-    return None if arr.null_count else hash_keys(arr)
+    ids = as_ids(col)
+    keys = ids.memo.get("keys")
+    if keys is None:
+        keys = ids.memo["keys"] = hash_keys(ids)  # once per column (the duplicate check and the join share them)
+    return keys
+
+
+def document_pair_keys(query_codes: np.ndarray, doc_col: AnyIds) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """``(document_keys(doc_col), pair_halves(query_codes, keys))``, or ``(None, None)`` under HASH_MIN_ROWS rows.
+
+    >>> import numpy as np
+    >>> document_pair_keys(np.array([0]), np.array(["a"]))
+    (None, None)
+    """
+    if len(query_codes) < HASH_MIN_ROWS:
+        return None, None
+    keys = document_keys(doc_col)
+    return keys, pair_halves(query_codes, keys)
 
 
 def match_pairs(
     run_codes: np.ndarray,
-    run_docs: IdColumn,
+    run_docs: AnyIds,
     qrels_codes: np.ndarray,
-    qrels_docs: IdColumn,
+    qrels_docs: AnyIds,
     run_keys: np.ndarray | None = None,
     qrels_rows: np.ndarray | None = None,
     run_halves: np.ndarray | None = None,
@@ -237,9 +228,10 @@ def match_pairs(
 
     Notes
     -----
-    Arrow columns are matched through 64-bit keys, a bitmap prefilter and a
-    final byte-wise comparison of the few candidates; NumPy columns (or keys
-    that collide inside the qrels) through exact string codes.
+    Documents are matched through 64-bit keys, a bitmap prefilter and a
+    final byte-wise comparison of the few candidates; keys that collide
+    inside the qrels, or runs under :data:`HASH_MIN_ROWS` rows without
+    ``run_keys``, go through exact string codes.
 
     Examples
     --------
@@ -252,32 +244,10 @@ def match_pairs(
     out = np.full(n, -1, dtype=np.int64)
     if n == 0 or len(rows) == 0:
         return out
-    rkeys = document_keys(run_docs) if run_keys is None else run_keys
-    qkeys = document_keys(qrels_docs)
-    if rkeys is not None and qkeys is not None:
-        qk = pair_keys(qrels_codes[rows], qkeys[rows])
-        qorder = np.argsort(qk)
-        sqk = qk[qorder]
-        if not (sqk[1:] == sqk[:-1]).any():
-            bits = max(12, min(24, int(len(sqk)).bit_length() + 6))  # ~1-2% of unmatched rows pass the bitmap
-            mask = np.uint32((1 << bits) - 1)
-            table = np.zeros(1 << bits, dtype=bool)
-            table[half(sqk) & mask] = True
-            if run_halves is None:
-                slots = pair_halves(run_codes, rkeys)  # 32 bits of each key, masked in place
-                slots &= mask
-            else:
-                slots = run_halves & mask
-            cand = np.flatnonzero(table[slots])
-            del slots
-            rk = pair_keys(run_codes[cand], rkeys[cand])
-            pos = np.minimum(np.searchsorted(sqk, rk), len(sqk) - 1)
-            hit = sqk[pos] == rk
-            cand, qrow = cand[hit], rows[qorder[pos[hit]]]
-            same = (run_codes[cand] == qrels_codes[qrow]) & equal_strings(
-                StringBuffers(_arrow_array(run_docs)), cand, StringBuffers(_arrow_array(qrels_docs)), qrow
-            )
-            out[cand[same]] = qrow[same]
+    run_docs, qrels_docs = as_ids(run_docs), as_ids(qrels_docs)
+    if run_keys is not None or n >= HASH_MIN_ROWS:
+        rkeys = document_keys(run_docs) if run_keys is None else run_keys
+        if _match_keyed(run_codes, run_docs, rkeys, run_halves, qrels_codes, qrels_docs, rows, out):
             return out
     vocab, qd = encode(subset(qrels_docs, rows))
     rd = lookup(run_docs, vocab)
@@ -291,33 +261,68 @@ def match_pairs(
     return out
 
 
-def subset(col: IdColumn, rows: np.ndarray) -> IdColumn:
-    """The rows ``rows`` of an id column, keeping its kind (NumPy or pyarrow).
+def _match_keyed(
+    run_codes: np.ndarray,
+    run_docs: IdColumn,
+    rkeys: np.ndarray,
+    run_halves: np.ndarray | None,
+    qrels_codes: np.ndarray,
+    qrels_docs: IdColumn,
+    rows: np.ndarray,
+    out: np.ndarray,
+) -> bool:
+    """:func:`match_pairs` through hash keys, into ``out``; False (``out`` untouched) when keys collide in the qrels."""
+    qk = pair_keys(qrels_codes[rows], document_keys(qrels_docs)[rows])
+    qorder = np.argsort(qk)
+    sqk = qk[qorder]
+    if (sqk[1:] == sqk[:-1]).any():
+        return False
+    bits = max(12, min(24, int(len(sqk)).bit_length() + 6))  # ~1-2% of unmatched rows pass the bitmap
+    mask = np.uint32((1 << bits) - 1)
+    table = np.zeros(1 << bits, dtype=bool)
+    table[half(sqk) & mask] = True
+    if run_halves is None:
+        slots = pair_halves(run_codes, rkeys)  # 32 bits of each key, masked in place
+        slots &= mask
+    else:
+        slots = run_halves & mask
+    cand = np.flatnonzero(table[slots])
+    del slots
+    rk = pair_keys(run_codes[cand], rkeys[cand])
+    pos = np.minimum(np.searchsorted(sqk, rk), len(sqk) - 1)
+    hit = sqk[pos] == rk
+    cand, qrow = cand[hit], rows[qorder[pos[hit]]]
+    same = (run_codes[cand] == qrels_codes[qrow]) & equal_strings(
+        StringBuffers.of(run_docs), cand, StringBuffers.of(qrels_docs), qrow
+    )
+    out[cand[same]] = qrow[same]
+    return True
+
+
+def subset(col: AnyIds, rows: np.ndarray | slice) -> IdColumn:
+    """The rows ``rows`` of an id column (a slice shares its buffers).
 
     >>> import numpy as np
     >>> subset(np.array(["a", "b", "c"]), np.array([2, 0])).tolist()
     ['c', 'a']
     """
-    if is_arrow(col):
-        return take_rows(col, rows)
-    return np.asarray(col)[rows]
+    return as_ids(col).take(rows)
 
 
-def take(col: IdColumn, rows: np.ndarray) -> np.ndarray:
+def take(col: AnyIds, rows: np.ndarray) -> np.ndarray:
     """The ids at ``rows`` as a NumPy unicode array."""
-    if is_arrow(col):
-        return to_numpy_str(take_rows(_arrow_array(col), rows))
-    return to_numpy_str(np.asarray(col)[rows])
+    return as_ids(col).take(rows).text()
 
 
 def duplicate_rows(
-    query_codes: np.ndarray, doc_col: IdColumn, doc_keys: np.ndarray | None = None, halves: np.ndarray | None = None
+    query_codes: np.ndarray, doc_col: AnyIds, doc_keys: np.ndarray | None = None, halves: np.ndarray | None = None
 ) -> np.ndarray:
     """Rows that repeat an earlier (query, document) pair, as ``(first, repeat)`` index pairs, exactly.
 
     Candidates come from a 64-bit hash of the document id and are then
     verified by exact string comparison, so no pair is ever reported by a
-    hash collision alone. ``doc_keys`` (:func:`document_keys`) and
+    hash collision alone (columns under :data:`HASH_MIN_ROWS` rows without
+    ``doc_keys`` compare exact string codes instead). ``doc_keys`` (:func:`document_keys`) and
     ``halves`` (``pair_halves(query_codes, doc_keys)``) may be passed when
     already computed.
 
@@ -325,11 +330,12 @@ def duplicate_rows(
     >>> duplicate_rows(np.array([0, 0, 1, 0]), np.array(["a", "b", "a", "a"])).tolist()
     [[0, 3]]
     """
-    hashes = document_keys(doc_col) if doc_keys is None else doc_keys
-    if hashes is None:
+    doc_col = as_ids(doc_col)
+    if doc_keys is None and len(doc_col) < HASH_MIN_ROWS:  # exact codes
         _, dcodes = encode(doc_col)
         keys = query_codes.astype(np.int64) * (int(dcodes.max()) + 1 if len(dcodes) else 1) + dcodes
         return _first_and_repeats(keys, np.arange(len(keys)))
+    hashes = document_keys(doc_col) if doc_keys is None else doc_keys
     candidates = _repeated_pairs(query_codes, hashes, halves if doc_keys is not None else None)
     if not len(candidates):
         return np.zeros((0, 2), np.int64)

@@ -1,7 +1,8 @@
-"""Vectorised keys over the bytes of pyarrow string columns: hashing and string-order sort keys.
+"""Vectorised keys over the bytes of id columns: hashing and string-order sort keys.
 
-Nothing here builds a Python object per row: every function reads the Arrow
-offsets and data buffers directly, eight bytes at a time. Hash keys are
+Nothing here builds a Python object per row: every function reads the
+UTF-8 offsets and data buffers of an :class:`~rankmeter.io.ids.IdColumn`
+(Arrow's string layout) directly, eight bytes at a time. Hash keys are
 *candidates* only -- two different strings may share one -- so callers confirm
 every match by comparing the strings themselves.
 """
@@ -12,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from rankmeter.io.ids import as_ids
+
 _MULT = np.uint64(0x9E3779B97F4A7C15)
 _MIX = np.uint64(0xC2B2AE3D27D4EB4F)
 # _LOW_BYTES[n]: the low n bytes of a little-endian word (n = 0..8)
@@ -19,12 +22,12 @@ _LOW_BYTES = np.array([(1 << (8 * n)) - 1 for n in range(9)], dtype=np.uint64)
 
 
 class StringBuffers:
-    """The offsets and bytes of a null-free pyarrow string array, with 8-byte reads at any offset.
+    """The offsets and bytes of an id column, with 8-byte reads at any offset.
 
     Parameters
     ----------
-    arr : pyarrow.StringArray
-        A plain (not chunked, not dictionary) string array without nulls.
+    arr : IdColumn
+        The ids (any other id column is converted by :func:`~rankmeter.io.ids.as_ids`).
 
     Examples
     --------
@@ -37,9 +40,7 @@ class StringBuffers:
     """
 
     def __init__(self, arr: Any) -> None:
-        self.offsets = np.frombuffer(arr.buffers()[1], dtype=np.int32)[arr.offset : arr.offset + len(arr) + 1]
-        raw = arr.buffers()[2]
-        self.data = np.frombuffer(raw, dtype=np.uint8) if raw is not None else np.zeros(0, np.uint8)
+        self.offsets, self.data = as_ids(arr).buffers()
         n = len(self.data)
         # element i of this overlapping view is the 8 bytes starting at byte i
         self._view = np.ndarray(shape=(max(n - 7, 0),), dtype="<u8", buffer=self.data, strides=(1,))
@@ -50,6 +51,22 @@ class StringBuffers:
             buffer=np.concatenate((self.data[self._tail_base :], np.zeros(8, np.uint8))),
             strides=(1,),
         )
+
+    @classmethod
+    def of(cls, arr: Any) -> StringBuffers:
+        """The reader of an id column's bytes, built once per column (kept in its ``memo``).
+
+        >>> import numpy as np
+        >>> from rankmeter.io.ids import as_ids
+        >>> ids = as_ids(np.array(["a"]))
+        >>> StringBuffers.of(ids) is StringBuffers.of(ids)
+        True
+        """
+        ids = as_ids(arr)
+        found = ids.memo.get("buffers")
+        if found is None:
+            found = ids.memo["buffers"] = cls(ids)
+        return found
 
     def spans(self, rows: np.ndarray | slice) -> tuple[np.ndarray, np.ndarray]:
         """(start byte, length) of the selected strings, as int64."""
@@ -102,8 +119,8 @@ def hash_keys(arr: Any, chunk: int = 1 << 16) -> np.ndarray:
 
     Parameters
     ----------
-    arr : pyarrow.StringArray
-        Null-free strings.
+    arr : IdColumn
+        The ids (any other id column is converted by :func:`~rankmeter.io.ids.as_ids`).
     chunk : int
         Rows per step; temporaries stay cache-sized.
 
@@ -118,7 +135,7 @@ def hash_keys(arr: Any, chunk: int = 1 << 16) -> np.ndarray:
     >>> bool(k[0] == k[2]), bool(k[0] == k[1]), bool(k[3] == k[0])
     (True, False, False)
     """
-    buffers = StringBuffers(arr)
+    buffers = StringBuffers.of(arr)
     keys = np.empty(len(arr), dtype=np.uint64)
     for lo in range(0, len(arr), chunk):
         hi = min(lo + chunk, len(arr))
@@ -261,7 +278,7 @@ def order_words(arr: Any, rows: np.ndarray, max_words: int = 8) -> list[np.ndarr
     >>> np.lexsort(keys[::-1]).tolist()
     [3, 1, 2, 0]
     """
-    buffers = StringBuffers(arr)
+    buffers = StringBuffers.of(arr)
     starts, lengths = buffers.spans(rows)
     n_words = (int(lengths.max()) + 7) // 8 if len(rows) else 0
     if n_words > max_words:

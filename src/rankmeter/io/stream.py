@@ -9,9 +9,8 @@ from collections.abc import Iterable, Iterator
 from typing import Any, TypeVar
 
 from rankmeter.errors import QueryOrderError
-from rankmeter.io.arrow import is_arrow
 from rankmeter.io.tables import Run, id_at
-from rankmeter.io.trec import parse_run_bytes
+from rankmeter.io.trec import parse_run_block
 
 T = TypeVar("T")
 
@@ -36,7 +35,13 @@ def _last_query_start(block: bytes, stop: int) -> int:
     return 0
 
 
-def iter_run_chunks(path: str | os.PathLike[str], *, block_bytes: int = 8 << 20) -> Iterator[tuple[Run, int]]:
+class NotColumnar(Exception):
+    """A block of a run needed the exact line-by-line parser (raised by ``iter_run_chunks(columnar_only=True)``)."""
+
+
+def iter_run_chunks(
+    path: str | os.PathLike[str], *, block_bytes: int = 8 << 20, columnar_only: bool = False
+) -> Iterator[tuple[Run, int]]:
     """Yield ``(run, bytes_read)`` pieces of a TREC run, each holding only complete queries.
 
     ``bytes_read`` counts bytes of the file on disk (compressed ones for ``.gz``), for progress bars.
@@ -45,7 +50,9 @@ def iter_run_chunks(path: str | os.PathLike[str], *, block_bytes: int = 8 << 20)
     (so whitespace, comments and error messages with file:line are the same).
     The file must list each query's lines together, as every TREC run does; a
     query that reappears later raises :class:`~rankmeter.errors.QueryOrderError`.
-    Memory is bounded by ``block_bytes`` plus the largest query.
+    Memory is bounded by ``block_bytes`` plus the largest query. With
+    ``columnar_only``, a block the columnar parser cannot take (comments,
+    blank lines, irregular columns) raises :class:`NotColumnar` instead.
 
     >>> import tempfile, os
     >>> with tempfile.NamedTemporaryFile("w", suffix=".run", delete=False) as f:
@@ -64,12 +71,8 @@ def iter_run_chunks(path: str | os.PathLike[str], *, block_bytes: int = 8 << 20)
             block = carry + data
             if not data:
                 if block.strip() or not seen:  # (an empty file gets read_run's error)
-                    yield (
-                        _checked(
-                            parse_run_bytes(block if block.endswith(b"\n") else block + b"\n", source, line), seen
-                        ),
-                        _bytes_read(fh),
-                    )
+                    last = block if block.endswith(b"\n") else block + b"\n"
+                    yield _parsed(last, source, line, seen, columnar_only)[0], _bytes_read(fh)
                 return
             cut = block.rfind(b"\n") + 1
             if cut == 0:
@@ -80,10 +83,18 @@ def iter_run_chunks(path: str | os.PathLike[str], *, block_bytes: int = 8 << 20)
                 carry = block
                 continue
             emit, carry = block[:boundary], block[boundary:]
-            run = _checked(parse_run_bytes(emit, source, line), seen)
+            run, columnar = _parsed(emit, source, line, seen, columnar_only)
             yield run, _bytes_read(fh)
-            # the fast (pyarrow) parser takes only blocks where every line is a row
-            line += len(run) if is_arrow(run.query_ids) else emit.count(b"\n")
+            # the columnar parser takes only blocks where every line is a row
+            line += len(run) if columnar else emit.count(b"\n")
+
+
+def _parsed(data: bytes, source: str, line: int, seen: set[str], columnar_only: bool) -> tuple[Run, bool]:
+    """The run of one block (checked against the queries already seen), and whether the columnar parser took it."""
+    run, columnar = parse_run_block(data, source, line)
+    if columnar_only and not columnar:
+        raise NotColumnar(f"{source}:{line}: a block needs the exact parser")
+    return _checked(run, seen), columnar
 
 
 def read_ahead(items: Iterable[T]) -> Iterator[T]:
@@ -118,24 +129,19 @@ def _bytes_read(fh: Any) -> int:
 
 
 def _query_starts(qids: Any) -> list[int]:
-    """Rows where a new run of equal query ids begins (the first row included)."""
+    """Rows where a new run of equal query ids begins (the first row included): where the codes change.
+
+    >>> _query_starts(Run(["b", "b", "a", "b"], ["d"] * 4, [1.0] * 4).query_ids)
+    [0, 2, 3]
+    """
     import numpy as np
 
-    n = len(qids)
-    if n < 2:
-        return [0] if n else []
-    if is_arrow(qids) and hasattr(qids, "indices"):  # dictionary codes: equal codes, equal ids (unique dictionary)
-        from rankmeter.io.arrow import arrow_to_numpy
+    from rankmeter.io.ids import as_ids
 
-        codes = arrow_to_numpy(qids.indices)
-        if len(qids.dictionary) == len(set(qids.dictionary.to_pylist())):
-            return [0, *(np.flatnonzero(codes[1:] != codes[:-1]) + 1).tolist()]
-    if is_arrow(qids):
-        from rankmeter.io.arrow import change_points
-
-        return [0, *change_points(qids).tolist()]
-    values = np.asarray(qids)
-    return [0, *(np.flatnonzero(values[1:] != values[:-1]) + 1).tolist()]
+    codes = as_ids(qids, coded=True).codes
+    if len(codes) < 2:
+        return [0] if len(codes) else []
+    return [0, *(np.flatnonzero(codes[1:] != codes[:-1]) + 1).tolist()]
 
 
 def _checked(run: Run, seen: set[str]) -> Run:

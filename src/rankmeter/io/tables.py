@@ -2,7 +2,9 @@
 
 Every reader (TREC files, data frames, dicts) produces one of these; the core
 then converts them once into :class:`~rankmeter.core.ranked_lists.RankedLists`.
-Ids are kept as exact strings here and interned to integer codes by the core.
+Ids are exact strings: whatever column a reader passes (NumPy or pyarrow
+strings) becomes an :class:`~rankmeter.io.ids.IdColumn` when the table is
+built -- query ids with codes -- so the core reads one representation.
 """
 
 from __future__ import annotations
@@ -12,9 +14,11 @@ from typing import Any
 
 import numpy as np
 
+from rankmeter.io.ids import as_ids
+
 
 def id_at(col: Any, row: int) -> str:
-    """The id at one row of a NumPy or pyarrow id column, as ``str``.
+    """The id at one row of an id column (an :class:`~rankmeter.io.ids.IdColumn`, NumPy or pyarrow), as ``str``.
 
     >>> id_at(np.array(["a", "b"]), 1)
     'b'
@@ -29,8 +33,9 @@ class Qrels:
 
     Attributes
     ----------
-    query_ids, doc_ids : ndarray of str
-        Exact ids, one per row.
+    query_ids, doc_ids : IdColumn
+        Exact ids, one per row (any NumPy or pyarrow strings passed in are
+        converted; query ids get codes).
     relevance : ndarray of float64
         The grade of each row. Negative grades mean "judged, not relevant".
     source : str or None
@@ -39,11 +44,15 @@ class Qrels:
         1-based line number of each row in ``source``.
     """
 
-    query_ids: np.ndarray
-    doc_ids: np.ndarray
+    query_ids: Any
+    doc_ids: Any
     relevance: np.ndarray
     source: str | None = None
     lines: np.ndarray | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "query_ids", as_ids(self.query_ids, coded=True))
+        object.__setattr__(self, "doc_ids", as_ids(self.doc_ids))
 
     def __len__(self) -> int:
         return len(self.query_ids)
@@ -60,8 +69,9 @@ class Run:
 
     Attributes
     ----------
-    query_ids, doc_ids : ndarray of str
-        Exact ids, one per row.
+    query_ids, doc_ids : IdColumn
+        Exact ids, one per row (any NumPy or pyarrow strings passed in are
+        converted; query ids get codes).
     scores : ndarray of float64
         Higher is better.
     source : str or None
@@ -72,12 +82,16 @@ class Run:
         The run tag (TREC column 6), when there is one.
     """
 
-    query_ids: np.ndarray
-    doc_ids: np.ndarray
+    query_ids: Any
+    doc_ids: Any
     scores: np.ndarray
     source: str | None = None
     lines: np.ndarray | None = field(default=None, repr=False)
     name: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "query_ids", as_ids(self.query_ids, coded=True))
+        object.__setattr__(self, "doc_ids", as_ids(self.doc_ids))
 
     def __len__(self) -> int:
         return len(self.query_ids)

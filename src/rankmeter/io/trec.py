@@ -241,7 +241,7 @@ def read_qrels(path: PathLike) -> Qrels:
     (['D#1', 'D2'], [2.0, 0.0])
     >>> os.unlink(f.name)
     """
-    qids, dids, relevance, lines, _ = _parse_columns(_file_or_bytes(path), str(path), 1, qrels=True, path=path)
+    qids, dids, relevance, lines, _, _ = _parse_columns(_file_or_bytes(path), str(path), 1, qrels=True, path=path)
     return Qrels(qids, dids, relevance, source=str(path), lines=lines)
 
 
@@ -269,7 +269,7 @@ def read_run(path: PathLike) -> Run:
     (['D1', 'D2'], [2.5, 1.5], 'bm25')
     >>> os.unlink(f.name)
     """
-    qids, dids, scores, lines, name = _parse_columns(_file_or_bytes(path), str(path), 1, qrels=False, path=path)
+    qids, dids, scores, lines, name, _ = _parse_columns(_file_or_bytes(path), str(path), 1, qrels=False, path=path)
     return Run(qids, dids, scores, source=str(path), lines=lines, name=name)
 
 
@@ -280,8 +280,20 @@ def _file_or_bytes(path: PathLike) -> bytes | None:
 
 def parse_run_bytes(data: bytes, source: str, first_line: int = 1) -> Run:
     """Parse the bytes of (part of) a TREC run; ``first_line`` numbers the first line for messages."""
-    qids, dids, scores, lines, name = _parse_columns(data, source, first_line, qrels=False)
-    return Run(qids, dids, scores, source=source, lines=lines, name=name)
+    return parse_run_block(data, source, first_line)[0]
+
+
+def parse_run_block(data: bytes, source: str, first_line: int = 1) -> tuple[Run, bool]:
+    """:func:`parse_run_bytes`, and whether the columnar parser took the bytes (then every line is a row).
+
+    >>> run, columnar = parse_run_block(b"1 Q0 a 1 2.0 t\\n", "run.txt")
+    >>> run.doc_ids.tolist(), columnar
+    (['a'], True)
+    >>> parse_run_block(b"# comment\\n1 Q0 a 1 2.0 t\\n", "run.txt")[1]
+    False
+    """
+    qids, dids, scores, lines, name, columnar = _parse_columns(data, source, first_line, qrels=False)
+    return Run(qids, dids, scores, source=source, lines=lines, name=name), columnar
 
 
 def _first_line_tag(data: bytes | None, path: PathLike | None = None) -> str | None:
@@ -297,8 +309,8 @@ def _first_line_tag(data: bytes | None, path: PathLike | None = None) -> str | N
 
 def _parse_columns(
     data: bytes | None, source: str, first_line: int, *, qrels: bool, path: PathLike | None = None
-) -> tuple[Any, Any, np.ndarray, Any, Any]:
-    """(query ids, doc ids, values, line numbers, run tag) of qrels or run bytes: fast path, else line by line.
+) -> tuple[Any, Any, np.ndarray, Any, Any, bool]:
+    """(query ids, doc ids, values, line numbers, run tag, fast) of qrels or run bytes: fast path, else line by line.
 
     ``data`` None means: the plain file at ``path``. On the fast path query ids
     come back as a pyarrow dictionary array (their codes are free there).
@@ -323,7 +335,7 @@ def _parse_columns(
         qids, dids = fields[:, 0].astype(str), fields[:, 2].astype(str)
         name = None if qrels else str(fields[0, 5])
     check_finite(values, what, qids, dids, source, lines)
-    return qids, dids, values, lines, name
+    return qids, dids, values, lines, name, fast is not None
 
 
 def read_columns_fast(path: PathLike, *, qrels: bool, values_as_text: bool = False) -> tuple[Any, Any, Any] | None:

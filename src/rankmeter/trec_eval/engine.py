@@ -21,7 +21,6 @@ from rankmeter.core.ranked_lists import RankedLists
 from rankmeter.core.semantics import Semantics
 from rankmeter.core.ties import tie_group_starts
 from rankmeter.errors import RankmeterError
-from rankmeter.io.arrow import is_arrow
 from rankmeter.io.tables import Qrels, Run
 from rankmeter.io.trec import last_line_field
 from rankmeter.measures import FAMILIES, Measure
@@ -233,7 +232,7 @@ def evaluate_qrels_in_blocks(
     columnar parser the whole read uses, a topic's lines are not together,
     or anything raises.
     """
-    from rankmeter.io.stream import iter_run_chunks, read_ahead
+    from rankmeter.io.stream import read_ahead
 
     stderr = stderr if stderr is not None else sys.stderr
     try:
@@ -247,7 +246,7 @@ def evaluate_qrels_in_blocks(
             "max_docs": max_docs,
             "num_docs": num_docs,
         }
-        for run, _ in read_ahead(_columnar_blocks(iter_run_chunks(run_path, block_bytes=block_bytes))):
+        for run, _ in read_ahead(_columnar_blocks(run_path, block_bytes)):
             part = judgments.of(run)
             if len(part):  # (a block of topics without judgments has nothing to print)
                 tables.append(evaluate_qrels(requested, part, RunFile(run, runid), stderr=stderr, **options))
@@ -272,12 +271,14 @@ def evaluate_qrels_in_blocks(
     return _joined(tables)
 
 
-def _columnar_blocks(blocks: Iterator[tuple[Any, int]]) -> Iterator[tuple[Any, int]]:
-    """The blocks, as long as each came through the columnar parser (pyarrow ids) the whole read uses."""
-    for run, done in blocks:
-        if not is_arrow(run.query_ids):
-            raise _ReadWhole
-        yield run, done
+def _columnar_blocks(run_path: str, block_bytes: int) -> Iterator[tuple[Run, int]]:
+    """The run's blocks, as long as each comes through the columnar parser the whole read uses."""
+    from rankmeter.io.stream import NotColumnar, iter_run_chunks
+
+    try:
+        yield from iter_run_chunks(run_path, block_bytes=block_bytes, columnar_only=True)
+    except NotColumnar:
+        raise _ReadWhole from None
 
 
 def _joined(tables: list[Table]) -> Table:

@@ -48,9 +48,10 @@ def read_qrels_jg(path: str) -> tuple[Qrels, np.ndarray]:
 def _expand_run(run: Run, virtual_ids: np.ndarray, virtual_topics: np.ndarray) -> Run:
     """One copy of each topic's run rows per judgment group of the topic."""
     topics, start, count = np.unique(virtual_topics, return_index=True, return_counts=True)
-    pos = np.searchsorted(topics, run.query_ids)
+    query_ids = run.query_ids.text()
+    pos = np.searchsorted(topics, query_ids)
     pos_c = np.minimum(pos, max(len(topics) - 1, 0))
-    ok = (pos < len(topics)) & (topics[pos_c] == run.query_ids) if len(topics) else np.zeros(len(pos), bool)
+    ok = (pos < len(topics)) & (topics[pos_c] == query_ids) if len(topics) else np.zeros(len(pos), bool)
     rows = np.flatnonzero(ok)
     reps = count[pos_c[rows]]
     rep_rows = np.repeat(rows, reps)
@@ -92,7 +93,7 @@ def evaluate_judgment_groups(
     stderr = stderr if stderr is not None else sys.stderr
     qrels, row_topics = read_qrels_jg(path)
     runfile = read_run(run_path)
-    virtual_ids, first = np.unique(qrels.query_ids, return_index=True)
+    virtual_ids, first = np.unique(qrels.query_ids.text(), return_index=True)
     virtual_topics = row_topics[first]
     run = _expand_run(runfile.run, virtual_ids, virtual_topics)
     ranked, info = align(qrels, run, drop_in_semantics(complete))

@@ -333,8 +333,9 @@ def evaluate_prefs(
     prefs, _ = read_prefs(path, qrels_format)
     runfile = read_run(run_path)
     run = runfile.run
-    order = np.lexsort((run.doc_ids, -run.scores, run.query_ids))
-    qids, docs = run.query_ids[order], run.doc_ids[order]
+    query_ids, doc_ids = run.query_ids.text(), run.doc_ids.text()
+    order = np.lexsort((doc_ids, -run.scores, query_ids))
+    qids, docs = query_ids[order], doc_ids[order]
     uniq, starts = np.unique(qids, return_index=True)
     bounds = dict(
         zip(uniq.tolist(), zip(starts.tolist(), np.append(starts[1:], len(qids)).tolist(), strict=True), strict=True)
