@@ -406,18 +406,24 @@ def test_nan_sample_weight() -> None:
 @pytest.mark.parametrize("lib", ["pandas", "polars", "pyarrow"])
 def test_missing_column(lib) -> None:
     make = {"pandas": pd.DataFrame, "polars": pl.DataFrame, "pyarrow": pa.table}[lib]
-    run = make({"qid": ["q"], "doc_id": ["a"], "score": [1.0]})
+    run = make({"topic": ["q"], "doc_id": ["a"], "score": [1.0]})
     with fails(
         InputFormatError,
         esc(
-            "table has no column 'query_id' for query_id (columns: qid, doc_id, score); "
+            "table has no column for query_id (looked for 'query_id', 'q_id', 'qid'; columns: topic, doc_id, score); "
             "pass columns={'query_id': '<name>'}"
         ),
     ):
         rankmeter.evaluate({"q": {"a": 1}}, run, "p@1")
     # the documented way out
-    res = rankmeter.evaluate({"q": {"a": 1}}, run, "p@1", run_columns={"query_id": "qid"})
+    res = rankmeter.evaluate({"q": {"a": 1}}, run, "p@1", run_columns={"query_id": "topic"})
     assert res["p@1"] == 1.0
+
+
+def test_unknown_column_role() -> None:
+    qrels = pd.DataFrame({"query_id": ["q"], "doc_id": ["a"], "relevance": [1]})
+    with fails(InputFormatError, esc("columns= names no role 'grade'; the roles are query_id, doc_id, relevance")):
+        rankmeter.evaluate(qrels, {"q": {"a": 1.0}}, "p@1", qrels_columns={"grade": "relevance"})
 
 
 def test_missing_renamed_column() -> None:

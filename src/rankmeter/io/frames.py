@@ -1,8 +1,11 @@
 """pandas, polars and pyarrow tables -> :class:`Qrels` / :class:`Run`.
 
-Default columns are ``query_id``, ``doc_id`` and ``relevance`` (qrels) or
-``score`` (run); pass ``columns={"query_id": "qid", ...}`` to rename. Ids of
-any type are converted to their exact string form.
+Columns are found by name: ``query_id``, ``doc_id`` and ``relevance`` (qrels)
+or ``score`` (run), or the names other tools write (:data:`KNOWN_COLUMNS`:
+ranx's ``q_id`` / ``doc_id`` / ``score``, ir_datasets' ``query_id`` /
+``doc_id`` / ``relevance``, TREC's ``qid`` / ``docno`` / ``rel``); pass
+``columns={"query_id": "topic", ...}`` for any other name. Ids of any type are
+converted to their exact string form.
 """
 
 from __future__ import annotations
@@ -113,16 +116,63 @@ def _numbers(values: np.ndarray, name: str, qids: np.ndarray, dids: np.ndarray) 
         raise
 
 
-def _read(frame: Any, value_column: str, columns: Mapping[str, str] | None) -> tuple[np.ndarray, ...]:
-    mapping = {"query_id": "query_id", "doc_id": "doc_id", value_column: value_column}
-    mapping.update(columns or {})
-    names = _column_names(frame)
-    for role in ("query_id", "doc_id", value_column):
-        if mapping[role] not in names:
+KNOWN_COLUMNS: dict[str, dict[str, tuple[str, ...]]] = {
+    "qrels": {
+        "query_id": ("query_id", "q_id", "qid"),
+        "doc_id": ("doc_id", "docno", "docid"),
+        "relevance": ("relevance", "rel", "score"),
+    },
+    "run": {
+        "query_id": ("query_id", "q_id", "qid"),
+        "doc_id": ("doc_id", "docno", "docid"),
+        "score": ("score",),
+    },
+}
+"""Column names understood without a mapping, for each role, first match first: rankmeter's own, then
+ranx's (``q_id``, ``doc_id``, ``score`` -- ranx calls a qrels grade ``score`` too), ir_datasets' (the
+same as rankmeter's) and TREC's (``qid``, ``docno``, ``rel``)."""
+
+
+def find_columns(names: list[str], kind: str, columns: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The column of each role (``query_id``, ``doc_id``, ``relevance`` or ``score``) in a table of ``kind``.
+
+    ``columns`` names a role's column explicitly; other roles take the first
+    of :data:`KNOWN_COLUMNS` the table has.
+
+    >>> find_columns(["q_id", "doc_id", "score"], "qrels")
+    {'query_id': 'q_id', 'doc_id': 'doc_id', 'relevance': 'score'}
+    >>> find_columns(["topic", "docno", "rel"], "qrels", {"query_id": "topic"})
+    {'query_id': 'topic', 'doc_id': 'docno', 'relevance': 'rel'}
+    """
+    roles = KNOWN_COLUMNS[kind]
+    unknown = sorted(set(columns or {}) - set(roles))
+    if unknown:
+        raise InputFormatError(f"columns= names no role {unknown[0]!r}; the roles are {', '.join(roles)}")
+    found: dict[str, str] = {}
+    for role, candidates in roles.items():
+        if columns and role in columns:
+            if columns[role] not in names:
+                raise InputFormatError(
+                    f"table has no column {columns[role]!r} for {role} (columns: {', '.join(names)}); "
+                    f"pass columns={{'{role}': '<name>'}}"
+                )
+            found[role] = columns[role]
+            continue
+        taken = set(found.values()) | set((columns or {}).values())
+        match = next((c for c in candidates if c in names and c not in taken), None)
+        if match is None:
             raise InputFormatError(
-                f"table has no column {mapping[role]!r} for {role} (columns: {', '.join(names)}); "
-                f"pass columns={{'{role}': '<name>'}}"
+                f"table has no column for {role} (looked for {', '.join(map(repr, candidates))}; "
+                f"columns: {', '.join(names)}); pass columns={{'{role}': '<name>'}}"
             )
+        found[role] = match
+    return found
+
+
+def _read(
+    frame: Any, kind: str, value_column: str, columns: Mapping[str, str] | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    mapping = find_columns(_column_names(frame), kind, columns)
     qids = _ids(frame, mapping["query_id"])
     dids = _ids(frame, mapping["doc_id"])
     values = _numbers(_column(frame, mapping[value_column]), value_column, qids, dids)
@@ -131,12 +181,12 @@ def _read(frame: Any, value_column: str, columns: Mapping[str, str] | None) -> t
 
 
 def qrels_from_frame(frame: Any, columns: Mapping[str, str] | None = None) -> Qrels:
-    """Qrels from a table with columns query_id, doc_id, relevance (renamable)."""
-    qids, dids, rel = _read(frame, "relevance", columns)
+    """Qrels from a table with columns query_id, doc_id, relevance (or another tool's names; renamable)."""
+    qids, dids, rel = _read(frame, "qrels", "relevance", columns)
     return Qrels(qids, dids, rel, source="<qrels table>")
 
 
 def run_from_frame(frame: Any, columns: Mapping[str, str] | None = None) -> Run:
-    """Run from a table with columns query_id, doc_id, score (renamable)."""
-    qids, dids, scores = _read(frame, "score", columns)
+    """Run from a table with columns query_id, doc_id, score (or another tool's names; renamable)."""
+    qids, dids, scores = _read(frame, "run", "score", columns)
     return Run(qids, dids, scores, source="<run table>")
