@@ -136,7 +136,7 @@ def evaluate(
     q = as_qrels(qrels, qrels_columns)
     r = as_run(run, run_columns)
     ranked, info = align(q, r, sem, judged_items=judged_items_suffice(sem.tie_policy, parsed), threads=threads)
-    extra = alignment_metadata(info, sem, q.source, r.source, r.name)
+    extra = alignment_metadata(info, sem, q.source, r.source, r.name, qrels_columns=q.columns, run_columns=r.columns)
     return evaluate_ranked(ranked, parsed, empty=sem.empty, metadata=extra)
 
 

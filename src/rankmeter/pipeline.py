@@ -190,8 +190,15 @@ def alignment_metadata(
     qrels_source: str | None,
     run_source: str | None,
     run_name: str | None,
+    *,
+    qrels_columns: Mapping[str, str] | None = None,
+    run_columns: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
-    """The result metadata that accounts for every query and row of the alignment, and the semantics used."""
+    """The result metadata that accounts for every query and row of the alignment, and the semantics used.
+
+    ``qrels_columns`` / ``run_columns``: the column of each role when the
+    input was a table (``metadata["qrels_columns"]``, ``["run_columns"]``).
+    """
     meta: dict[str, Any] = {
         "semantics": semantics.as_dict(),
         "missing": semantics.missing,
@@ -212,6 +219,10 @@ def alignment_metadata(
     }
     if semantics.ties == "shuffle":
         meta["seed"] = semantics.seed
+    if qrels_columns is not None:
+        meta["qrels_columns"] = dict(qrels_columns)
+    if run_columns is not None:
+        meta["run_columns"] = dict(run_columns)
     return meta
 
 

@@ -170,7 +170,7 @@ def evaluate_stream(
     info.missing_queries = missing_ids
     info.run_only_queries = sorted(info.run_only_queries)
     info.duplicates_dropped += qrels_dropped
-    extra = alignment_metadata(info, sem, q.source, str(run_path), name)
+    extra = alignment_metadata(info, sem, q.source, str(run_path), name, qrels_columns=q.columns)
     extra.update({"ties": ties, "streamed": True})
     extra["empty"] = empty
     return concatenate_results(parts, parsed, extra, sort_by_query=True)

@@ -410,8 +410,8 @@ def test_missing_column(lib) -> None:
     with fails(
         InputFormatError,
         esc(
-            "table has no column for query_id (looked for 'query_id', 'q_id', 'qid'; columns: topic, doc_id, score); "
-            "pass columns={'query_id': '<name>'}"
+            "table has no column for query_id (looked for 'query_id', 'q_id', 'qid', 'user_id'; columns: topic, doc_id, score); "
+            "pass run_columns={'query_id': '<name>'}"
         ),
     ):
         rankmeter.evaluate({"q": {"a": 1}}, run, "p@1")

@@ -2,9 +2,10 @@
 
 Columns are found by name: ``query_id``, ``doc_id`` and ``relevance`` (qrels)
 or ``score`` (run), or the names other tools write (:data:`KNOWN_COLUMNS`:
-ranx's ``q_id`` / ``doc_id`` / ``score``, ir_datasets' ``query_id`` /
-``doc_id`` / ``relevance``, TREC's ``qid`` / ``docno`` / ``rel``); pass
-``columns={"query_id": "topic", ...}`` for any other name. Ids of any type are
+ranx's ``q_id`` / ``doc_id`` / ``score``, TREC's ``qid`` / ``docno`` / ``rel``,
+recommender logs' ``user_id`` / ``item_id`` / ``rating``); pass
+``qrels_columns={"query_id": "topic", ...}`` (``run_columns=``) for any other
+name or to settle a table with several candidates. Ids of any type are
 converted to their exact string form.
 """
 
@@ -118,26 +119,31 @@ def _numbers(values: np.ndarray, name: str, qids: np.ndarray, dids: np.ndarray) 
 
 KNOWN_COLUMNS: dict[str, dict[str, tuple[str, ...]]] = {
     "qrels": {
-        "query_id": ("query_id", "q_id", "qid"),
-        "doc_id": ("doc_id", "docno", "docid"),
-        "relevance": ("relevance", "rel", "score"),
+        "query_id": ("query_id", "q_id", "qid", "user_id"),
+        "doc_id": ("doc_id", "docno", "docid", "item_id"),
+        "relevance": ("relevance", "rel", "score", "rating"),
     },
     "run": {
-        "query_id": ("query_id", "q_id", "qid"),
-        "doc_id": ("doc_id", "docno", "docid"),
+        "query_id": ("query_id", "q_id", "qid", "user_id"),
+        "doc_id": ("doc_id", "docno", "docid", "item_id"),
         "score": ("score",),
     },
 }
-"""Column names understood without a mapping, for each role, first match first: rankmeter's own, then
-ranx's (``q_id``, ``doc_id``, ``score`` -- ranx calls a qrels grade ``score`` too), ir_datasets' (the
-same as rankmeter's) and TREC's (``qid``, ``docno``, ``rel``)."""
+"""Column names understood without a mapping, for each role: rankmeter's and ir_datasets' (``query_id``,
+``doc_id``, ``relevance``, ``score``), ranx's (``q_id``, ``doc_id``, ``score`` -- ranx calls a qrels
+grade ``score`` too), TREC's (``qid``, ``docno``, ``rel``) and recommender logs' (``user_id``,
+``item_id``, ``rating``)."""
 
 
-def find_columns(names: list[str], kind: str, columns: Mapping[str, str] | None = None) -> dict[str, str]:
+def find_columns(
+    names: list[str], kind: str, columns: Mapping[str, str] | None = None, argument: str = "columns"
+) -> dict[str, str]:
     """The column of each role (``query_id``, ``doc_id``, ``relevance`` or ``score``) in a table of ``kind``.
 
-    ``columns`` names a role's column explicitly; other roles take the first
-    of :data:`KNOWN_COLUMNS` the table has.
+    ``columns`` names a role's column explicitly; every other role takes the
+    one column of :data:`KNOWN_COLUMNS` the table has. A role with no such
+    column, or with several, is an error naming the candidates and the
+    ``argument`` that settles it.
 
     >>> find_columns(["q_id", "doc_id", "score"], "qrels")
     {'query_id': 'q_id', 'doc_id': 'doc_id', 'relevance': 'score'}
@@ -145,48 +151,50 @@ def find_columns(names: list[str], kind: str, columns: Mapping[str, str] | None 
     {'query_id': 'topic', 'doc_id': 'docno', 'relevance': 'rel'}
     """
     roles = KNOWN_COLUMNS[kind]
-    unknown = sorted(set(columns or {}) - set(roles))
+    given = dict(columns or {})
+    unknown = sorted(set(given) - set(roles))
     if unknown:
-        raise InputFormatError(f"columns= names no role {unknown[0]!r}; the roles are {', '.join(roles)}")
+        raise InputFormatError(f"{argument}= names no role {unknown[0]!r}; the roles are {', '.join(roles)}")
     found: dict[str, str] = {}
     for role, candidates in roles.items():
-        if columns and role in columns:
-            if columns[role] not in names:
+        hint = f"pass {argument}={{'{role}': '<name>'}}"
+        if role in given:
+            if given[role] not in names:
                 raise InputFormatError(
-                    f"table has no column {columns[role]!r} for {role} (columns: {', '.join(names)}); "
-                    f"pass columns={{'{role}': '<name>'}}"
+                    f"table has no column {given[role]!r} for {role} (columns: {', '.join(names)}); {hint}"
                 )
-            found[role] = columns[role]
+            found[role] = given[role]
             continue
-        taken = set(found.values()) | set((columns or {}).values())
-        match = next((c for c in candidates if c in names and c not in taken), None)
-        if match is None:
+        present = [c for c in candidates if c in names and c not in given.values()]
+        if not present:
             raise InputFormatError(
                 f"table has no column for {role} (looked for {', '.join(map(repr, candidates))}; "
-                f"columns: {', '.join(names)}); pass columns={{'{role}': '<name>'}}"
+                f"columns: {', '.join(names)}); {hint}"
             )
-        found[role] = match
+        if len(present) > 1:
+            raise InputFormatError(f"table has several columns for {role}: {', '.join(map(repr, present))}; {hint}")
+        found[role] = present[0]
     return found
 
 
 def _read(
     frame: Any, kind: str, value_column: str, columns: Mapping[str, str] | None
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    mapping = find_columns(_column_names(frame), kind, columns)
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, str]]:
+    mapping = find_columns(_column_names(frame), kind, columns, f"{kind}_columns")
     qids = _ids(frame, mapping["query_id"])
     dids = _ids(frame, mapping["doc_id"])
     values = _numbers(_column(frame, mapping[value_column]), value_column, qids, dids)
     check_finite(values, value_column, qids, dids, None, None)
-    return qids, dids, values
+    return qids, dids, values, mapping
 
 
-def qrels_from_frame(frame: Any, columns: Mapping[str, str] | None = None) -> Qrels:
+def qrels_from_frame(frame: Any, columns: Mapping[str, str] | None = None, source: str | None = None) -> Qrels:
     """Qrels from a table with columns query_id, doc_id, relevance (or another tool's names; renamable)."""
-    qids, dids, rel = _read(frame, "qrels", "relevance", columns)
-    return Qrels(qids, dids, rel, source="<qrels table>")
+    qids, dids, rel, mapping = _read(frame, "qrels", "relevance", columns)
+    return Qrels(qids, dids, rel, source=source or "<qrels table>", columns=mapping)
 
 
-def run_from_frame(frame: Any, columns: Mapping[str, str] | None = None) -> Run:
+def run_from_frame(frame: Any, columns: Mapping[str, str] | None = None, source: str | None = None) -> Run:
     """Run from a table with columns query_id, doc_id, score (or another tool's names; renamable)."""
-    qids, dids, scores = _read(frame, "run", "score", columns)
-    return Run(qids, dids, scores, source="<run table>")
+    qids, dids, scores, mapping = _read(frame, "run", "score", columns)
+    return Run(qids, dids, scores, source=source or "<run table>", columns=mapping)

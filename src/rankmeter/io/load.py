@@ -1,12 +1,17 @@
 """Turn whatever the user passed (path, table, dict, Qrels/Run) into a :class:`Qrels` or :class:`Run`.
 
-The readers of each format are imported when that format is first read.
+Paths are read by their suffix: Parquet (``.parquet``, ``.pq``), Feather / Arrow
+IPC (``.feather``, ``.arrow``, ``.ipc``) and CSV (``.csv``, ``.tsv``, ``.gz``
+of either) files are tables whose columns are found as for data frames
+(:mod:`rankmeter.io.frames`); any other path is a TREC file. The readers of
+each format are imported when that format is first read.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rankmeter.errors import InputFormatError
@@ -14,44 +19,106 @@ from rankmeter.errors import InputFormatError
 if TYPE_CHECKING:
     from rankmeter.io.tables import Qrels, Run
 
+TABLE_SUFFIXES = {
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".feather": "feather",
+    ".arrow": "feather",
+    ".ipc": "feather",
+    ".csv": "csv",
+    ".tsv": "tsv",
+}
+"""File suffixes read as tables rather than TREC text (``.gz`` is looked through for CSV and TSV)."""
 
-def as_qrels(obj: Any, columns: Mapping[str, str] | None = None) -> Qrels:
-    """Qrels from a path, a pandas/polars/pyarrow table, a dict-of-dicts or a :class:`Qrels`."""
-    from rankmeter.io.tables import Qrels
 
-    if isinstance(obj, Qrels):
+def table_format(path: str | os.PathLike[str]) -> str | None:
+    """The table format a path's suffix names, or None for TREC text.
+
+    >>> table_format("runs/bm25.parquet"), table_format("qrels.tsv.gz"), table_format("run.txt")
+    ('parquet', 'tsv', None)
+    """
+    suffixes = [s.lower() for s in Path(path).suffixes]
+    if suffixes and suffixes[-1] == ".gz":
+        suffixes = suffixes[:-1]
+        found = TABLE_SUFFIXES.get(suffixes[-1]) if suffixes else None
+        return found if found in ("csv", "tsv") else None
+    return TABLE_SUFFIXES.get(suffixes[-1]) if suffixes else None
+
+
+def read_table(path: str | os.PathLike[str], fmt: str, id_columns: tuple[str, ...] = ()) -> Any:
+    """A pyarrow Table from a Parquet, Feather / Arrow IPC, CSV or TSV file.
+
+    CSV columns named in ``id_columns`` are read as text, so that ids such as
+    ``007`` keep their exact form; the others are inferred.
+
+    >>> import tempfile, os
+    >>> with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as f:
+    ...     _ = f.write("qid,docno,rel\\n007,d1,1\\n")
+    >>> read_table(f.name, "csv", ("qid", "docno")).column("qid").to_pylist()
+    ['007']
+    >>> os.unlink(f.name)
+    """
+    source = os.fspath(path)
+    try:
+        if fmt == "parquet":
+            import pyarrow.parquet as pq
+
+            return pq.read_table(source)
+        if fmt == "feather":
+            import pyarrow.feather as feather
+
+            return feather.read_table(source)
+        import pyarrow as pa
+        import pyarrow.csv as pcsv
+
+        # ids are text whatever they look like ('007' stays '007'); other columns are inferred
+        types = {name: pa.string() for name in id_columns}
+        return pcsv.read_csv(
+            source,
+            parse_options=pcsv.ParseOptions(delimiter="\t" if fmt == "tsv" else ","),
+            convert_options=pcsv.ConvertOptions(column_types=types),
+        )
+    except FileNotFoundError as exc:
+        raise InputFormatError(f"{source}: cannot read file: {exc.strerror or 'No such file or directory'}") from None
+    except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError, its IO errors OSErrors
+        raise InputFormatError(f"{source}: cannot read it as a {fmt} table: {exc}") from None
+
+
+def _load(obj: Any, kind: str, columns: Mapping[str, str] | None) -> Any:
+    """A :class:`Qrels` (``kind="qrels"``) or :class:`Run` from anything a user may pass."""
+    from rankmeter.io import frames
+    from rankmeter.io.tables import Qrels, Run
+
+    wanted = Qrels if kind == "qrels" else Run
+    from_frame = frames.qrels_from_frame if kind == "qrels" else frames.run_from_frame
+    if isinstance(obj, wanted):
         return obj
     if isinstance(obj, str | os.PathLike):
-        from rankmeter.io.trec import read_qrels
+        fmt = table_format(obj) if str(obj) != "-" else None
+        if fmt is not None:
+            roles = frames.KNOWN_COLUMNS[kind]
+            ids = (*roles["query_id"], *roles["doc_id"], *(v for k, v in (columns or {}).items() if k.endswith("_id")))
+            return from_frame(read_table(obj, fmt, ids), columns, source=os.fspath(obj))
+        from rankmeter.io import trec
 
-        return read_qrels(obj)
-    from rankmeter.io.frames import is_frame, qrels_from_frame
-
-    if is_frame(obj):
-        return qrels_from_frame(obj, columns)
+        return trec.read_qrels(obj) if kind == "qrels" else trec.read_run(obj)
+    if frames.is_frame(obj):
+        return from_frame(obj, columns)
     if isinstance(obj, Mapping):
-        from rankmeter.io.dicts import qrels_from_dict
+        from rankmeter.io import dicts
 
-        return qrels_from_dict(obj)
-    raise InputFormatError(f"cannot read qrels from {type(obj).__name__}: pass a path, a table or a dict")
+        return dicts.qrels_from_dict(obj) if kind == "qrels" else dicts.run_from_dict(obj)
+    what = "qrels" if kind == "qrels" else "a run"
+    raise InputFormatError(f"cannot read {what} from {type(obj).__name__}: pass a path, a table or a dict")
+
+
+def as_qrels(obj: Any, columns: Mapping[str, str] | None = None) -> Qrels:
+    """Qrels from a path (TREC, Parquet, Feather, CSV), a pandas/polars/pyarrow table, a dict-of-dicts or a Qrels."""
+    result: Qrels = _load(obj, "qrels", columns)
+    return result
 
 
 def as_run(obj: Any, columns: Mapping[str, str] | None = None) -> Run:
-    """Run from a path, a pandas/polars/pyarrow table, a dict-of-dicts or a :class:`Run`."""
-    from rankmeter.io.tables import Run
-
-    if isinstance(obj, Run):
-        return obj
-    if isinstance(obj, str | os.PathLike):
-        from rankmeter.io.trec import read_run
-
-        return read_run(obj)
-    from rankmeter.io.frames import is_frame, run_from_frame
-
-    if is_frame(obj):
-        return run_from_frame(obj, columns)
-    if isinstance(obj, Mapping):
-        from rankmeter.io.dicts import run_from_dict
-
-        return run_from_dict(obj)
-    raise InputFormatError(f"cannot read a run from {type(obj).__name__}: pass a path, a table or a dict")
+    """Run from a path (TREC, Parquet, Feather, CSV), a pandas/polars/pyarrow table, a dict-of-dicts or a Run."""
+    result: Run = _load(obj, "run", columns)
+    return result

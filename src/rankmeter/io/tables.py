@@ -42,6 +42,9 @@ class Qrels:
         File name the rows came from (used in error messages).
     lines : ndarray of int64 or None
         1-based line number of each row in ``source``.
+    columns : dict or None
+        For rows read from a table, the column of each role
+        (``{"query_id": "qid", ...}``), reported in the result's metadata.
     """
 
     query_ids: Any
@@ -49,6 +52,7 @@ class Qrels:
     relevance: np.ndarray
     source: str | None = None
     lines: np.ndarray | None = field(default=None, repr=False)
+    columns: dict[str, str] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "query_ids", as_ids(self.query_ids, coded=True))
@@ -80,6 +84,9 @@ class Run:
         1-based line number of each row in ``source``.
     name : str or None
         The run tag (TREC column 6), when there is one.
+    columns : dict or None
+        For rows read from a table, the column of each role, reported in the
+        result's metadata.
     """
 
     query_ids: Any
@@ -88,6 +95,7 @@ class Run:
     source: str | None = None
     lines: np.ndarray | None = field(default=None, repr=False)
     name: str | None = None
+    columns: dict[str, str] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "query_ids", as_ids(self.query_ids, coded=True))
