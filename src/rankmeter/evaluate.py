@@ -7,8 +7,9 @@ and hands them to :func:`rankmeter.pipeline.evaluate_ranked`.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
@@ -16,6 +17,7 @@ from rankmeter import stream
 from rankmeter.core import lists
 from rankmeter.core.align import align
 from rankmeter.core.lists import (
+    MAX_THREADS,
     NonFiniteInput,
     map_blocks,
     rank_dense,
@@ -23,13 +25,16 @@ from rankmeter.core.lists import (
     rank_flat_lists,
     ranked_prefix,
     row_blocks,
+    usable_cpus,
 )
 from rankmeter.core.ranked_lists import RankedLists
 from rankmeter.core.semantics import Semantics, SemanticsOptions
 from rankmeter.core.ties import straddling_queries
-from rankmeter.errors import QueryOrderError
+from rankmeter.errors import QueryOrderError, RankmeterError
 from rankmeter.io.dense import dense_arrays, flatten_dense, flatten_ragged
+from rankmeter.io.frames import is_frame
 from rankmeter.io.load import as_qrels, as_run
+from rankmeter.io.tables import Qrels, Run
 from rankmeter.measures import Measure
 from rankmeter.measures.kernels.context import Context
 from rankmeter.measures.params import GainTable, Jarvelin
@@ -42,12 +47,57 @@ from rankmeter.pipeline import (
     parse_measures,
 )
 from rankmeter.progress import progress_bar, wanted
-from rankmeter.results import EvaluationResult
+from rankmeter.results import EvaluationResult, SystemResults
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
 _AUTO_PROGRESS_ITEMS = 200_000_000  # dense items from which evaluate_arrays draws a bar on a terminal (W3's 40M: 1 s)
+
+
+@overload
+def evaluate(
+    qrels: Any,
+    run: Mapping[str, Mapping[str, float]],
+    measures: MeasuresArg,
+    *,
+    semantics: Semantics | None = None,
+    qrels_columns: Mapping[str, str] | None = None,
+    run_columns: Mapping[str, str] | None = None,
+    threads: int | None = None,
+    progress: bool | None = None,
+    **options: Unpack[SemanticsOptions],
+) -> EvaluationResult: ...
+
+
+@overload
+def evaluate(
+    qrels: Any,
+    run: Mapping[str, Any],
+    measures: MeasuresArg,
+    *,
+    semantics: Semantics | None = None,
+    qrels_columns: Mapping[str, str] | None = None,
+    run_columns: Mapping[str, str] | None = None,
+    threads: int | None = None,
+    progress: bool | None = None,
+    **options: Unpack[SemanticsOptions],
+) -> SystemResults: ...
+
+
+@overload
+def evaluate(
+    qrels: Any,
+    run: Any,
+    measures: MeasuresArg,
+    *,
+    semantics: Semantics | None = None,
+    qrels_columns: Mapping[str, str] | None = None,
+    run_columns: Mapping[str, str] | None = None,
+    threads: int | None = None,
+    progress: bool | None = None,
+    **options: Unpack[SemanticsOptions],
+) -> EvaluationResult: ...
 
 
 def evaluate(
@@ -61,8 +111,8 @@ def evaluate(
     threads: int | None = None,
     progress: bool | None = None,
     **options: Unpack[SemanticsOptions],
-) -> EvaluationResult:
-    """Evaluate a run against qrels.
+) -> EvaluationResult | SystemResults:
+    """Evaluate a run (or several) against qrels.
 
     Parameters
     ----------
@@ -70,9 +120,13 @@ def evaluate(
         Judgments: a TREC qrels file (``.gz`` too), a pandas/polars/pyarrow
         table with columns query_id, doc_id, relevance, or
         ``{query_id: {doc_id: grade}}``.
-    run : path, DataFrame/Table, dict or Run
+    run : path, DataFrame/Table, dict or Run, or a mapping of them
         System output: a TREC run file, a table with query_id, doc_id, score,
-        or ``{query_id: {doc_id: score}}``.
+        or ``{query_id: {doc_id: score}}``. Several runs as
+        ``{system_name: run}``: the qrels are read once, the runs are
+        evaluated in parallel on the machine's cores and a
+        :class:`~rankmeter.results.SystemResults` is returned (values equal to
+        evaluating each run alone).
     measures : str, Measure or iterable of them
         E.g. ``["ndcg@10", "map", "p(min_rel=2)@[5,10]"]``.
     semantics : Semantics, optional
@@ -83,8 +137,8 @@ def evaluate(
         Column renames for table input, e.g. ``{"query_id": "qid"}``.
     threads : int, optional
         Threads for runs of a million rows or more, each ranking a block of
-        queries (default: one per CPU, at most 8; 1: one thread). Values do
-        not depend on it.
+        queries, or for several runs, each evaluating a run (default: one per
+        CPU, at most 8; 1: one thread). Values do not depend on it.
     progress : bool, optional
         Show a progress bar on stderr while a run file is read (default: for
         files over 256 MiB when stderr is a terminal).
@@ -95,7 +149,7 @@ def evaluate(
 
     Returns
     -------
-    EvaluationResult
+    EvaluationResult or SystemResults
         ``metadata["semantics"]`` records the semantics used, whole.
 
     Notes
@@ -118,6 +172,8 @@ def evaluate(
     """
     sem = Semantics.build(semantics, "qrels", **options)
     parsed = parse_measures(measures)
+    if is_runs(run):
+        return _evaluate_runs(as_qrels(qrels, qrels_columns), run, parsed, sem, run_columns, threads, progress)
     if stream.run_file_in_blocks(run) and sem.ties != "shuffle":  # shuffle draws its keys for the whole run at once
         try:
             result = stream.evaluate_stream(
@@ -138,6 +194,62 @@ def evaluate(
     ranked, info = align(q, r, sem, judged_items=judged_items_suffice(sem.tie_policy, parsed), threads=threads)
     extra = alignment_metadata(info, sem, q.source, r.source, r.name, qrels_columns=q.columns, run_columns=r.columns)
     return evaluate_ranked(ranked, parsed, empty=sem.empty, metadata=extra)
+
+
+def is_runs(run: Any) -> bool:
+    """Whether ``run`` is a mapping of several runs (``{name: run}``) rather than one ``{qid: {docid: score}}`` run.
+
+    >>> is_runs({"bm25": "bm25.txt"}), is_runs({"bm25": {"q1": {"d1": 1.0}}}), is_runs({"q1": {"d1": 1.0}})
+    (True, True, False)
+    """
+    if not isinstance(run, Mapping) or not run:
+        return False
+    first = next(iter(run.values()))
+    if isinstance(first, str | os.PathLike | Run) or is_frame(first):
+        return True
+    return isinstance(first, Mapping) and isinstance(next(iter(first.values()), None), Mapping)
+
+
+def _evaluate_runs(
+    qrels: Qrels,
+    runs: Mapping[str, Any],
+    measures: list[Measure],
+    semantics: Semantics,
+    run_columns: Mapping[str, str] | None,
+    threads: int | None,
+    progress: bool | None,
+) -> SystemResults:
+    """Every run of ``runs`` against the same qrels (read once), a run per thread, results in the given order."""
+    names = [str(name) for name in runs]
+    workers = min(MAX_THREADS, usable_cpus()) if threads is None else threads
+    parallel = workers > 1 and len(names) > 1
+
+    def one(name: str) -> EvaluationResult:
+        try:
+            return evaluate(
+                qrels,
+                runs[name],
+                measures,
+                semantics=semantics,
+                run_columns=run_columns,
+                threads=1 if parallel else threads,
+                progress=None if parallel else progress,
+            )
+        except RankmeterError as exc:
+            raise type(exc)(f"system {name!r}: {exc}") from exc
+
+    results: dict[str, EvaluationResult] = {}
+    with progress_bar(len(names), "rankmeter evaluate", show=wanted(progress, False), unit="runs") as done:
+        for name, result in zip(names, map_blocks(one, names, workers if parallel else 1), strict=True):
+            results[name] = result
+            done(len(results))
+    metadata = {
+        "systems": names,
+        "measures": results[names[0]].measure_names if names else [str(s) for m in measures for s in m.expand()],
+        "semantics": semantics.as_dict(),
+        "qrels_source": qrels.source,
+    }
+    return SystemResults(results, metadata)
 
 
 # families whose value at a cutoff k depends only on the top k items and on the complete ideal list

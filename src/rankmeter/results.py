@@ -1,9 +1,10 @@
-"""The one result type every entry point returns."""
+"""The result types: :class:`EvaluationResult` for one evaluation, :class:`SystemResults` for several runs."""
 
 from __future__ import annotations
 
 import io
 import math
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -13,8 +14,70 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 
+class _TidyExport:
+    """Writers shared by the result types, from their tidy rows (``per_query`` and ``aggregate_rows``)."""
+
+    key_columns: tuple[str, ...] = ("query_id",)
+
+    @property
+    def per_query(self) -> list[dict[str, Any]]:  # pragma: no cover - defined by each result type
+        raise NotImplementedError
+
+    def aggregate_rows(self) -> list[dict[str, Any]]:  # pragma: no cover - defined by each result type
+        raise NotImplementedError
+
+    def to_dict(self) -> dict[str, Any]:  # pragma: no cover - defined by each result type
+        raise NotImplementedError
+
+    def to_json(self, path: str | Path | None = None, *, indent: int | None = 2) -> str:
+        """JSON text of :meth:`to_dict` (NaN written as ``null``); also written to ``path`` if given."""
+        import json
+
+        text = json.dumps(json_safe(self.to_dict()), indent=indent)
+        if path is not None:
+            _write_text(path, text + "\n")
+        return text
+
+    def to_csv(self, path: str | Path | None = None) -> str:
+        """Tidy CSV (key columns, measure, value) with the aggregates as query ``all``."""
+        import csv
+
+        columns = [*self.key_columns, "measure", "value"]
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(columns)
+        for row in [*self.per_query, *self.aggregate_rows()]:
+            writer.writerow([*(row[c] for c in columns[:-1]), repr(row["value"])])
+        text = buf.getvalue()
+        if path is not None:
+            _write_text(path, text)
+        return text
+
+    def _columns(self) -> dict[str, list[Any]]:
+        rows = self.per_query
+        return {key: [r[key] for r in rows] for key in (*self.key_columns, "measure", "value")}
+
+    def to_polars(self) -> Any:
+        """Tidy polars DataFrame (key columns, measure, value)."""
+        import polars as pl
+
+        schema = {key: pl.String for key in (*self.key_columns, "measure")} | {"value": pl.Float64}
+        return pl.DataFrame(self._columns(), schema=schema)
+
+    def to_arrow(self) -> Any:
+        """Tidy pyarrow Table (key columns, measure, value)."""
+        import pyarrow as pa
+
+        return pa.table(
+            {
+                key: pa.array(values, pa.float64() if key == "value" else pa.string())
+                for key, values in self._columns().items()
+            }
+        )
+
+
 @dataclass(frozen=True)
-class EvaluationResult:
+class EvaluationResult(_TidyExport):
     """Per-query values, aggregates and metadata of one evaluation.
 
     Attributes
@@ -83,63 +146,15 @@ class EvaluationResult:
         """``{"aggregate": ..., "per_query": [...], "metadata": ...}`` (JSON-ready)."""
         return {"aggregate": dict(self.aggregate), "per_query": self.per_query, "metadata": self.metadata}
 
-    def to_json(self, path: str | Path | None = None, *, indent: int | None = 2) -> str:
-        """JSON text of :meth:`to_dict` (NaN written as ``null``); also written to ``path`` if given."""
-        import json
-
-        text = json.dumps(json_safe(self.to_dict()), indent=indent)
-        if path is not None:
-            _write_text(path, text + "\n")
-        return text
-
-    def to_csv(self, path: str | Path | None = None) -> str:
-        """Tidy CSV ``query_id,measure,value`` with the aggregate as query ``all``."""
-        import csv
-
-        buf = io.StringIO()
-        writer = csv.writer(buf, lineterminator="\n")
-        writer.writerow(["query_id", "measure", "value"])
-        for row in self.per_query:
-            writer.writerow([row["query_id"], row["measure"], repr(row["value"])])
-        for name, value in self.aggregate.items():
-            writer.writerow(["all", name, repr(value)])
-        text = buf.getvalue()
-        if path is not None:
-            _write_text(path, text)
-        return text
+    def aggregate_rows(self) -> list[dict[str, Any]]:
+        """Tidy rows of the aggregates, query ``all``."""
+        return [{"query_id": "all", "measure": name, "value": value} for name, value in self.aggregate.items()]
 
     def to_pandas(self) -> Any:
         """Tidy pandas DataFrame (query_id, measure, value)."""
         import pandas as pd
 
         return pd.DataFrame(self.per_query, columns=["query_id", "measure", "value"])
-
-    def to_polars(self) -> Any:
-        """Tidy polars DataFrame (query_id, measure, value)."""
-        import polars as pl
-
-        rows = self.per_query
-        return pl.DataFrame(
-            {
-                "query_id": [r["query_id"] for r in rows],
-                "measure": [r["measure"] for r in rows],
-                "value": [r["value"] for r in rows],
-            },
-            schema={"query_id": pl.String, "measure": pl.String, "value": pl.Float64},
-        )
-
-    def to_arrow(self) -> Any:
-        """Tidy pyarrow Table (query_id, measure, value)."""
-        import pyarrow as pa
-
-        rows = self.per_query
-        return pa.table(
-            {
-                "query_id": pa.array([r["query_id"] for r in rows], pa.string()),
-                "measure": pa.array([r["measure"] for r in rows], pa.string()),
-                "value": pa.array([r["value"] for r in rows], pa.float64()),
-            }
-        )
 
     def to_trec_eval(self, per_query: bool = False) -> str:
         """Text in trec_eval's layout: ``name<TAB>query<TAB>value`` (4 decimals, counts as integers)."""
@@ -183,3 +198,89 @@ def json_safe(obj: Any) -> Any:
     if isinstance(obj, np.floating):
         return json_safe(float(obj))
     return obj
+
+
+@dataclass(frozen=True)
+class SystemResults(_TidyExport, Mapping[str, EvaluationResult]):
+    """The results of several runs (systems) on the same qrels: a mapping system name -> :class:`EvaluationResult`.
+
+    Attributes
+    ----------
+    results : dict of str to EvaluationResult
+        One result per system, in the order the runs were given.
+    metadata : dict
+        What the systems share (measures, semantics, qrels source) and
+        ``systems``, their names in order.
+
+    Examples
+    --------
+    >>> import rankmeter
+    >>> qrels = {"q1": {"a": 1}, "q2": {"b": 1}}
+    >>> runs = {"bm25": {"q1": {"a": 2.0, "x": 1.0}, "q2": {"x": 2.0, "b": 1.0}},
+    ...         "dense": {"q1": {"x": 2.0, "a": 1.0}, "q2": {"b": 2.0}}}
+    >>> res = rankmeter.evaluate(qrels, runs, ["rr", "p@1"])
+    >>> res.aggregate
+    {'bm25': {'rr': 0.75, 'p@1': 0.5}, 'dense': {'rr': 0.75, 'p@1': 0.5}}
+    >>> res["dense"].by_query("rr"), res.per_query[0]
+    ({'q1': 0.5, 'q2': 1.0}, {'system': 'bm25', 'query_id': 'q1', 'measure': 'rr', 'value': 1.0})
+    """
+
+    results: dict[str, EvaluationResult]
+    metadata: dict[str, Any]
+    key_columns = ("system", "query_id")
+
+    def __getitem__(self, system: str) -> EvaluationResult:
+        return self.results[system]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.results)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    @property
+    def systems(self) -> list[str]:
+        """System names, in the order the runs were given."""
+        return list(self.results)
+
+    @property
+    def measure_names(self) -> list[str]:
+        """Canonical measure names (the same for every system)."""
+        return next(iter(self.results.values())).measure_names if self.results else []
+
+    @property
+    def aggregate(self) -> dict[str, dict[str, float]]:
+        """``{system: {measure: value}}``: the systems x measures table."""
+        return {name: dict(result.aggregate) for name, result in self.results.items()}
+
+    @property
+    def per_query(self) -> list[dict[str, Any]]:
+        """Tidy rows ``{"system", "query_id", "measure", "value"}`` (system-major, then query-major)."""
+        return [{"system": name, **row} for name, result in self.results.items() for row in result.per_query]
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"aggregate": {system: {...}}, "per_query": [...], "metadata": {..., "systems": {name: {...}}}}``."""
+        meta = dict(self.metadata)
+        meta["per_system"] = {name: result.metadata for name, result in self.results.items()}
+        return {"aggregate": self.aggregate, "per_query": self.per_query, "metadata": meta}
+
+    def aggregate_rows(self) -> list[dict[str, Any]]:
+        """Tidy rows of each system's aggregates, query ``all``."""
+        return [{"system": name, **row} for name, result in self.results.items() for row in result.aggregate_rows()]
+
+    def to_pandas(self, kind: str = "per_query") -> Any:
+        """A pandas DataFrame: tidy per-query rows with a ``system`` column, or (``kind="aggregate"``)
+        the systems x measures table indexed by system."""
+        import pandas as pd
+
+        if kind == "aggregate":
+            return pd.DataFrame.from_dict(self.aggregate, orient="index")[self.measure_names]
+        if kind != "per_query":
+            raise ValueError(f"kind must be 'per_query' or 'aggregate', got {kind!r}")
+        return pd.DataFrame(self.per_query, columns=["system", "query_id", "measure", "value"])
+
+    def to_trec_eval(self, per_query: bool = False) -> str:
+        """Each system's :meth:`EvaluationResult.to_trec_eval` text after a ``runid  all  <system>`` line."""
+        return "".join(
+            f"{'runid':<22}\tall\t{name}\n" + result.to_trec_eval(per_query) for name, result in self.results.items()
+        )
