@@ -9,7 +9,7 @@ The public surface is this module's ``__all__`` (docs/api.md lists it):
   (significance tests);
 - values: :class:`Semantics` (ties, empty and missing queries, duplicates,
   depth, judged-only, seed), :func:`parse` and :class:`Measure`,
-  :class:`EvaluationResult`, :class:`Comparison`, :class:`Qrels` and
+  :class:`EvaluationResult`, :class:`SystemResults` (several runs), :class:`Comparison`, :class:`Qrels` and
   :class:`Run` with :func:`read_qrels` / :func:`read_run`;
 - namespaces: :mod:`rankmeter.measures` (the catalogue), :mod:`rankmeter.report`
   (tables and plots), :mod:`rankmeter.stats` (the statistics one by one),
@@ -44,7 +44,7 @@ from rankmeter.errors import (
 )
 from rankmeter.evaluate import evaluate, evaluate_arrays, evaluate_lists
 from rankmeter.measures import Measure, parse
-from rankmeter.results import EvaluationResult
+from rankmeter.results import EvaluationResult, SystemResults
 from rankmeter.stream import evaluate_stream
 
 if TYPE_CHECKING:
@@ -119,6 +119,7 @@ __all__ = [
     "RankmeterError",
     "Run",
     "Semantics",
+    "SystemResults",
     "__version__",
     "compare",
     "compare_per_query",

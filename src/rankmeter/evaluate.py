@@ -243,13 +243,7 @@ def _evaluate_runs(
         for name, result in zip(names, map_blocks(one, names, workers if parallel else 1), strict=True):
             results[name] = result
             done(len(results))
-    metadata = {
-        "systems": names,
-        "measures": results[names[0]].measure_names if names else [str(s) for m in measures for s in m.expand()],
-        "semantics": semantics.as_dict(),
-        "qrels_source": qrels.source,
-    }
-    return SystemResults(results, metadata)
+    return SystemResults.of(results)
 
 
 # families whose value at a cutoff k depends only on the top k items and on the complete ideal list

@@ -229,6 +229,25 @@ class SystemResults(_TidyExport, Mapping[str, EvaluationResult]):
     metadata: dict[str, Any]
     key_columns = ("system", "query_id")
 
+    @classmethod
+    def of(cls, results: dict[str, EvaluationResult]) -> SystemResults:
+        """The results of several systems, with the metadata they share taken from the first.
+
+        >>> import rankmeter
+        >>> one = rankmeter.evaluate({"q1": {"a": 1}}, {"q1": {"a": 1.0}}, "rr")
+        >>> SystemResults.of({"x": one, "y": one}).metadata["systems"]
+        ['x', 'y']
+        """
+        first = next(iter(results.values()), None)
+        shared = {} if first is None else first.metadata
+        metadata = {
+            "systems": list(results),
+            "measures": [] if first is None else first.measure_names,
+            "semantics": shared.get("semantics"),
+            "qrels_source": shared.get("qrels_source"),
+        }
+        return cls(dict(results), metadata)
+
     def __getitem__(self, system: str) -> EvaluationResult:
         return self.results[system]
 

@@ -17,36 +17,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections import Counter
-from pathlib import Path
 from typing import Any
 
 from rankmeter.cli.options import add_evaluation_options, semantics_from_args
-from rankmeter.errors import PolicyError
+from rankmeter.cli.runs import expand_runs, system_names
 
 FORMATS = ("table", "markdown", "latex", "json", "csv")
-
-
-def system_names(paths: list[str]) -> list[str]:
-    """Name each run after its file stem, falling back to file name, then to the path.
-
-    Raises :class:`~rankmeter.errors.PolicyError` when the same path is given twice.
-
-    Examples
-    --------
-    >>> system_names(["runs/bm25.txt", "runs/dense.txt"])
-    ['bm25', 'dense']
-    >>> system_names(["a/bm25.txt", "a/bm25.tsv", "b/dense.txt"])
-    ['bm25.txt', 'bm25.tsv', 'dense.txt']
-    >>> system_names(["a/bm25.txt", "b/bm25.txt"])
-    ['a/bm25.txt', 'b/bm25.txt']
-    """
-    for naming in (lambda p: Path(p).stem, lambda p: Path(p).name, str):
-        names = [naming(p) for p in paths]
-        if len(set(names)) == len(names):
-            return names
-    twice = sorted(p for p, count in Counter(paths).items() if count > 1)
-    raise PolicyError(f"the same run is given twice: {', '.join(twice)}")
 
 
 def add_parser(subparsers: Any) -> None:
@@ -76,7 +52,12 @@ def add_parser(subparsers: Any) -> None:
         ),
     )
     p.add_argument("qrels", metavar="QRELS", help="relevance judgments")
-    p.add_argument("runs", metavar="RUN", nargs="+", help="two or more runs; named after their file stem")
+    p.add_argument(
+        "runs",
+        metavar="RUN",
+        nargs="+",
+        help="two or more runs (files, directories or globs); named after their file stem",
+    )
     p.add_argument(
         "-m",
         "--measure",
@@ -150,13 +131,14 @@ def run(args: argparse.Namespace) -> int:
         print(f"rankmeter compare: error: {message}", file=sys.stderr)
         return 2
 
-    if len(args.runs) < 2:
-        return fail(f"need at least 2 runs to compare, got {len(args.runs)}")
     try:
-        names = system_names(list(args.runs))
+        paths = expand_runs(list(args.runs), qrels=args.qrels)
+        if len(paths) < 2:
+            return fail(f"need at least 2 runs to compare, got {len(paths)}")
+        names = system_names(paths)
         comparison = compare(
             args.qrels,
-            dict(zip(names, args.runs, strict=True)),
+            dict(zip(names, paths, strict=True)),
             args.measures,
             baseline=args.baseline,
             test=args.test,

@@ -1,13 +1,21 @@
-"""``rankmeter evaluate QRELS RUN -m MEASURE ...``: evaluate a run and print a table, JSON or CSV."""
+"""``rankmeter evaluate QRELS RUN [RUN ...] -m MEASURE ...``: evaluate runs and print a table, JSON or CSV.
+
+One run prints its measures (and per-query values); several runs (files, directories, globs) are
+evaluated against qrels read once, a run per CPU, and print one systems x measures table (per-query
+rows in long format with a ``system`` column). Systems are named as by ``rankmeter compare``.
+"""
 
 from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 from typing import Any
 
 from rankmeter.cli.options import add_evaluation_options, semantics_from_args
+from rankmeter.cli.runs import expand_runs, system_names
+from rankmeter.errors import PolicyError
 
 DEFAULT_MEASURES = ["ndcg@10", "ndcg", "map", "p@10", "r@100", "rr", "num_q", "num_ret", "num_rel", "num_rel_ret"]
 
@@ -17,10 +25,18 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser(
         "evaluate",
         help="evaluate a run against qrels",
-        description="Evaluate a TREC run (or '-' for stdin) against TREC qrels (.gz accepted).",
+        description="Evaluate TREC runs (or '-' for stdin) against TREC qrels (.gz accepted). Several runs, "
+        "directories or globs give one systems x measures table, the qrels read once and the runs evaluated "
+        "in parallel.",
     )
     p.add_argument("qrels", help="qrels file: qid iter docno rel")
-    p.add_argument("run", help="run file: qid Q0 docno rank score tag ('-' reads stdin)")
+    p.add_argument(
+        "runs",
+        metavar="RUN",
+        nargs="+",
+        help="run file: qid Q0 docno rank score tag ('-' reads stdin); several files, directories or globs: "
+        "one row per system, named after the file stem",
+    )
     p.add_argument(
         "-m",
         "--measure",
@@ -49,7 +65,8 @@ def add_parser(sub: Any) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="threads for runs of a million rows or more (default: one per CPU, at most 8); values do not depend on it",
+        help="threads for runs of a million rows or more, or for several runs a run per thread (default: one per CPU, "
+        "at most 8); values do not depend on it",
     )
     p.add_argument("--per-query", action="store_true", help="also print per-query values")
     p.add_argument(
@@ -80,111 +97,222 @@ def _fmt(name: str, value: float, digits: int) -> str:
     return f"{value:.{digits}f}"
 
 
-def render_table(result: Any, per_query: bool, digits: int, intervals: dict[str, Any] | None = None) -> str:
-    """A rich table of the aggregates (and per-query values) as plain text."""
+def _plain_text(table: Any) -> str:
     from rich.console import Console
+
+    console = Console(width=10_000, record=True, file=open(os.devnull, "w"), color_system=None)  # noqa: SIM115
+    console.print(table)
+    return str(console.export_text())
+
+
+def _new_table(keys: list[str], measure_names: list[str]) -> Any:
     from rich.table import Table
 
     table = Table(title=None, show_edge=False, header_style="bold")
-    table.add_column("query")
-    for name in result.measure_names:
+    for key in keys:
+        table.add_column(key)
+    for name in measure_names:
         table.add_column(name, justify="right")
-    if per_query:
-        for qi, qid in enumerate(result.query_ids.tolist()):
-            row = [
-                _fmt(n, float(result.values[qi, mi]), digits) if result.included[qi, mi] else "-"
-                for mi, n in enumerate(result.measure_names)
-            ]
-            table.add_row(qid, *row)
-        table.add_section()
-    table.add_row("all", *[_fmt(n, result.aggregate[n], digits) for n in result.measure_names], style="bold")
-    if intervals:
-        level = next((ci.level for ci in intervals.values() if ci is not None), None)
-        cells = [
-            ""
-            if intervals.get(n) is None
-            else f"[{_fmt(n, intervals[n].low, digits)}, {_fmt(n, intervals[n].high, digits)}]"
-            for n in result.measure_names
-        ]
-        table.add_row(f"{level:.0%} CI" if level is not None else "CI", *cells)
-    console = Console(width=10_000, record=True, file=open("/dev/null", "w"), color_system=None)  # noqa: SIM115
-    console.print(table)
-    text = console.export_text()
-    meta = result.metadata
-    notes = [
-        f"{meta['queries_evaluated']} queries evaluated",
-        f"ties={meta['ties']}",
-        f"empty={meta['empty']} ({meta['queries_empty']} without relevant documents)",
+    return table
+
+
+def _value_cells(result: Any, qi: int, digits: int) -> list[str]:
+    return [
+        _fmt(n, float(result.values[qi, mi]), digits) if result.included[qi, mi] else "-"
+        for mi, n in enumerate(result.measure_names)
     ]
+
+
+def _interval_cells(names: list[str], intervals: dict[str, Any], digits: int) -> tuple[str, list[str]]:
+    level = next((ci.level for ci in intervals.values() if ci is not None), None)
+    cells = [
+        ""
+        if intervals.get(n) is None
+        else f"[{_fmt(n, intervals[n].low, digits)}, {_fmt(n, intervals[n].high, digits)}]"
+        for n in names
+    ]
+    return (f"{level:.0%} CI" if level is not None else "CI"), cells
+
+
+def _notes(meta: dict[str, Any], counts_only: bool = False) -> list[str]:
+    notes = [f"{meta['queries_evaluated']} queries evaluated"]
+    if not counts_only:
+        notes.append(f"ties={meta['ties']}")
+    notes.append(
+        f"{meta['queries_empty']} without relevant documents"
+        if counts_only
+        else f"empty={meta['empty']} ({meta['queries_empty']} without relevant documents)"
+    )
     if "missing" in meta:
-        notes.append(f"missing={meta['missing']} ({meta['queries_missing']} missing from the run)")
+        notes.append(
+            f"{meta['queries_missing']} missing from the run"
+            if counts_only
+            else f"missing={meta['missing']} ({meta['queries_missing']} missing from the run)"
+        )
         notes.append(f"{meta['queries_run_only']} run-only queries ignored")
     if meta.get("queries_with_ties_at_cutoff"):
         notes.append(f"{meta['queries_with_ties_at_cutoff']} queries with a tied group across a cutoff")
-    return text + "; ".join(notes) + "\n"
+    return notes
+
+
+def render_table(result: Any, per_query: bool, digits: int, intervals: dict[str, Any] | None = None) -> str:
+    """A rich table of the aggregates (and per-query values) as plain text."""
+    table = _new_table(["query"], result.measure_names)
+    if per_query:
+        for qi, qid in enumerate(result.query_ids.tolist()):
+            table.add_row(qid, *_value_cells(result, qi, digits))
+        table.add_section()
+    table.add_row("all", *[_fmt(n, result.aggregate[n], digits) for n in result.measure_names], style="bold")
+    if intervals:
+        table.add_row(*_interval_cells(result.measure_names, intervals, digits))
+    return _plain_text(table) + "; ".join(_notes(result.metadata)) + "\n"
+
+
+def render_systems_table(
+    results: Any, per_query: bool, digits: int, intervals: dict[str, dict[str, Any] | None] | None = None
+) -> str:
+    """The systems x measures table (per-query rows first with ``per_query``) as plain text, then each system's counts.
+
+    >>> import rankmeter
+    >>> runs = {"a": {"q1": {"x": 1.0}}, "b": {"q1": {"y": 1.0, "x": 0.5}}}
+    >>> text = render_systems_table(rankmeter.evaluate({"q1": {"x": 1}}, runs, "rr"), False, 2)
+    >>> [line.split() for line in text.splitlines()[2:4]]
+    [['a', '│', '1.00'], ['b', '│', '0.50']]
+    """
+    names = results.measure_names
+    if per_query:
+        table = _new_table(["system", "query"], names)
+        for system, result in results.items():
+            for qi, qid in enumerate(result.query_ids.tolist()):
+                table.add_row(system, qid, *_value_cells(result, qi, digits))
+        per_query_text = _plain_text(table) + "\n"
+    else:
+        per_query_text = ""
+    table = _new_table(["system"], names)
+    for system, result in results.items():
+        table.add_row(system, *[_fmt(n, result.aggregate[n], digits) for n in names])
+        found = (intervals or {}).get(system)
+        if found:
+            label, cells = _interval_cells(names, found, digits)
+            table.add_row(f"  {label}", *cells)
+    first = next(iter(results.values()))
+    shared = f"ties={first.metadata['ties']}; empty={first.metadata['empty']}"
+    if "missing" in first.metadata:
+        shared += f"; missing={first.metadata['missing']}"
+    counts = "".join(f"{system}: {'; '.join(_notes(r.metadata, counts_only=True))}\n" for system, r in results.items())
+    return per_query_text + _plain_text(table) + shared + "\n" + counts
 
 
 def run(args: argparse.Namespace) -> int:
-    """Execute ``rankmeter evaluate``."""
+    """Execute ``rankmeter evaluate``: one run, or several as one systems x measures table."""
     measures = args.measures or DEFAULT_MEASURES
     semantics = semantics_from_args(args, seed=args.seed)
-    if args.stream:
-        from rankmeter.stream import evaluate_stream
-
-        progress = True if args.progress else None
-        result = evaluate_stream(
-            args.qrels,
-            args.run,
-            measures,
-            block_bytes=args.block_mb << 20,
-            progress=progress,
-            threads=args.threads,
-            semantics=semantics,
-        )
+    paths = expand_runs(list(args.runs), qrels=args.qrels)
+    if len(paths) == 1:
+        text = _render_one(_evaluate_one(args, args.qrels, paths[0], measures, semantics), args)
     else:
-        from rankmeter.evaluate import evaluate
-
-        result = evaluate(
-            args.qrels,
-            args.run,
-            measures,
-            semantics=semantics,
-            threads=args.threads,
-            progress=True if args.progress else None,
-        )
-    intervals = None
-    if args.ci is not None:
-        from rankmeter.stats.intervals import result_intervals
-
-        intervals = result_intervals(
-            result,
-            level=args.ci,
-            method=args.ci_method,
-            n_resamples=args.n_resamples,
-            seed=args.seed if args.seed is not None else 0,
-        )
-    if args.format == "json":
-        data = result.to_dict()
-        if intervals is not None:
-            from rankmeter.stats.intervals import intervals_as_dict
-
-            data["ci"] = intervals_as_dict(intervals)
-        if not args.per_query:
-            data["per_query"] = result.per_query  # the JSON always carries per-query rows
-        import json
-
-        from rankmeter.results import json_safe
-
-        text = json.dumps(json_safe(data), indent=2) + "\n"
-    elif args.format == "csv":
-        text = result.to_csv()
-    elif args.format == "trec":
-        text = result.to_trec_eval(per_query=args.per_query)
-    else:
-        text = render_table(result, args.per_query, args.digits, intervals)
+        text = _render_many(_evaluate_many(args, paths, measures, semantics), args)
     if args.output:
         with open(args.output, "w") as fh:
             fh.write(text)
     else:
         sys.stdout.write(text)
     return 0
+
+
+def _evaluate_one(args: argparse.Namespace, qrels: Any, path: str, measures: list[str], semantics: Any) -> Any:
+    progress = True if args.progress else None
+    if args.stream:
+        from rankmeter.stream import evaluate_stream
+
+        return evaluate_stream(
+            qrels,
+            path,
+            measures,
+            block_bytes=args.block_mb << 20,
+            progress=progress,
+            threads=args.threads,
+            semantics=semantics,
+        )
+    from rankmeter.evaluate import evaluate
+
+    return evaluate(qrels, path, measures, semantics=semantics, threads=args.threads, progress=progress)
+
+
+def _evaluate_many(args: argparse.Namespace, paths: list[str], measures: list[str], semantics: Any) -> Any:
+    """Every run against qrels read once: a run per thread, or (``--stream``) one after the other in blocks."""
+    from rankmeter.evaluate import evaluate
+
+    if "-" in paths:
+        raise PolicyError("standard input ('-') can only be read as the only run")
+    runs = dict(zip(system_names(paths), paths, strict=True))
+    if not args.stream:
+        return evaluate(
+            args.qrels,
+            runs,
+            measures,
+            semantics=semantics,
+            threads=args.threads,
+            progress=True if args.progress else None,
+        )
+    from rankmeter.io.load import as_qrels
+    from rankmeter.results import SystemResults
+
+    qrels = as_qrels(args.qrels)
+    return SystemResults.of(
+        {name: _evaluate_one(args, qrels, path, measures, semantics) for name, path in runs.items()}
+    )
+
+
+def _intervals(args: argparse.Namespace, result: Any) -> Any:
+    if args.ci is None:
+        return None
+    from rankmeter.stats.intervals import result_intervals
+
+    return result_intervals(
+        result,
+        level=args.ci,
+        method=args.ci_method,
+        n_resamples=args.n_resamples,
+        seed=args.seed if args.seed is not None else 0,
+    )
+
+
+def _json(data: dict[str, Any]) -> str:
+    import json
+
+    from rankmeter.results import json_safe
+
+    return json.dumps(json_safe(data), indent=2) + "\n"
+
+
+def _render_one(result: Any, args: argparse.Namespace) -> str:
+    intervals = _intervals(args, result)
+    return _render(result, args, intervals, render_table, lambda as_dict: as_dict(intervals))
+
+
+def _render_many(results: Any, args: argparse.Namespace) -> str:
+    intervals = {name: _intervals(args, result) for name, result in results.items()}
+    return _render(
+        results,
+        args,
+        intervals,
+        render_systems_table,
+        lambda as_dict: {name: as_dict(found) for name, found in intervals.items()},
+    )
+
+
+def _render(results: Any, args: argparse.Namespace, intervals: Any, table: Any, ci_json: Any) -> str:
+    """One result or several in ``args.format``; ``ci_json(intervals_as_dict)`` gives the intervals for JSON."""
+    if args.format == "json":
+        data = results.to_dict()
+        if args.ci is not None:
+            from rankmeter.stats.intervals import intervals_as_dict
+
+            data["ci"] = ci_json(intervals_as_dict)
+        return _json(data)
+    if args.format == "csv":
+        return str(results.to_csv())
+    if args.format == "trec":
+        return str(results.to_trec_eval(per_query=args.per_query))
+    return str(table(results, args.per_query, args.digits, intervals))

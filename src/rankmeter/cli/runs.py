@@ -1,0 +1,85 @@
+"""Run arguments of the command line: files, directories and globs expanded, and each run named.
+
+``rankmeter evaluate`` and ``rankmeter compare`` take several runs; a directory stands for the files
+in it and a pattern with ``*``, ``?`` or ``[`` for the files it matches (both sorted by name, hidden
+files left out), so ``rankmeter evaluate qrels.txt runs/`` and ``rankmeter evaluate qrels.txt 'runs/*.gz'``
+work whatever the shell expands.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from collections import Counter
+from pathlib import Path
+
+from rankmeter.errors import InputFormatError, PolicyError
+
+_GLOB_CHARS = frozenset("*?[")
+
+
+def expand_runs(arguments: list[str], *, qrels: str | None = None) -> list[str]:
+    """The run files named by ``arguments``: each file as given, a directory's files, a pattern's matches.
+
+    ``-`` (standard input) and paths that exist are kept as given; a directory or a pattern that
+    matches no file is an :class:`~rankmeter.errors.InputFormatError` naming it. The ``qrels`` file is
+    left out of directories and patterns (``rankmeter evaluate runs/qrels.txt runs/``).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> for name in ("b.txt", "a.txt", ".hidden", "c.gz"): _ = (d / name).write_text("")
+    >>> [Path(p).name for p in expand_runs([str(d)])]
+    ['a.txt', 'b.txt', 'c.gz']
+    >>> [Path(p).name for p in expand_runs([str(d / "*.txt"), "-"])]
+    ['a.txt', 'b.txt', '-']
+    """
+    paths: list[str] = []
+    judged = os.path.realpath(qrels) if qrels is not None and qrels != "-" else None
+
+    def runs_only(found: list[str]) -> list[str]:
+        return [p for p in found if os.path.realpath(p) != judged]
+
+    for argument in arguments:
+        if argument == "-" or (os.path.exists(argument) and not os.path.isdir(argument)):
+            paths.append(argument)
+        elif os.path.isdir(argument):
+            found = runs_only(
+                sorted(
+                    entry.path for entry in os.scandir(argument) if entry.is_file() and not entry.name.startswith(".")
+                )
+            )
+            if not found:
+                raise InputFormatError(f"{argument}: directory holds no run file")
+            paths.extend(found)
+        elif _GLOB_CHARS & set(argument):
+            found = runs_only(sorted(p for p in glob.glob(argument) if os.path.isfile(p)))
+            if not found:
+                raise InputFormatError(f"{argument}: pattern matches no run file")
+            paths.extend(found)
+        else:
+            paths.append(argument)  # the reader names a missing file
+    return paths
+
+
+def system_names(paths: list[str]) -> list[str]:
+    """Name each run after its file stem, falling back to file name, then to the path.
+
+    Raises :class:`~rankmeter.errors.PolicyError` when the same path is given twice.
+
+    Examples
+    --------
+    >>> system_names(["runs/bm25.txt", "runs/dense.txt"])
+    ['bm25', 'dense']
+    >>> system_names(["a/bm25.txt", "a/bm25.tsv", "b/dense.txt"])
+    ['bm25.txt', 'bm25.tsv', 'dense.txt']
+    >>> system_names(["a/bm25.txt", "b/bm25.txt"])
+    ['a/bm25.txt', 'b/bm25.txt']
+    """
+    for naming in (lambda p: Path(p).stem, lambda p: Path(p).name, str):
+        names = [naming(p) for p in paths]
+        if len(set(names)) == len(names):
+            return names
+    twice = sorted(p for p, count in Counter(paths).items() if count > 1)
+    raise PolicyError(f"the same run is given twice: {', '.join(twice)}")
