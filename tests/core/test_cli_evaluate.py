@@ -244,3 +244,24 @@ def test_stream_passes_the_shuffle_seed(files, capsys) -> None:
         values[seed] = (streamed, json.loads(capsys.readouterr().out)["aggregate"]["rr"])
     assert all(a == b for a, b in values.values())  # one block: the stream shuffles with the seed itself
     assert len({a for a, _ in values.values()}) > 1  # and the seed reaches it
+
+
+def test_table_with_ci_shows_the_json_intervals(files, capsys) -> None:
+    argv = _argv(files, "--ci", "0.9", "--n-resamples", "400", measures=["map", "rr"])
+    assert main(argv) == 0
+    row = next(_cells(line) for line in capsys.readouterr().out.splitlines() if _cells(line)[:2] == ["90%", "CI"])
+    assert main([*argv, "--format", "json"]) == 0
+    ci = json.loads(capsys.readouterr().out)["ci"]
+    assert " ".join(row[2:]) == " ".join(f"[{ci[m]['low']:.4f}, {ci[m]['high']:.4f}]" for m in ("map", "rr"))
+
+
+def test_evaluate_command_imports_neither_rich_nor_the_statistics(files) -> None:
+    code = (
+        "import sys\nfrom rankmeter.cli.main import main\n"
+        f"main(['evaluate', {files[0]!r}, {files[1]!r}, '-m', 'map'])\n"
+        "print(sorted(m for m in ('rich', 'scipy', 'rankmeter.stats', 'rankmeter.trec_eval', 'rankmeter.vectors',"
+        " 'pandas', 'polars') if m in sys.modules), file=sys.stderr)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stderr.strip() == "[]"
+    assert done.stdout.splitlines()[0].split() == ["query", "┃", "map"]

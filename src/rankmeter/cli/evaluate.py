@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import sys
 from typing import Any
 
 from rankmeter.cli.options import add_evaluation_options, semantics_from_args
 from rankmeter.cli.runs import expand_runs, system_names
+from rankmeter.cli.text_table import SECTION, render_text_table
 from rankmeter.errors import PolicyError
 
 DEFAULT_MEASURES = ["ndcg@10", "ndcg", "map", "p@10", "r@100", "rr", "num_q", "num_ret", "num_rel", "num_rel_ret"]
@@ -97,25 +97,6 @@ def _fmt(name: str, value: float, digits: int) -> str:
     return f"{value:.{digits}f}"
 
 
-def _plain_text(table: Any) -> str:
-    from rich.console import Console
-
-    console = Console(width=10_000, record=True, file=open(os.devnull, "w"), color_system=None)  # noqa: SIM115
-    console.print(table)
-    return str(console.export_text())
-
-
-def _new_table(keys: list[str], measure_names: list[str]) -> Any:
-    from rich.table import Table
-
-    table = Table(title=None, show_edge=False, header_style="bold")
-    for key in keys:
-        table.add_column(key)
-    for name in measure_names:
-        table.add_column(name, justify="right")
-    return table
-
-
 def _value_cells(result: Any, qi: int, digits: int) -> list[str]:
     return [
         _fmt(n, float(result.values[qi, mi]), digits) if result.included[qi, mi] else "-"
@@ -156,22 +137,23 @@ def _notes(meta: dict[str, Any], counts_only: bool = False) -> list[str]:
 
 
 def render_table(result: Any, per_query: bool, digits: int, intervals: dict[str, Any] | None = None) -> str:
-    """A rich table of the aggregates (and per-query values) as plain text."""
-    table = _new_table(["query"], result.measure_names)
+    """The aggregates (and per-query values) as a text table, then the query counts."""
+    rows: list[list[str] | None] = []
     if per_query:
-        for qi, qid in enumerate(result.query_ids.tolist()):
-            table.add_row(qid, *_value_cells(result, qi, digits))
-        table.add_section()
-    table.add_row("all", *[_fmt(n, result.aggregate[n], digits) for n in result.measure_names], style="bold")
+        rows += [[qid, *_value_cells(result, qi, digits)] for qi, qid in enumerate(result.query_ids.tolist())]
+        rows.append(SECTION)
+    rows.append(["all", *[_fmt(n, result.aggregate[n], digits) for n in result.measure_names]])
     if intervals:
-        table.add_row(*_interval_cells(result.measure_names, intervals, digits))
-    return _plain_text(table) + "; ".join(_notes(result.metadata)) + "\n"
+        label, cells = _interval_cells(result.measure_names, intervals, digits)
+        rows.append([label, *cells])
+    table = render_text_table(["query", *result.measure_names], rows)
+    return table + "; ".join(_notes(result.metadata)) + "\n"
 
 
 def render_systems_table(
     results: Any, per_query: bool, digits: int, intervals: dict[str, dict[str, Any] | None] | None = None
 ) -> str:
-    """The systems x measures table (per-query rows first with ``per_query``) as plain text, then each system's counts.
+    """The systems x measures table (per-query rows first with ``per_query``) as text, then each system's counts.
 
     >>> import rankmeter
     >>> runs = {"a": {"q1": {"x": 1.0}}, "b": {"q1": {"y": 1.0, "x": 0.5}}}
@@ -180,27 +162,27 @@ def render_systems_table(
     [['a', '│', '1.00'], ['b', '│', '0.50']]
     """
     names = results.measure_names
+    text = ""
     if per_query:
-        table = _new_table(["system", "query"], names)
-        for system, result in results.items():
-            for qi, qid in enumerate(result.query_ids.tolist()):
-                table.add_row(system, qid, *_value_cells(result, qi, digits))
-        per_query_text = _plain_text(table) + "\n"
-    else:
-        per_query_text = ""
-    table = _new_table(["system"], names)
+        rows: list[list[str] | None] = [
+            [system, qid, *_value_cells(result, qi, digits)]
+            for system, result in results.items()
+            for qi, qid in enumerate(result.query_ids.tolist())
+        ]
+        text = render_text_table(["system", "query", *names], rows, left=2) + "\n"
+    rows = []
     for system, result in results.items():
-        table.add_row(system, *[_fmt(n, result.aggregate[n], digits) for n in names])
+        rows.append([system, *[_fmt(n, result.aggregate[n], digits) for n in names]])
         found = (intervals or {}).get(system)
         if found:
             label, cells = _interval_cells(names, found, digits)
-            table.add_row(f"  {label}", *cells)
+            rows.append([f"  {label}", *cells])
     first = next(iter(results.values()))
     shared = f"ties={first.metadata['ties']}; empty={first.metadata['empty']}"
     if "missing" in first.metadata:
         shared += f"; missing={first.metadata['missing']}"
     counts = "".join(f"{system}: {'; '.join(_notes(r.metadata, counts_only=True))}\n" for system, r in results.items())
-    return per_query_text + _plain_text(table) + shared + "\n" + counts
+    return text + render_text_table(["system", *names], rows) + shared + "\n" + counts
 
 
 def run(args: argparse.Namespace) -> int:

@@ -18,13 +18,20 @@ from rankmeter.errors import RankmeterError
 SUBCOMMANDS = ("evaluate", "measures", "compare", "retrieval", "trec_eval")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The top-level parser with every available subcommand."""
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The top-level parser with every available subcommand, or with ``command``'s only.
+
+    Registering one subcommand spares the others' imports (``compare`` reads its choices from the
+    statistics layer) when the command line names it; ``--help`` and unknown names get them all.
+
+    >>> sorted(build_parser("evaluate")._subparsers._group_actions[0].choices)
+    ['evaluate']
+    """
     parser = argparse.ArgumentParser(prog="rankmeter", description="Exact, explicit and fast evaluation of rankings.")
     parser.add_argument("--version", action="version", version=f"rankmeter {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for name in SUBCOMMANDS:
+    for name in (command,) if command in SUBCOMMANDS else SUBCOMMANDS:
         try:
             module = importlib.import_module(f"rankmeter.cli.{name}")
         except ModuleNotFoundError as exc:
@@ -37,7 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit status."""
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv[0] if argv else None)
     args = parser.parse_args(argv)
     try:
         return int(args.handler(args) or 0)

@@ -1,0 +1,53 @@
+"""Plain-text tables for the terminal, drawn with box characters, without importing a rendering library.
+
+``rankmeter evaluate`` prints one table per call; drawing it here keeps the command's start-up free of
+a library whose import costs more than the table (about 27 ms for rich against a few hundred
+microseconds here, measured with ``python -X importtime``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+SECTION = None
+"""A row of ``None`` draws a separator line between sections."""
+
+
+def render_text_table(header: Sequence[str], rows: Sequence[Sequence[str] | None], *, left: int = 1) -> str:
+    """The table as text: the first ``left`` columns aligned left, the others right.
+
+    Each cell has one space either side; the header is separated by a heavy rule, sections by a light one.
+
+    Parameters
+    ----------
+    header : sequence of str
+        Column titles.
+    rows : sequence of (sequence of str or None)
+        Cells of each row (as many as ``header``); ``None`` separates sections.
+    left : int
+        How many leading columns hold labels (aligned left).
+
+    Examples
+    --------
+    >>> rows = [["q1", "0.4"], None, ["all", "0.4"]]
+    >>> print(render_text_table(["query", "p@5"], rows), end="")  # doctest: +NORMALIZE_WHITESPACE
+     query ┃ p@5
+    ━━━━━━━╇━━━━━
+     q1    │ 0.4
+    ───────┼─────
+     all   │ 0.4
+    """
+    cells = [list(row) for row in rows if row is not None]
+    widths = [max(len(str(text)) for text in column) for column in zip(header, *cells, strict=True)]
+
+    def line(row: Sequence[str], bar: str) -> str:
+        padded = [
+            f" {text:<{width}} " if i < left else f" {text:>{width}} "
+            for i, (text, width) in enumerate(zip(row, widths, strict=True))
+        ]
+        return bar.join(padded)
+
+    out = [line(header, "┃"), "╇".join("━" * (w + 2) for w in widths)]
+    for row in rows:
+        out.append("┼".join("─" * (w + 2) for w in widths) if row is None else line(row, "│"))
+    return "\n".join(out) + "\n"
