@@ -368,7 +368,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="1 repeat, smaller dense workload")
     parser.add_argument(
-        "--only", default="W1,W2,W3,W4,CUTOFFS,STREAM,CHOICES,ENGINES", help="comma-separated workloads"
+        "--only", default="W1,W2,W3,W4,MANY,CLI,CUTOFFS,STREAM,CHOICES,ENGINES", help="comma-separated workloads"
     )
     parser.add_argument("--stream-copies", type=int, default=10, help="copies of W1 in the STREAM run (255 MB each)")
     parser.add_argument(
@@ -450,6 +450,13 @@ def main() -> None:
             timed("pytrec_eval, one evaluator per job", CHILD_TINY_MANY, ["pytrec_eval/each"], repeats, rows, ref)
             timed("pytrec_eval, all jobs in one evaluator", CHILD_TINY_MANY, ["pytrec_eval/all"], repeats, rows, ref)
         print_table("W4 x 1,000: a thousand tiny jobs in one process (ndcg@10, ndcg, map; in-process timing)", rows)
+    if "MANY" in only or "CLI" in only:
+        from many_runs import cli_benchmark, many_benchmark
+
+        if "MANY" in only:
+            many_benchmark(100, max(1, repeats // 2))
+        if "CLI" in only:
+            cli_benchmark(7 if repeats > 1 else 1)
     if "ENGINES" in only:
         from engines import engines_benchmark
 

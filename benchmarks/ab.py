@@ -1,0 +1,113 @@
+"""Two versions of rankmeter on the same workloads, in turns: did a change move the figures?
+
+A refactoring that must not change speed (or a change that claims to improve it) is measured here: the
+sources of ``--base`` (any git revision) are exported to a temporary folder, and every workload runs as
+fresh child processes of both versions round-robin (:func:`harness.rounds`), so the machine's drift
+touches both alike. Values are checked equal between the two versions before the table is trusted.
+
+Usage::
+
+    python benchmarks/ab.py --base 95f7ada [--head HEAD] [--only W1,W2,W3,W4] [--repeats 7]
+
+``--head`` defaults to the working tree; the table gives medians and head / base ratios (< 1: faster).
+"""
+
+from __future__ import annotations
+
+import argparse
+import compileall
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import workloads  # noqa: E402
+from harness import agree, run_child  # noqa: E402
+from run import CHILD_DENSE_RANKMETER, CHILD_RANKMETER_FILES, CHILD_TINY  # noqa: E402
+
+REPO = HERE.parent
+
+
+def export_sources(revision: str, into: Path) -> Path:
+    """The ``src/`` folder of ``revision`` written under ``into``; returns it (for ``PYTHONPATH``)."""
+    into.mkdir(parents=True)
+    archive = subprocess.run(["git", "-C", str(REPO), "archive", revision, "src"], capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
+    src = into / "src"
+    compileall.compile_dir(str(src), quiet=1)  # as pip does for installed packages
+    return src
+
+
+def workloads_of(only: set[str]) -> list[tuple[str, str, list[str]]]:
+    """(label, child code, its arguments) of the chosen workloads."""
+    chosen = []
+    if "W1" in only:
+        q, r = workloads.w1()
+        chosen.append(
+            (
+                "W1 files (ndcg@10, ndcg, map, p@10, r@100)",
+                CHILD_RANKMETER_FILES,
+                [str(q), str(r), "ndcg@10;ndcg;map;p@10;r@100"],
+            )
+        )
+    if "W2" in only:
+        q, r = workloads.w2()
+        chosen.append(("W2 files (ndcg@10, ndcg, map)", CHILD_RANKMETER_FILES, [str(q), str(r), "ndcg@10;ndcg;map"]))
+    if "W3" in only:
+        chosen.append(("W3 dense ndcg@10 (in-process)", CHILD_DENSE_RANKMETER, [str(HERE), "20000", "ndcg@10"]))
+        chosen.append(
+            (
+                "W3 dense ndcg@10, ndcg, map (in-process)",
+                CHILD_DENSE_RANKMETER,
+                [str(HERE), "20000", "ndcg@10;ndcg;map"],
+            )
+        )
+    if "W4" in only:
+        chosen.append(("W4 tiny: import + first call (in-process)", CHILD_TINY, []))
+    return chosen
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--base", required=True, help="git revision to compare against")
+    parser.add_argument("--head", default=None, help="git revision of the new version (default: the working tree)")
+    parser.add_argument("--only", default="W1,W2,W3,W4", help="comma-separated workloads")
+    parser.add_argument("--repeats", type=int, default=7, help="rounds (default: 7)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        base = export_sources(args.base, Path(tmp) / "base")
+        if args.head:
+            head = export_sources(args.head, Path(tmp) / "head")
+        else:
+            head = REPO / "src"
+            compileall.compile_dir(str(head), quiet=1)
+        versions = {"base": {"PYTHONPATH": str(base)}, "head": {"PYTHONPATH": str(head)}}
+        print(f"# A/B: base {args.base} against head {args.head or 'working tree'}, {args.repeats} rounds\n")
+        print("| workload | base median s | head median s | head / base | base RSS MB | head RSS MB | values |")
+        print("|---|---:|---:|---:|---:|---:|---|")
+        for label, code, child_args in workloads_of(set(args.only.upper().split(","))):
+            seconds: dict[str, list[float]] = {name: [] for name in versions}
+            rss: dict[str, float] = dict.fromkeys(versions, 0.0)
+            values: dict[str, dict] = {}
+            for _ in range(args.repeats):  # both versions in turns
+                for name, env in versions.items():
+                    found, wall, peak = run_child(code, *child_args, env=env)
+                    timing = {key: found.pop(key) for key in ("seconds", "import", "first_call") if key in found}
+                    # in-process time where the child reports one (W3: the evaluation; W4: import + first call)
+                    seconds[name].append(timing["seconds"] if "seconds" in timing else sum(timing.values()) or wall)
+                    rss[name] = max(rss[name], peak)
+                    values[name] = found
+            base_s, head_s = (statistics.median(seconds[name]) for name in versions)
+            same = agree(values["base"], values["head"], tol=0.0)
+            print(
+                f"| {label} | {base_s:.3f} | {head_s:.3f} | {head_s / base_s:.2f} | {rss['base']:.0f} | "
+                f"{rss['head']:.0f} | {same} |"
+            )
+
+
+if __name__ == "__main__":
+    main()
