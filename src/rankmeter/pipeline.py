@@ -71,6 +71,7 @@ def _list_weights(ctx: Context, m: Measure) -> np.ndarray | None:
 JUDGED_ITEM_FAMILIES = (
     "ndcg", "dcg", "idcg", "cg", "p", "r", "f1", "success", "rr", "map", "ap", "wap", "acg", "judged",
     "rprec", "num_q", "num_ret", "num_rel", "num_rel_ret",
+    "err", "nerr",
 )  # fmt: skip
 
 

@@ -23,4 +23,6 @@ CORE_FAMILIES = [
     "num_ret",
     "num_rel",
     "num_rel_ret",
+    "err",
+    "nerr",
 ]

@@ -30,6 +30,9 @@ DETERMINISTIC = ["trec", "stable", "shuffle", "optimistic", "pessimistic"]
 MEASURES = [
     "ndcg",
     "ndcg@[1,3,10]",
+    "err@[1,3,10]",
+    "err(gain={0:0.1,1:0.5,2:0.75,3:1})",
+    "nerr@[2,5]",
     "ndcg(gain=exp)@[2,5]",
     "ndcg(discount=jarvelin(3))@4",
     "ndcg(gain={-1:-2,0:1,1:3,2:1})@[3,6]",

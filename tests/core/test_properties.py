@@ -56,6 +56,10 @@ NORMALISED = [
     "rprec(min_rel=2)",
     "success@[1,3]",
     "judged@[1,5]",
+    "err@[1,3]",
+    "nerr",
+    "nerr@[2,5]",
+    "nerr(gain=linear,gmax=5)@3",
 ]
 # Bounds hold where "highest grade first" is the best order: not for judged@k when grades can be
 # negative (xfail in test_ties_bruteforce) nor for non-monotone gain tables (the ideal is sorted by
@@ -196,6 +200,8 @@ def test_ideal_ranking_gives_one_ragged(grades, ties) -> None:
         "map",
         "rprec",
         "rr",
+        "nerr",
+        "nerr@[1,3]",
     ]
     res = rankmeter.evaluate_lists(grades, scores, measures, ties=ties, empty="nan", seed=1)
     has_relevant = np.array([any(x > 0 for x in g) for g in grades])
@@ -213,7 +219,7 @@ def test_ideal_ranking_gives_one_with_judged_ideal(data, ties) -> None:
     run = [(qq, d, g) for (qq, d), g in judged.items()]
     run += [(qq, d, -10.0) for qq, d in retrieved if (qq, d) not in judged]
     q, r = _frames(qrels_rows, run)
-    measures = ["ndcg", "ndcg@[1,2,5,20]", "ndcg(gain=exp)@3", "map", "map@20", "rprec", "rr", "r@20"]
+    measures = ["ndcg", "ndcg@[1,2,5,20]", "ndcg(gain=exp)@3", "map", "map@20", "rprec", "rr", "r@20", "nerr@[1,5]"]
     res = rankmeter.evaluate(q, r, measures, ties=ties, empty="skip")
     for qi, qid in enumerate(res.query_ids.tolist()):
         has_relevant = any(g > 0 for (qq, _), g in judged.items() if qq == qid)
@@ -274,6 +280,7 @@ PARAM_VALUES = {
     ),
     "ideal": st.sampled_from(["judged", "retrieved"]),
     "min_rel": NUMBER,
+    "gmax": st.one_of(st.integers(1, 10), st.floats(0.5, 12, allow_nan=False)),
 }
 
 

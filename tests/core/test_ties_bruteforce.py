@@ -68,6 +68,14 @@ MEASURES = [
     "num_ret",
     "num_rel",
     "num_rel_ret",
+    "err",
+    "err@[1,2,3,5]",
+    "err(gain=linear,gmax=3)@[2,4]",
+    "err(gain={1:0.25,2:0.5,3:1})@[3,8]",
+    "nerr",
+    "nerr@[1,3,5]",
+    "nerr(gmax=3)@2",
+    "nerr(ideal=retrieved)@3",
 ]
 
 
@@ -319,7 +327,25 @@ def _exp(g: int) -> float:
     return 2.0**g - 1.0
 
 
+def py_err(grades: list[int], k: int | None, stop) -> float:
+    top = grades if k is None else grades[:k]
+    total, reach = 0.0, 1.0
+    for i, g in enumerate(top, start=1):
+        total += reach * stop(g) / i
+        reach *= 1.0 - stop(g)
+    return total
+
+
+def _gdeval_stop(g: int) -> float:
+    return (2.0**g - 1.0) / 16.0
+
+
 PY_MEASURES = {
+    "err": lambda c, o: py_err(c.graded(o), None, _gdeval_stop),
+    "err@3": lambda c, o: py_err(c.graded(o), 3, _gdeval_stop),
+    "nerr@3": lambda c, o: (
+        py_err(c.graded(o), 3, _gdeval_stop) / (py_err(sorted(c.pool(), reverse=True), 3, _gdeval_stop) or 1.0)
+    ),
     "ndcg": lambda c, o: py_ndcg(c.graded(o), c.pool(), None, _linear),
     "ndcg@3": lambda c, o: py_ndcg(c.graded(o), c.pool(), 3, _linear),
     "ndcg(gain=exp)@2": lambda c, o: py_ndcg(c.graded(o), c.pool(), 2, _exp),

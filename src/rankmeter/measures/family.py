@@ -126,6 +126,26 @@ IDEAL = Param(
     "judged (all judged documents, trec_eval) | retrieved (the ranked list only, scikit-learn/keras-rs)",
 )
 
+# ERR's stopping probability R(grade) (``err``, ``nerr``): the gain names of GAIN with ERR's meaning
+STOP_GAIN = Param(
+    "exp",
+    _parse_gain,
+    _check_gain,
+    "exp ((2^g - 1) / 2^gmax, gdeval) | linear (g / gmax) | {grade:R,...} | callable giving R in [0, 1]",
+)
+
+
+def _check_gmax(value: Any, family: str) -> float:
+    x = _number(value, family) if isinstance(value, str) else value
+    if isinstance(x, bool) or not isinstance(x, int | float | np.integer | np.floating) or not 0 < x < 1024:
+        raise MeasureSyntaxError(f"measure {family!r}: gmax must be a number in (0, 1024), got {value!r}")
+    return float(x)
+
+
+STOP_GMAX = Param(
+    4.0, lambda t, s: _check_gmax(_number(t, s), s), _check_gmax, "highest grade (gdeval: 4); R(gmax) < 1 for exp"
+)
+
 Kernel = Callable[[Any, Any], np.ndarray]
 
 

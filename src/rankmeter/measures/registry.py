@@ -12,8 +12,8 @@ used, and fills them from :func:`tables`; this module imports neither.
 from __future__ import annotations
 
 from rankmeter.measures import trec_families
-from rankmeter.measures.family import DISCOUNT, GAIN, IDEAL, MIN_REL, Family
-from rankmeter.measures.kernels import average_precision, counts, dcg, precision, reciprocal_rank
+from rankmeter.measures.family import DISCOUNT, GAIN, IDEAL, MIN_REL, STOP_GAIN, STOP_GMAX, Family
+from rankmeter.measures.kernels import average_precision, counts, dcg, err, precision, reciprocal_rank
 
 _GRADED = {"gain": GAIN, "discount": DISCOUNT, "ideal": IDEAL}
 _BINARY = {"min_rel": MIN_REL}
@@ -127,6 +127,22 @@ _CORE_FAMILIES: dict[str, Family] = {
 }
 
 
+# the cascade family (Chapelle et al., CIKM 2009): stopping probability R(grade), gdeval's defaults
+_CASCADE = {"gain": STOP_GAIN, "gmax": STOP_GMAX}
+_CASCADE_FAMILIES: dict[str, Family] = {
+    f.name: f
+    for f in [
+        Family("err", err.err, "expected reciprocal rank: sum of R_i / i * prod_{j<i} (1 - R_j)", params=_CASCADE),
+        Family(
+            "nerr",
+            err.nerr,
+            "ERR@k / ERR@k of the ideal ordering of all judged documents",
+            params={**_CASCADE, "ideal": IDEAL},
+        ),
+    ]
+}
+
+
 _CORE_ALIASES: dict[str, str] = {
     "precision": "p",
     "recall": "r",
@@ -156,7 +172,7 @@ def tables() -> tuple[dict[str, Family], dict[str, str]]:
     ('ndcg', 'rr', True)
     """
     families = dict(_CORE_FAMILIES)
-    for fam in trec_families.FAMILIES:
+    for fam in [*_CASCADE_FAMILIES.values(), *trec_families.FAMILIES]:
         if fam.name in families:
             raise RuntimeError(f"measure family {fam.name!r} registered twice")
         families[fam.name] = fam
