@@ -301,3 +301,29 @@ def test_standalone_main_and_subcommand(files: tuple[str, str], capsys: pytest.C
     assert capsys.readouterr().out.splitlines()[-1] == "P_1                   \tall\t0.5000"
     args = parser.parse_args(["trec_eval", "-h"])
     assert args.handler(args) == 0 and "rankmeter trec_eval" in capsys.readouterr().out
+
+
+def test_complete_num_rel_summary_recounts_the_qrels(tmp_path: Path) -> None:
+    """With -c, m_num_rel.c's te_calc_avg_num_rel re-reads the qrels: the summary counts every line with rel > 0.
+
+    The per-topic lines follow -l; the summary ignores -l, -J and -M and counts topic 3 (judged, no results)
+    and topic 4 (no relevant document at -l 2) too. Grades are read with atol ("1.7" is 1, "0.9" is 0).
+    """
+    (tmp_path / "q").write_text(
+        "1 0 a 2\n1 0 b 1\n1 0 c 0\n1 0 d 1.7\n2 0 x 3\n2 0 y -1\n3 0 z 1\n3 0 w 2\n4 0 v 1\n4 0 u 0.9\n"
+    )
+    (tmp_path / "r").write_text("1 Q0 a 1 3 s\n1 Q0 e 2 2 s\n2 Q0 y 1 5 s\n4 Q0 v 1 1 s\n5 Q0 a 1 1 s\n")
+    files = [str(tmp_path / "q"), str(tmp_path / "r")]
+    per_topic = {"1": "1", "2": "1", "3": "1", "4": "0"}  # grade >= 2
+    status, out, err = te("-q", "-c", "-l", "2", "-m", "num_rel", *files)
+    assert status == 0 and err == ""
+    assert out == "".join(f"num_rel               \t{q}\t{v}\n" for q, v in per_topic.items()) + (
+        "num_rel               \tall\t7\n"  # a b d x z w v: 7 lines with rel > 0, not 1+1+1+0 = 3
+    )
+    # the same count under -J and -M, and with num_rel among other measures
+    assert te("-c", "-J", "-M", "1", "-l", "2", "-m", "num_rel", "-m", "num_rel_ret", *files)[1] == (
+        "num_rel               \tall\t7\nnum_rel_ret           \tall\t1\n"
+    )
+    # without -c the summary is the sum over the evaluated topics (1, 2, 4)
+    assert te("-l", "2", "-m", "num_rel", *files)[1] == "num_rel               \tall\t2\n"
+    assert te("-m", "num_rel", *files)[1] == "num_rel               \tall\t5\n"

@@ -10,7 +10,13 @@ from typing import TextIO
 from rankmeter._version import __version__
 from rankmeter.errors import RankmeterError
 from rankmeter.stream import BLOCK_BYTES
-from rankmeter.trec_eval.engine import NoQueriesError, Table, evaluate_qrels, evaluate_qrels_in_blocks
+from rankmeter.trec_eval.engine import (
+    NoQueriesError,
+    Table,
+    complete_num_rel,
+    evaluate_qrels,
+    evaluate_qrels_in_blocks,
+)
 from rankmeter.trec_eval.help import help_text
 from rankmeter.trec_eval.measures import TrecMeasureError, resolve
 from rankmeter.trec_eval.options import USAGE, UsageError, parse_options
@@ -33,11 +39,14 @@ def _evaluate(opts, requested, rel_path: str, run_path: str, stderr: TextIO) -> 
             "num_docs": opts.num_docs,
             "stderr": stderr,
         }
+        table = None
         if run_path != "-" and os.path.isfile(run_path) and os.path.getsize(run_path) > BLOCK_BYTES:
             table = evaluate_qrels_in_blocks(requested, qrels, run_path, block_bytes=BLOCK_BYTES, **options)
-            if table is not None:
-                return table
-        return evaluate_qrels(requested, qrels, read_run(run_path, arrow_ids=True), **options)
+        if table is None:
+            table = evaluate_qrels(requested, qrels, read_run(run_path, arrow_ids=True), **options)
+        if opts.complete:
+            complete_num_rel(table, qrels)
+        return table
     if opts.rel_format in ("prefs", "qrels_prefs"):
         from rankmeter.trec_eval.prefs import evaluate_prefs
 

@@ -44,7 +44,9 @@ class Table:
     """Per-topic values of every printed column, ready for :mod:`rankmeter.trec_eval.report`.
 
     ``values[key]`` holds one float per topic (``float`` columns) and
-    ``texts[key]`` one string per topic (``relstring``).
+    ``texts[key]`` one string per topic (``relstring``). ``summaries[key]``,
+    when set, is the ``all`` value trec_eval prints for a column whose summary
+    is not computed from the topics' values (``num_rel`` with ``-c``).
     """
 
     query_ids: list[str]
@@ -52,6 +54,7 @@ class Table:
     runid: str
     values: dict[str, np.ndarray] = field(default_factory=dict)
     texts: dict[str, list[str]] = field(default_factory=dict)
+    summaries: dict[str, float] = field(default_factory=dict)
 
 
 def restrict(ranked: RankedLists, keep: np.ndarray) -> RankedLists:
@@ -98,6 +101,25 @@ def relstrings(ranked: RankedLists, length: int) -> list[str]:
     counts = np.bincount(ranked.item_query[keep], minlength=ranked.n_queries)
     bounds = np.concatenate(([0], np.cumsum(counts)))
     return [text[bounds[i] : bounds[i + 1]] for i in range(ranked.n_queries)]
+
+
+def complete_num_rel(table: Table, qrels: Qrels) -> None:
+    """trec_eval ``-c``: the ``num_rel`` summary counts every qrels line with a grade > 0.
+
+    ``m_num_rel.c``'s average function re-reads the qrels when ``-c`` is given, so
+    the summary ignores ``-l`` (and ``-J``, ``-M``) and counts the lines of every
+    judged topic, whatever the per-topic lines say. Sets ``table.summaries``.
+
+    >>> from rankmeter.io.dicts import qrels_from_dict
+    >>> from rankmeter.trec_eval.measures import build_columns, resolve
+    >>> t = Table(["1"], build_columns(resolve(["num_rel"])[0]), "r")
+    >>> complete_num_rel(t, qrels_from_dict({"1": {"a": 2, "b": 1, "c": 0}, "2": {"d": 1}}))
+    >>> t.summaries
+    {'num_rel': 3.0}
+    """
+    for c in table.columns:
+        if c.spec.name == "num_rel":
+            table.summaries[c.key] = float(np.count_nonzero(np.asarray(qrels.relevance) > 0))
 
 
 def drop_in_semantics(complete: bool) -> Semantics:

@@ -116,6 +116,8 @@ def render(
                 lines.append(f"{'runid':<22}\tall\t{table.runid}")
             elif agg == "num_q":
                 lines.append(f"{prefix}{c.name:<22}\tall\t{number(True, num_q)}")
+            elif c.key in table.summaries:
+                lines.append(f"{prefix}{c.name:<22}\tall\t{number(c.spec.count, table.summaries[c.key])}")
             elif c.key in internal and agg != "none":
                 total = sequential_sum(internal[c.key])
                 if agg == "mean":
