@@ -25,4 +25,10 @@ CORE_FAMILIES = [
     "num_rel_ret",
     "err",
     "nerr",
+    "hits",
+    "fall_out",
+    "auroc",
+    "lrap",
+    "coverage_error",
+    "label_ranking_loss",
 ]

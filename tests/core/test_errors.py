@@ -250,7 +250,7 @@ def test_unknown_measure() -> None:
 def test_unknown_parameter() -> None:
     with fails(MeasureSyntaxError, esc("measure 'ndcg(foo=1)@5': ndcg has no parameter 'foo' (parameters: gain")):
         rankmeter.parse("ndcg(foo=1)@5")
-    with fails(MeasureSyntaxError, esc("measure 'p' has no parameter 'gain' (parameters: min_rel)")):
+    with fails(MeasureSyntaxError, esc("measure 'p' has no parameter 'gain' (parameters: min_rel, divisor)")):
         rankmeter.measures.measure("p", 5, gain="exp")
 
 

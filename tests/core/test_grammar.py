@@ -26,7 +26,8 @@ from tests.core.families import CORE_FAMILIES
         ("mrr@10", "rr@10"),
         ("recip_rank", "rr"),
         ("hit_rate@5", "success@5"),
-        ("hits@3", "success@3"),
+        ("hits@3", "hits@3"),  # ranx: the number of relevant documents in the top 3
+        ("hit@3", "success@3"),
         ("R-prec", "rprec"),
         ("r-precision", "rprec"),
         ("R_prec", "rprec"),

@@ -280,6 +280,7 @@ PARAM_VALUES = {
     ),
     "ideal": st.sampled_from(["judged", "retrieved"]),
     "min_rel": NUMBER,
+    "divisor": st.sampled_from(["k", "min"]),
     "gmax": st.one_of(st.integers(1, 10), st.floats(0.5, 12, allow_nan=False)),
 }
 

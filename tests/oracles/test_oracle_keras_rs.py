@@ -223,6 +223,10 @@ def test_precision_differs_by_denominator():
             denom = np.minimum(k, valid).astype(np.float64)
             want = rm_rows(res, f"p(min_rel=1)@{k}") * k / denom
             np.testing.assert_allclose(kr.values, want, rtol=0, atol=TOL, err_msg=f"rep={rep} k={k}")
+            # p(divisor=min) is keras-rs' PrecisionAtK
+            named = rankmeter.evaluate_arrays(y, s, f"p(divisor=min,min_rel=1)@{k}", mask=mask)
+            got = rm_rows(named, f"p(divisor=min,min_rel=1)@{k}")
+            np.testing.assert_allclose(kr.values, got, rtol=0, atol=TOL, err_msg=f"rep={rep} k={k}")
     # e.g. 1 relevant among 2 items at k = 5: keras-rs 1/2, rankmeter (and trec_eval) 1/5
     assert rankmeter.evaluate_arrays([[1.0, 0.0]], [[1.0, 0.0]], "p@5")["p@5"] == pytest.approx(0.2)
 

@@ -146,6 +146,16 @@ STOP_GMAX = Param(
     4.0, lambda t, s: _check_gmax(_number(t, s), s), _check_gmax, "highest grade (gdeval: 4); R(gmax) < 1 for exp"
 )
 
+
+def _check_divisor(value: Any, family: str) -> str:
+    if value not in ("k", "min"):
+        raise MeasureSyntaxError(f"measure {family!r}: divisor must be 'k' or 'min', got {value!r}")
+    return str(value)
+
+
+# p@k's divisor: k (trec_eval's P, the default) or min(k, list length) (keras-rs' PrecisionAtK)
+P_DIVISOR = Param("k", lambda t, s: _check_divisor(t, s), _check_divisor, "k (trec_eval) | min: min(k, list length)")
+
 Kernel = Callable[[Any, Any], np.ndarray]
 
 

@@ -21,9 +21,7 @@ from typing import Any
 from rankmeter.errors import MeasureSyntaxError
 from rankmeter.measures._tables import ALIASES, FAMILIES
 from rankmeter.measures.base import Measure
-
-# other tools' spellings of parameters (ir_measures writes the relevance threshold as ``rel``)
-PARAM_ALIASES = {"rel": "min_rel"}
+from rankmeter.measures.peer_names import CUTOFF_PARAMS, FAMILY_BY_PARAM, PARAM_ALIASES, PARAM_VALUES, PRESETS
 
 _HEAD = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_\-]*)\s*")
 
@@ -90,8 +88,29 @@ def canonical_family(name: str) -> str:
     family = ALIASES.get(key, key)
     if family not in FAMILIES:
         known = ", ".join(sorted(FAMILIES))
-        raise MeasureSyntaxError(f"unknown measure {name!r}; known measures: {known}")
+        raise MeasureSyntaxError(f"unknown measure {name!r}{did_you_mean(key)}; known measures: {known}")
     return family
+
+
+def did_you_mean(name: str) -> str:
+    """``"; did you mean 'ndcg'?"`` for the closest known name (family, alias or preset), or ``""``.
+
+    >>> did_you_mean("ndgc"), did_you_mean("zzzzzz")
+    ("; did you mean 'ndcg'?", '')
+    """
+    import difflib
+
+    close = difflib.get_close_matches(name.lower(), [*FAMILIES, *ALIASES, *PRESETS], n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def _preset(name: str) -> tuple[str, dict[str, Any]]:
+    """The family and parameters a name stands for: a preset (``ndcg_burges``) or a plain family / alias."""
+    preset = PRESETS.get(name.lower())
+    if preset is None:
+        return canonical_family(name), {}
+    family, params = preset
+    return family, {k: FAMILIES[family].params[k].parse(v, name) for k, v in params}
 
 
 def measure(family: str, cutoffs: int | list[int] | tuple[int, ...] | None = None, **params: Any) -> Measure:
@@ -112,7 +131,12 @@ def measure(family: str, cutoffs: int | list[int] | tuple[int, ...] | None = Non
     >>> str(measure("P", 5, min_rel=2))
     'p(min_rel=2)@5'
     """
-    fam = FAMILIES[canonical_family(family)]
+    canonical, preset = _preset(family)
+    for key, value in preset.items():
+        if key in params:
+            raise MeasureSyntaxError(f"measure {family!r}: parameter {key!r} is set by the name ({value})")
+        params[key] = value
+    fam = FAMILIES[canonical]
     list_form = isinstance(cutoffs, list | tuple)
     cut: tuple[int, ...] | None
     if cutoffs is None:
@@ -156,6 +180,8 @@ def parse(text: str | Measure) -> Measure:
     ('p(min_rel=2)@5', 'map@1000', 'rr')
     >>> str(parse("AP(rel=2)@100"))  # ir_measures' spelling of the threshold
     'ap(min_rel=2)@100'
+    >>> str(parse("ndcg_burges@10")), str(parse("nDCG(dcg=exp-log2)@10")), str(parse("IPrec@0.5"))
+    ('ndcg(gain=exp)@10', 'ndcg(gain=exp)@10', 'iprec_at_recall(offset=0.9,recall=0.5)')
     """
     if isinstance(text, Measure):
         return text
@@ -163,7 +189,7 @@ def parse(text: str | Measure) -> Measure:
     head = _HEAD.match(text)
     if not head:
         raise MeasureSyntaxError(f"cannot parse measure {source!r}: expected a name like 'ndcg@10'")
-    family = canonical_family(head.group(1))
+    family, preset = _preset(head.group(1))
     rest = text[head.end() :]
     params: dict[str, Any] = {}
     if rest.startswith("("):
@@ -174,9 +200,13 @@ def parse(text: str | Measure) -> Measure:
             if "=" not in item:
                 raise MeasureSyntaxError(f"measure {source!r}: parameter {item!r} must look like name=value")
             key, value = (s.strip() for s in item.split("=", 1))
+            if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+                value = value[1:-1]  # ir_measures quotes text values: nDCG(dcg='exp-log2')
             key = PARAM_ALIASES.get(key, key)
+            key, value = PARAM_VALUES.get((key, value), (key, value))
             if key in params:
                 raise MeasureSyntaxError(f"measure {source!r}: parameter {key!r} given twice")
+            family = FAMILY_BY_PARAM.get((family, key), family)
             fam = FAMILIES[family]
             if key not in fam.params:
                 allowed = ", ".join(fam.params) or "none"
@@ -187,8 +217,18 @@ def parse(text: str | Measure) -> Measure:
         rest = rest[end + 1 :].strip()
     cutoffs: tuple[int, ...] | None = None
     list_form = False
-    if rest.startswith("@"):
+    if rest.startswith("@") and family in CUTOFF_PARAMS and not re.fullmatch(r"\s*\d+\s*", rest[1:]):
+        key, implied = CUTOFF_PARAMS[family]  # ir_measures' IPrec@0.5: the "cutoff" is a parameter
+        for name, value in ((key, rest[1:].strip()), *implied):
+            if name in params:
+                raise MeasureSyntaxError(f"measure {source!r}: parameter {name!r} given twice")
+            params[name] = FAMILIES[family].params[name].parse(value, source)
+    elif rest.startswith("@"):
         cutoffs, list_form = _parse_cutoffs(rest[1:], source)
     elif rest.strip():
         raise MeasureSyntaxError(f"measure {source!r}: unexpected text {rest.strip()!r}")
+    for key, value in preset.items():
+        if key in params:
+            raise MeasureSyntaxError(f"measure {source!r}: parameter {key!r} is set by the name")
+        params[key] = value
     return measure(family, list(cutoffs) if list_form and cutoffs else (cutoffs[0] if cutoffs else None), **params)

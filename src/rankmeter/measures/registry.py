@@ -11,9 +11,9 @@ used, and fills them from :func:`tables`; this module imports neither.
 
 from __future__ import annotations
 
-from rankmeter.measures import trec_families
-from rankmeter.measures.family import DISCOUNT, GAIN, IDEAL, MIN_REL, STOP_GAIN, STOP_GMAX, Family
-from rankmeter.measures.kernels import average_precision, counts, dcg, err, precision, reciprocal_rank
+from rankmeter.measures import peer_names, trec_families
+from rankmeter.measures.family import DISCOUNT, GAIN, IDEAL, MIN_REL, P_DIVISOR, STOP_GAIN, STOP_GMAX, Family
+from rankmeter.measures.kernels import average_precision, counts, dcg, err, label_ranking, precision, reciprocal_rank
 
 _GRADED = {"gain": GAIN, "discount": DISCOUNT, "ideal": IDEAL}
 _BINARY = {"min_rel": MIN_REL}
@@ -50,9 +50,9 @@ _CORE_FAMILIES: dict[str, Family] = {
         Family(
             "p",
             precision.precision,
-            "precision: relevant in the top k / k",
+            "precision: relevant in the top k / k (divisor=min: / min(k, list length))",
             cutoff="required",
-            params=_BINARY,
+            params={**_BINARY, "divisor": P_DIVISOR},
             trec_name="P.k",
         ),
         Family(
@@ -87,7 +87,12 @@ _CORE_FAMILIES: dict[str, Family] = {
             trec_name="success.k",
         ),
         Family(
-            "judged", precision.judged, "judged documents in the top k / k", cutoff="required", needs_relevant=False
+            "judged",
+            precision.judged,
+            "judged documents in the top k / k (divisor=min: / min(k, list length))",
+            cutoff="required",
+            params={"divisor": P_DIVISOR},
+            needs_relevant=False,
         ),
         Family("acg", precision.acg, "average cumulative gain: mean grade of the top k", cutoff="required"),
         Family(
@@ -143,6 +148,53 @@ _CASCADE_FAMILIES: dict[str, Family] = {
 }
 
 
+# measures of other tools (ranx, torchmetrics, scikit-learn); their names are in peer_names
+_PEER_FAMILIES: dict[str, Family] = {
+    f.name: f
+    for f in [
+        Family("hits", precision.hits, "number of relevant documents in the top k (ranx hits)", params=_BINARY),
+        Family(
+            "fall_out",
+            precision.fall_out,
+            "non-relevant items in the top k / non-relevant items of the list (torchmetrics)",
+            params=_BINARY,
+            needs_relevant=False,
+        ),
+        Family(
+            "auroc",
+            label_ranking.auroc,
+            "share of (relevant, non-relevant) pairs ranked in order; ties 1/2 under expected (torchmetrics)",
+            cutoff="none",
+            params=_BINARY,
+        ),
+        Family(
+            "lrap",
+            label_ranking.lrap,
+            "label ranking average precision, tied items at their group's lowest rank (scikit-learn)",
+            cutoff="none",
+            params=_BINARY,
+            needs_relevant=False,
+        ),
+        Family(
+            "coverage_error",
+            label_ranking.coverage_error,
+            "items scored >= the lowest-scored relevant item (scikit-learn)",
+            cutoff="none",
+            params=_BINARY,
+            needs_relevant=False,
+        ),
+        Family(
+            "label_ranking_loss",
+            label_ranking.label_ranking_loss,
+            "share of (relevant, non-relevant) pairs with the non-relevant scored >= (scikit-learn)",
+            cutoff="none",
+            params=_BINARY,
+            needs_relevant=False,
+        ),
+    ]
+}
+
+
 _CORE_ALIASES: dict[str, str] = {
     "precision": "p",
     "recall": "r",
@@ -152,7 +204,6 @@ _CORE_ALIASES: dict[str, str] = {
     "r_prec": "rprec",
     "r-precision": "rprec",
     "hit_rate": "success",
-    "hits": "success",
     "hit": "success",
     "f": "f1",
     "f1_score": "f1",
@@ -172,8 +223,8 @@ def tables() -> tuple[dict[str, Family], dict[str, str]]:
     ('ndcg', 'rr', True)
     """
     families = dict(_CORE_FAMILIES)
-    for fam in [*_CASCADE_FAMILIES.values(), *trec_families.FAMILIES]:
+    for fam in [*_CASCADE_FAMILIES.values(), *_PEER_FAMILIES.values(), *trec_families.FAMILIES]:
         if fam.name in families:
             raise RuntimeError(f"measure family {fam.name!r} registered twice")
         families[fam.name] = fam
-    return families, {**_CORE_ALIASES, **trec_families.ALIASES}
+    return families, {**_CORE_ALIASES, **trec_families.ALIASES, **peer_names.ALIASES}

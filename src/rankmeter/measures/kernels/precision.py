@@ -6,6 +6,9 @@ relevant judged documents of the query:
 - ``p@k``       rel@k / k (k, not the number retrieved: trec_eval's P)
 - ``r@k``       rel@k / R
 - ``f1@k``      2 rel@k / (k + R), the harmonic mean of p@k and r@k
+- ``hits@k``    rel@k (ranx's ``hits``)
+- ``fall_out@k`` (non-relevant items in the top k) / (non-relevant items of the list); 0 without
+  any (torchmetrics' ``retrieval_fall_out``)
 - ``rprec``     rel@R / R
 - ``success@k`` 1 if rel@k > 0 else 0 (hit rate)
 - ``judged@k``  judged documents in the top k / k
@@ -44,9 +47,24 @@ def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 
 
 def precision(ctx: Context, measure: Measure) -> np.ndarray:
-    """rel@k / k."""
+    """rel@k / k; rel@k / min(k, list length) with ``divisor="min"`` (keras-rs' ``PrecisionAtK``)."""
     sizes = ctx.cutoff_sizes(_cutoffs(measure))
+    if measure.param("divisor", "k") == "min":
+        sizes = np.minimum(sizes, ctx.lengths.astype(np.float64)[:, None])
     return np.divide(relevant_at(ctx, measure), sizes, out=np.zeros_like(sizes), where=sizes > 0)
+
+
+def hits(ctx: Context, measure: Measure) -> np.ndarray:
+    """rel@k, the number of relevant documents in the top k."""
+    return relevant_at(ctx, measure)
+
+
+def fall_out(ctx: Context, measure: Measure) -> np.ndarray:
+    """Non-relevant ranked items in the top k / non-relevant ranked items of the list (0 when there are none)."""
+    other = ctx.tie_mean(1.0 - ctx.relevant(measure.param("min_rel")))
+    top = ctx.sums_at(other, list(_cutoffs(measure)))
+    total = ctx.sums_at(other, [None])
+    return np.divide(top, total, out=np.zeros_like(top), where=total > 0)
 
 
 def recall(ctx: Context, measure: Measure) -> np.ndarray:
@@ -83,8 +101,10 @@ def success(ctx: Context, measure: Measure) -> np.ndarray:
 
 
 def judged(ctx: Context, measure: Measure) -> np.ndarray:
-    """Judged documents in the top k / k."""
+    """Judged documents in the top k / k; / min(k, list length) with ``divisor="min"`` (ir_measures' Judged)."""
     sizes = ctx.cutoff_sizes(_cutoffs(measure))
+    if measure.param("divisor", "k") == "min":
+        sizes = np.minimum(sizes, ctx.lengths.astype(np.float64)[:, None])
     counts = ctx.sums_at(ctx.tie_mean(ctx.ranked.judged.astype(np.float64)), list(_cutoffs(measure)))
     return np.divide(counts, sizes, out=np.zeros_like(sizes), where=sizes > 0)
 
