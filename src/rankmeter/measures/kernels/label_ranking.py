@@ -63,7 +63,7 @@ def auroc(ctx: Context, measure: Measure) -> np.ndarray:
         earlier = segment_cumsum(nb, ctx.ranked.offsets) - nb
     correct = segment_sum(b * (np.repeat(n_neg, ctx.ranked.segment_sizes) - earlier), ctx.ranked.offsets)
     pairs = n_pos * n_neg
-    out = np.where(n_neg > 0, 1.0, np.nan)
+    out = np.ones(len(pairs))  # no non-relevant item: every pair (there are none) is in order
     np.divide(correct, pairs, out=out, where=pairs > 0)
     out[n_pos == 0] = np.nan  # no relevant item: the empty-query policy decides
     return out[:, None]
