@@ -11,7 +11,7 @@ used, and fills them from :func:`tables`; this module imports neither.
 
 from __future__ import annotations
 
-from rankmeter.measures import peer_names, trec_families
+from rankmeter.measures import diversity_families, peer_names, trec_families
 from rankmeter.measures.family import DISCOUNT, GAIN, IDEAL, MIN_REL, P_DIVISOR, STOP_GAIN, STOP_GMAX, Family
 from rankmeter.measures.kernels import average_precision, counts, dcg, err, label_ranking, precision, reciprocal_rank
 
@@ -223,8 +223,13 @@ def tables() -> tuple[dict[str, Family], dict[str, str]]:
     ('ndcg', 'rr', True)
     """
     families = dict(_CORE_FAMILIES)
-    for fam in [*_CASCADE_FAMILIES.values(), *_PEER_FAMILIES.values(), *trec_families.FAMILIES]:
+    for fam in [
+        *_CASCADE_FAMILIES.values(),
+        *_PEER_FAMILIES.values(),
+        *trec_families.FAMILIES,
+        *diversity_families.FAMILIES,
+    ]:
         if fam.name in families:
             raise RuntimeError(f"measure family {fam.name!r} registered twice")
         families[fam.name] = fam
-    return families, {**_CORE_ALIASES, **trec_families.ALIASES, **peer_names.ALIASES}
+    return families, {**_CORE_ALIASES, **trec_families.ALIASES, **peer_names.ALIASES, **diversity_families.ALIASES}
