@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from rankmeter._version import __version__
 from rankmeter.errors import RankmeterError
 
-SUBCOMMANDS = ("evaluate", "measures", "compare", "retrieval", "trec_eval")
+SUBCOMMANDS = ("evaluate", "measures", "compare", "retrieval", "trec_eval", "ndeval")
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:

@@ -40,6 +40,7 @@ get 0 (the empty-query policy decides what counts).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -238,14 +239,23 @@ def greedy_ideal(
     return Ideal(np.concatenate(([0], np.cumsum(counts))).astype(np.int64), scores[order])
 
 
-# --- discounts -------------------------------------------------------------------------------------------------------
-def _log_discount(n: int) -> np.ndarray:
-    """ndeval's discount at 0-based rank i: log(2) / log(i + 2)."""
-    return np.log(2.0) / np.log(np.arange(n, dtype=np.float64) + 2.0)
+# --- discounts: (gains, 0-based ranks) -> discounted gains, in ndeval's arithmetic ---------------------------------
+Discount = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
-def _reciprocal_discount(n: int) -> np.ndarray:
-    return 1.0 / (np.arange(n, dtype=np.float64) + 1.0)
+def _log_discount(gains: np.ndarray, ranks: np.ndarray) -> np.ndarray:
+    """alpha-DCG's: gain * log(2) / log(i + 2) at 0-based rank i (ndeval's expression)."""
+    return gains * (np.log(2.0) / np.log(ranks + 2.0))
+
+
+def _reciprocal_discount(gains: np.ndarray, ranks: np.ndarray) -> np.ndarray:
+    """ERR-IA's: gain / (i + 1)."""
+    return gains / (ranks + 1.0)
+
+
+def _rbp_discount(beta: float) -> Discount:
+    """NRBP's: gain * beta^i, the powers multiplied step by step."""
+    return lambda gains, ranks: gains * _powers(beta, int(ranks.max(initial=0)) + 1)[ranks]
 
 
 def _check_intent_context(ctx: Any, measure: Measure) -> IntentContext:
@@ -265,58 +275,87 @@ def _run_scores(ctx: IntentContext, alpha: float, min_rel: float | None) -> np.n
         gain = _powers(1.0 - alpha, int(hits.before.max(initial=0)) + 1)[hits.before]
         if ctx.lists.intent_weights is not None:
             gain = gain * hits.weight
-        return np.bincount(hits.item, weights=gain, minlength=len(ctx.lists.item_doc))
+        return np.bincount(hits.item, weights=gain, minlength=len(ctx.lists.item_doc)).astype(np.float64)
 
     return ctx._cached(("scores", alpha, min_rel), compute)  # type: ignore[no-any-return]
 
 
-def _discounted(
-    ctx: IntentContext, measure: Measure, discount: Any, ideal_depth: bool
-) -> tuple[np.ndarray, np.ndarray | None, np.ndarray, float]:
-    """(run sums, ideal sums or None, normaliser A, alpha) of s(i) * discount over the top k, per cutoff."""
+def _sums(values: np.ndarray, query: np.ndarray, ranks: np.ndarray, n_q: int, cutoffs: list[int | None]) -> np.ndarray:
+    """Per query, the sum of ``values`` (in rank order) over ranks < k, for every cutoff: shape (Q, C).
+
+    ``bincount`` adds strictly in input order, as ndeval's running sums do.
+    """
+    out = np.zeros((n_q, len(cutoffs)))
+    for c, k in enumerate(cutoffs):
+        keep = slice(None) if k is None else ranks < k
+        out[:, c] = np.bincount(query[keep], weights=values[keep], minlength=n_q)
+    return out
+
+
+def _discounted_sums(
+    ctx: IntentContext, measure: Measure, discount: Discount, ideal: bool
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Sums of the discounted gains s(i) over the top k of the run and (``ideal``) of the greedy ideal ranking."""
     alpha = float(measure.param("alpha", 0.5))
     min_rel = measure.param("min_rel")
-    cutoffs = _cutoff_list(measure)
+    cutoffs: list[int | None] = list(measure.cutoffs) if measure.cutoffs is not None else [None]
     scores = _run_scores(ctx, alpha, min_rel)
-    longest = int(max(np.diff(ctx.lists.offsets).max(initial=0), max((k or 0) for k in cutoffs), 1))
-    run = sums_at_cutoffs(scores * discount(longest)[ctx.positions], ctx.lists.offsets, ctx.positions, cutoffs)
-    ideal_sums = None
-    if ideal_depth:
-        depth = None if measure.cutoffs is None else max(measure.cutoffs)
-        ideal = ctx.ideal(alpha, min_rel, depth)
-        pos = segment_positions(ideal.offsets, len(ideal.scores))
-        n = int(max(np.diff(ideal.offsets).max(initial=0), 1))
-        ideal_sums = sums_at_cutoffs(ideal.scores * discount(n)[pos], ideal.offsets, pos, cutoffs)
-    return run, ideal_sums, ctx.normaliser(min_rel), alpha
+    items = np.flatnonzero(scores)  # a zero gain adds nothing to any sum
+    ranks = ctx.positions[items]
+    run = _sums(discount(scores[items], ranks), ctx.item_query[items], ranks, ctx.n_queries, cutoffs)
+    if not ideal:
+        return run, None
+    best = ctx.ideal(alpha, min_rel, None if measure.cutoffs is None else max(measure.cutoffs))
+    ideal_ranks = segment_positions(best.offsets, len(best.scores))
+    ideal_query = np.repeat(np.arange(ctx.n_queries), np.diff(best.offsets))
+    return run, _sums(discount(best.scores, ideal_ranks), ideal_query, ideal_ranks, ctx.n_queries, cutoffs)
 
 
-def _ideal_ideal(measure: Measure, discount: Any, alpha: float, lengths: np.ndarray) -> np.ndarray:
-    """sum over ranks i < k of (1 - alpha)^i * discount(i): every intent covered at every rank; shape (Q, C)."""
-    cutoffs = _cutoff_list(measure)
-    longest = int(max(lengths.max(initial=0), max((k or 0) for k in cutoffs), 1))
-    running = np.cumsum(_powers(1.0 - alpha, longest) * discount(longest))
-    cols = [
-        running[np.maximum(lengths, 1) - 1] if k is None else np.full(len(lengths), running[k - 1]) for k in cutoffs
-    ]
-    return np.stack(cols, axis=1)
+def _ideal_ideal(norm: np.ndarray, alpha: float, cutoffs: tuple[int, ...], discount: Discount) -> np.ndarray:
+    """sum over ranks i < k of A (1 - alpha)^i discounted: every intent covered at every rank; shape (Q, C).
+
+    As ndeval: the gain starts at A and is multiplied by (1 - alpha) rank after rank.
+    """
+    longest = max(cutoffs)
+    values, inverse = np.unique(norm, return_inverse=True)
+    steps = np.full((len(values), longest), 1.0 - alpha)
+    steps[:, 0] = values
+    running = np.cumsum(discount(np.cumprod(steps, axis=1), np.arange(longest)), axis=1)
+    return running[inverse.ravel()][:, [k - 1 for k in cutoffs]]
 
 
-def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    return np.divide(num, den, out=np.zeros_like(num), where=den > 0)
+def _ratio(num: np.ndarray, den: np.ndarray, fill: float = 0.0) -> np.ndarray:
+    num = np.asarray(num, dtype=np.float64)
+    return np.divide(num, den, out=np.full_like(num, fill), where=den > 0)
 
 
-def _collection_independent(ctx: Any, measure: Measure, discount: Any) -> np.ndarray:
+def _normalised(ctx: Any, measure: Measure, discount: Discount, ideal: bool) -> tuple[np.ndarray, np.ndarray | None]:
+    """Run (and ideal) sums over the ideal-ideal sums, as ndeval divides them (not at k = 1: see below)."""
     ctx = _check_intent_context(ctx, measure)
-    run, _, norm, alpha = _discounted(ctx, measure, discount, ideal_depth=False)
-    ideal_ideal = _ideal_ideal(measure, discount, alpha, np.diff(ctx.lists.offsets))
-    return _ratio(run, norm[:, None] * ideal_ideal)
+    run, best = _discounted_sums(ctx, measure, discount, ideal)
+    assert measure.cutoffs is not None  # these families require cutoffs
+    norm = ctx.normaliser(measure.param("min_rel"))
+    denominator = _ideal_ideal(norm, float(measure.param("alpha", 0.5)), measure.cutoffs, discount)
+    return _ratio(run, denominator), None if best is None else _ratio(best, denominator)
 
 
-def _collection_dependent(ctx: Any, measure: Measure, discount: Any) -> np.ndarray:
-    ctx = _check_intent_context(ctx, measure)
-    run, ideal, _, _ = _discounted(ctx, measure, discount, ideal_depth=True)
-    assert ideal is not None
-    return _ratio(run, ideal)
+def _collection_independent(ctx: Any, measure: Measure, discount: Discount) -> np.ndarray:
+    return _normalised(ctx, measure, discount, ideal=False)[0]
+
+
+def _collection_dependent(ctx: Any, measure: Measure, discount: Discount) -> np.ndarray:
+    """The run's normalised sum over the ideal's (0 when the run's is 0), as ndeval's ``renormalize``.
+
+    At k = 1 ndeval never divided by the ideal-ideal, so the ratio is taken of the raw sums there.
+    """
+    run, best = _normalised(ctx, measure, discount, ideal=True)
+    assert best is not None and measure.cutoffs is not None
+    first = [c for c, k in enumerate(measure.cutoffs) if k == 1]
+    if first:
+        raw_run, raw_best = _discounted_sums(ctx, measure, discount, ideal=True)
+        assert raw_best is not None
+        run[:, first], best[:, first] = raw_run[:, first], raw_best[:, first]
+    return np.where(run != 0, _ratio(run, best), 0.0)
 
 
 def alpha_dcg(ctx: Any, measure: Measure) -> np.ndarray:
@@ -339,28 +378,28 @@ def nerr_ia(ctx: Any, measure: Measure) -> np.ndarray:
     return _collection_dependent(ctx, measure, _reciprocal_discount)
 
 
-def _rbp_discount(beta: float) -> Any:
-    return lambda n: _powers(beta, n)
+def _nrbp(ctx: IntentContext, measure: Measure, ideal: bool) -> tuple[np.ndarray, np.ndarray | None]:
+    alpha, beta = float(measure.param("alpha", 0.5)), float(measure.param("beta", 0.5))
+    run, best = _discounted_sums(ctx, measure, _rbp_discount(beta), ideal)
+    norm = ctx.normaliser(measure.param("min_rel"))
+    scale = np.divide(1.0 - (1.0 - alpha) * beta, norm, out=np.zeros_like(norm), where=norm > 0)[:, None]
+    return run * scale, None if best is None else best * scale
 
 
 def nrbp(ctx: Any, measure: Measure) -> np.ndarray:
     """Novelty- and rank-biased precision over the whole list (ndeval's ``NRBP``), shape (Q, 1)."""
-    ctx = _check_intent_context(ctx, measure)
-    alpha, beta = float(measure.param("alpha", 0.5)), float(measure.param("beta", 0.5))
-    run, _, norm, _ = _discounted(ctx, measure, _rbp_discount(beta), ideal_depth=False)
-    return _ratio(run * (1.0 - (1.0 - alpha) * beta), norm[:, None])
+    return _nrbp(_check_intent_context(ctx, measure), measure, ideal=False)[0]
 
 
 def nnrbp(ctx: Any, measure: Measure) -> np.ndarray:
     """NRBP over that of the greedy ideal ranking (ndeval's ``nNRBP``), shape (Q, 1).
 
-    With alpha = 0 and beta = 1 NRBP is 0 for every ranking and nNRBP is 0/0: NaN (the empty-query
-    policy decides what is reported), where ndeval prints ``-nan``.
+    NaN where the ideal's NRBP is 0 (no relevant judgment, or alpha = 0 with beta = 1, where NRBP is 0
+    for every ranking): ndeval prints ``-nan`` there; the empty-query policy decides what is reported.
     """
-    ctx = _check_intent_context(ctx, measure)
-    if (1.0 - (1.0 - float(measure.param("alpha", 0.5))) * float(measure.param("beta", 0.5))) == 0.0:
-        return np.full((ctx.n_queries, 1), np.nan)
-    return _collection_dependent(ctx, measure, _rbp_discount(float(measure.param("beta", 0.5))))
+    run, best = _nrbp(_check_intent_context(ctx, measure), measure, ideal=True)
+    assert best is not None
+    return _ratio(run, best, fill=np.nan)
 
 
 def p_ia(ctx: Any, measure: Measure) -> np.ndarray:
@@ -394,7 +433,8 @@ def map_ia(ctx: Any, measure: Measure) -> np.ndarray:
     precision = (hits.before + 1.0) / (hits.position + 1.0)
     total = np.bincount(hits.intent, weights=precision, minlength=len(per_intent))
     ap = _ratio(total, per_intent) * ctx.intent_weights(min_rel)
-    return _ratio(segment_sum(ap, ctx.lists.intent_offsets), ctx.normaliser(min_rel))[:, None]
+    total = np.bincount(ctx.intent_query, weights=ap, minlength=ctx.n_queries)  # in intent order, as ndeval adds
+    return _ratio(total, ctx.normaliser(min_rel))[:, None]
 
 
 def ndcg_ia(ctx: Any, measure: Measure) -> np.ndarray:
