@@ -5,7 +5,8 @@ The public surface is this module's ``__all__`` (docs/api.md lists it):
 - entry points: :func:`evaluate` (qrels + run), :func:`evaluate_stream` (run
   files in blocks), :func:`evaluate_arrays` (dense matrices),
   :func:`evaluate_lists` (ragged lists), :func:`evaluate_vectors`
-  (embeddings and hash codes), :func:`compare` and :func:`compare_per_query`
+  (embeddings and hash codes), :func:`evaluate_diversity` (intent qrels:
+  alpha-nDCG, ERR-IA, ...), :func:`compare` and :func:`compare_per_query`
   (significance tests);
 - values: :class:`Semantics` (ties, empty and missing queries, duplicates,
   depth, judged-only, seed), :func:`parse` and :class:`Measure`,
@@ -49,6 +50,7 @@ from rankmeter.stream import evaluate_stream
 
 if TYPE_CHECKING:
     from rankmeter import report, stats, vectors
+    from rankmeter.diversity import evaluate_diversity
     from rankmeter.io.tables import Qrels, Run
     from rankmeter.io.trec import read_qrels, read_run
     from rankmeter.stats.compare import compare, compare_per_query
@@ -58,6 +60,7 @@ if TYPE_CHECKING:
 _LAZY = {
     "evaluate_vectors": ("rankmeter.vectors.evaluate", "evaluate_vectors"),
     "compare": ("rankmeter.stats.compare", "compare"),
+    "evaluate_diversity": ("rankmeter.diversity", "evaluate_diversity"),
     "compare_per_query": ("rankmeter.stats.compare", "compare_per_query"),
     "Comparison": ("rankmeter.stats.comparison", "Comparison"),
     "Qrels": ("rankmeter.io.tables", "Qrels"),
@@ -125,6 +128,7 @@ __all__ = [
     "compare_per_query",
     "evaluate",
     "evaluate_arrays",
+    "evaluate_diversity",
     "evaluate_lists",
     "evaluate_stream",
     "evaluate_vectors",

@@ -30,7 +30,7 @@ from rankmeter.core.lists import (
 from rankmeter.core.ranked_lists import RankedLists
 from rankmeter.core.semantics import Semantics, SemanticsOptions
 from rankmeter.core.ties import straddling_queries
-from rankmeter.errors import QueryOrderError, RankmeterError
+from rankmeter.errors import MeasureSyntaxError, QueryOrderError, RankmeterError
 from rankmeter.io.dense import dense_arrays, flatten_dense, flatten_ragged
 from rankmeter.io.frames import is_frame
 from rankmeter.io.load import as_qrels, as_run
@@ -172,6 +172,12 @@ def evaluate(
     """
     sem = Semantics.build(semantics, "qrels", **options)
     parsed = parse_measures(measures)
+    if _diversity_call(parsed, run):
+        from rankmeter.diversity import evaluate_diversity
+
+        return evaluate_diversity(
+            qrels, run, parsed, semantics=sem, qrels_columns=qrels_columns, run_columns=run_columns
+        )
     if is_runs(run):
         return _evaluate_runs(as_qrels(qrels, qrels_columns), run, parsed, sem, run_columns, threads, progress)
     if stream.run_file_in_blocks(run) and sem.ties != "shuffle":  # shuffle draws its keys for the whole run at once
@@ -194,6 +200,21 @@ def evaluate(
     ranked, info = align(q, r, sem, judged_items=judged_items_suffice(sem.tie_policy, parsed), threads=threads)
     extra = alignment_metadata(info, sem, q.source, r.source, r.name, qrels_columns=q.columns, run_columns=r.columns)
     return evaluate_ranked(ranked, parsed, empty=sem.empty, metadata=extra)
+
+
+def _diversity_call(measures: list[Measure], run: Any) -> bool:
+    """Whether every measure needs intent qrels (the call goes to ``evaluate_diversity``); mixing is an error."""
+    from rankmeter.measures.diversity_families import NAMES
+
+    diversity = [str(m) for m in measures if m.family in NAMES]
+    if not diversity:
+        return False
+    if len(diversity) < len(measures) or is_runs(run):
+        raise MeasureSyntaxError(
+            f"{', '.join(diversity)}: diversity measures read intent qrels ('query intent docno grade') and one run; "
+            "evaluate them in a call of their own (rankmeter.evaluate_diversity)"
+        )
+    return True
 
 
 def is_runs(run: Any) -> bool:

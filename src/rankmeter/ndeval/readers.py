@@ -23,14 +23,16 @@ from rankmeter.io.tables import Run
 from rankmeter.trec_eval.readers import read_records
 
 
-def _natural(values: np.ndarray, what: str, fields: np.ndarray, lines: np.ndarray, source: str) -> np.ndarray:
-    """A column of natural numbers (digits only) as int64, or an error naming the first bad line."""
+def _natural(
+    values: np.ndarray, what: str, fields: np.ndarray, lines: np.ndarray, source: str, column: int
+) -> np.ndarray:
+    """A column of natural numbers (digits only) as int64, or an error naming the first bad line and field."""
     uniq, inverse = np.unique(values.astype(str), return_inverse=True)
     ok = np.char.isdigit(uniq) if len(uniq) else np.zeros(0, dtype=bool)
     if not ok.all():
         row = int(np.flatnonzero(~ok[inverse])[0])
         raise InputFormatError(
-            f"{where(source, int(lines[row]))}{what} must be a natural number, got {values[row]!r}: "
+            f"{where(source, int(lines[row]))}{what} must be a natural number, got {str(fields[row, column])!r}: "
             f"{' '.join(map(str, fields[row]))!r}"
         )
     return np.asarray(uniq.astype(np.int64)[inverse])
@@ -40,7 +42,7 @@ def _run_topics(values: np.ndarray, fields: np.ndarray, lines: np.ndarray, sourc
     """ndeval's ``parseTopic``: a number, or what follows the first ``-`` of a task prefix (``wt09-1``)."""
     uniq, inverse = np.unique(values.astype(str), return_inverse=True)
     stripped = np.array([t if t[:1].isdigit() else t.partition("-")[2] for t in uniq.tolist()], dtype=str)
-    numbers = _natural(stripped[inverse], "topic", fields, lines, source)
+    numbers = _natural(stripped[inverse], "topic", fields, lines, source, 0)
     return numbers
 
 
@@ -56,9 +58,9 @@ def read_ndeval_qrels(path: str) -> IntentQrels:
     >>> os.unlink(f.name)
     """
     fields, lines, source = read_records(path, 4, False, "topic subtopic docno judgment")
-    topics = _natural(fields[:, 0], "topic", fields, lines, source)
-    subtopics = _natural(fields[:, 1], "subtopic", fields, lines, source)
-    judgments = _natural(fields[:, 3], "judgment", fields, lines, source)
+    topics = _natural(fields[:, 0], "topic", fields, lines, source, 0)
+    subtopics = _natural(fields[:, 1], "subtopic", fields, lines, source, 1)
+    judgments = _natural(fields[:, 3], "judgment", fields, lines, source, 3)
     return IntentQrels(
         topics.astype(str),
         subtopics.astype(str),
@@ -87,7 +89,7 @@ def read_ndeval_run(path: str, traditional: bool) -> tuple[Run, str]:
     """
     fields, lines, source = read_records(path, 6, False, "topic Q0 docno rank score runid")
     topics = _run_topics(fields[:, 0], fields, lines, source)
-    ranks = _natural(fields[:, 3], "rank", fields, lines, source)
+    ranks = _natural(fields[:, 3], "rank", fields, lines, source, 3)
     if traditional:
         try:
             scores = np.asarray(fields[:, 4].astype(str), dtype=np.float64)
