@@ -126,7 +126,7 @@ def read_intent_qrels(path: str | os.PathLike[str]) -> IntentQrels:
         except ValueError:
             raise InvalidScoreError(
                 f"{where(source, numbers[i])}query '{table[i, 0]}', intent '{table[i, 1]}', document "
-                f"'{table[i, 2]}': grade {value!r} is not a number"
+                f"'{table[i, 2]}': grade {str(value)!r} is not a number"
             ) from None
     return IntentQrels(
         table[:, 0], table[:, 1], table[:, 2], grades, source=source, lines=np.asarray(numbers, dtype=np.int64)
