@@ -23,7 +23,7 @@ from rankmeter.io.intents import as_intent_qrels
 from rankmeter.io.load import as_run
 from rankmeter.measures import FAMILIES, Measure
 from rankmeter.measures.diversity_families import NAMES
-from rankmeter.measures.kernels.diversity import IntentContext
+from rankmeter.measures.kernels.diversity import IntentContext, ideal_depth
 from rankmeter.pipeline import MeasuresArg, alignment_metadata, parse_measures
 from rankmeter.results import EvaluationResult
 
@@ -52,7 +52,7 @@ def evaluate_intent_lists(
     (at its ``min_rel``).
     """
     check_empty_policy(empty)
-    ctx = IntentContext(lists)
+    ctx = IntentContext(lists, ideal_depth(measures))
     names: list[str] = []
     columns: list[np.ndarray] = []
     included: list[np.ndarray] = []

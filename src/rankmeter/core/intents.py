@@ -21,10 +21,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rankmeter.core.align import AlignInfo, align
+from rankmeter.core.ids import encode, string_sort_keys, take, to_numpy_str
 from rankmeter.core.semantics import DUPLICATE_POLICIES, Semantics, SemanticsOptions, choose
 from rankmeter.errors import DuplicateEntryError, InputFormatError, PolicyError
+from rankmeter.io.arrow import dictionary_array, is_arrow
 from rankmeter.io.intents import IntentQrels
-from rankmeter.io.tables import Qrels, Run
+from rankmeter.io.tables import Qrels, Run, id_at
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -97,16 +99,45 @@ class IntentLists:
         return np.repeat(np.arange(len(self.pair_offsets) - 1), np.diff(self.pair_offsets))
 
 
-def _intent_order(intents: np.ndarray) -> np.ndarray:
-    """Sort key of intent ids: their number when every id is a natural number, else the id."""
-    if len(intents) and np.char.isdigit(intents).all():
-        return intents.astype(np.int64)
-    return intents
+def _string_codes(col: Any) -> np.ndarray:
+    """Code of each row's id, codes in string (``strcmp``) order, from fixed-width sort keys (no string sort).
+
+    >>> _string_codes(np.array(["b", "a", "b", "ab"])).tolist()
+    [2, 0, 2, 1]
+    """
+    n = len(col)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    keys = string_sort_keys(col, np.arange(n))
+    order = np.lexsort(keys[::-1]) if len(keys) > 1 else np.argsort(keys[0], kind="stable")
+    new = np.zeros(n, dtype=bool)
+    new[0] = True
+    for key in keys:
+        ordered = key[order]
+        new[1:] |= ordered[1:] != ordered[:-1]
+    codes = np.empty(n, dtype=np.int64)
+    codes[order] = np.cumsum(new) - 1
+    return codes
 
 
-def _codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _intent_codes(intents: Any) -> np.ndarray:
+    """Code of each row's intent in ndeval's order: by number when every intent id is a natural number, else by id."""
+    ids, codes = _codes(intents)
+    if len(ids) and np.char.isdigit(ids).all():
+        rank = np.empty(len(ids), dtype=np.int64)
+        rank[np.argsort(ids.astype(np.int64), kind="stable")] = np.arange(len(ids))
+        return rank[codes]
+    return codes
+
+
+def _codes(values: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted distinct values and the code of each row (a dictionary column is encoded through its dictionary)."""
+    if is_arrow(values):
+        if hasattr(values, "dictionary"):
+            return encode(values)
+        values = to_numpy_str(values)
     uniq, inverse = np.unique(values, return_inverse=True)
-    return uniq, inverse.astype(np.int64)
+    return uniq, inverse.ravel().astype(np.int64)
 
 
 def _duplicate_judgments(qrels: IntentQrels, order: np.ndarray, same: np.ndarray, policy: str) -> np.ndarray:
@@ -117,8 +148,9 @@ def _duplicate_judgments(qrels: IntentQrels, order: np.ndarray, same: np.ndarray
         i = int(np.flatnonzero(same)[0])
         first, second = sorted((int(order[i]), int(order[i + 1])))
         raise DuplicateEntryError(
-            f"{qrels.location_text(second)}query '{qrels.query_ids[second]}', intent '{qrels.intent_ids[second]}', "
-            f"document '{qrels.doc_ids[second]}' is judged twice (first at {qrels.location_text(first).rstrip(': ')}; "
+            f"{qrels.location_text(second)}query '{id_at(qrels.query_ids, second)}', intent "
+            f"'{id_at(qrels.intent_ids, second)}', document '{id_at(qrels.doc_ids, second)}' is judged twice "
+            f"(first at {qrels.location_text(first).rstrip(': ')}; "
             f"grade {float(qrels.relevance[second])!r} here, {float(qrels.relevance[first])!r} there); "
             "pass duplicates='first' or 'max' to keep one"
         )
@@ -147,9 +179,8 @@ class _Table:
 def _judgment_table(qrels: IntentQrels, duplicates: str) -> _Table:
     """The judgments sorted by (query, document, intent) with query, document and intent codes."""
     queries, qcode = _codes(qrels.query_ids)
-    _, dcode = _codes(qrels.doc_ids)
-    ikey = _intent_order(qrels.intent_ids)
-    _, icode = _codes(ikey)
+    dcode = _string_codes(qrels.doc_ids)
+    icode = _intent_codes(qrels.intent_ids)
     order = np.lexsort((icode, dcode, qcode))
     q, d, i = qcode[order], dcode[order], icode[order]
     same = (q[1:] == q[:-1]) & (d[1:] == d[:-1]) & (i[1:] == i[:-1])
@@ -159,19 +190,20 @@ def _judgment_table(qrels: IntentQrels, duplicates: str) -> _Table:
     pair_doc = np.cumsum(new_doc) - 1
     first = kept[new_doc]
     # intents of each query: (query, intent) pairs in order
-    qi = np.unique(np.stack([q, i], axis=1), axis=0) if len(q) else np.zeros((0, 2), np.int64)
-    intent_index = np.searchsorted(qi[:, 0] * (icode.max(initial=0) + 1) + qi[:, 1], q * (icode.max(initial=0) + 1) + i)
-    intent_rows = np.zeros(len(qi), dtype=np.int64)
+    width = int(icode.max(initial=0)) + 1
+    pair_keys, intent_index = np.unique(q * width + i, return_inverse=True)
+    intent_index = intent_index.ravel()
+    intent_rows = np.zeros(len(pair_keys), dtype=np.int64)
     intent_rows[intent_index] = kept
     return _Table(
         queries=queries,
         doc_query=qcode[first],
-        doc_ids=qrels.doc_ids[first],
+        doc_ids=take(qrels.doc_ids, first),
         pair_doc=pair_doc.astype(np.int64),
         pair_intent=intent_index.astype(np.int64),
         pair_grade=qrels.relevance[kept],
-        intent_query=qi[:, 0].astype(np.int64),
-        intent_ids=qrels.intent_ids[intent_rows],
+        intent_query=(pair_keys // width).astype(np.int64),
+        intent_ids=take(qrels.intent_ids, intent_rows),
     )
 
 
@@ -234,9 +266,8 @@ def align_intents(
     table = _judgment_table(qrels, sem.duplicates)
     weights = _weights(table, intent_weights)
     n_docs = len(table.doc_ids)
-    docs = Qrels(
-        table.queries[table.doc_query], table.doc_ids, np.arange(1, n_docs + 1, dtype=np.float64), source=qrels.source
-    )
+    doc_queries = dictionary_array(table.doc_query, table.queries)
+    docs = Qrels(doc_queries, table.doc_ids, np.arange(1, n_docs + 1, dtype=np.float64), source=qrels.source)
     ranked, info = align(docs, run, sem)
     qindex = np.searchsorted(table.queries, ranked.query_ids)
     item_doc = np.where(ranked.judged, ranked.grades - 1.0, -1.0).astype(np.int64)

@@ -22,7 +22,9 @@ from typing import Any
 import numpy as np
 
 from rankmeter.errors import InputFormatError, InvalidScoreError, where
+from rankmeter.io.arrow import is_arrow
 from rankmeter.io.frames import find_columns, is_frame, qrels_from_frame
+from rankmeter.io.tables import id_at
 
 INTENT_COLUMNS = ("intent", "subtopic", "subtopic_id", "iteration", "iter")
 """Column names read as the intent of a judgment when a table is given."""
@@ -34,7 +36,7 @@ class IntentQrels:
 
     Attributes
     ----------
-    query_ids, intent_ids, doc_ids : ndarray of str
+    query_ids, intent_ids, doc_ids : ndarray of str or pyarrow string array
     relevance : ndarray of float64
         The grade of the document for that intent (``<= 0``: not relevant).
     source : str or None
@@ -52,7 +54,10 @@ class IntentQrels:
 
     def __post_init__(self) -> None:
         for name in ("query_ids", "intent_ids", "doc_ids"):
-            object.__setattr__(self, name, np.asarray(getattr(self, name)).astype(str))
+            column = getattr(self, name)
+            if not is_arrow(column):  # pyarrow string columns (the readers' fast path) are kept as they are
+                column = np.asarray(column)
+                object.__setattr__(self, name, column if column.dtype.kind == "U" else column.astype(str))
         object.__setattr__(self, "relevance", np.asarray(self.relevance, dtype=np.float64))
         n = len(self.query_ids)
         if not (len(self.intent_ids) == len(self.doc_ids) == len(self.relevance) == n):
@@ -60,8 +65,8 @@ class IntentQrels:
         bad = np.flatnonzero(~np.isfinite(self.relevance))
         if len(bad):
             raise InvalidScoreError(
-                f"{self.location_text(int(bad[0]))}query '{self.query_ids[bad[0]]}', intent "
-                f"'{self.intent_ids[bad[0]]}', document '{self.doc_ids[bad[0]]}': grade "
+                f"{self.location_text(int(bad[0]))}query '{id_at(self.query_ids, bad[0])}', intent "
+                f"'{id_at(self.intent_ids, bad[0])}', document '{id_at(self.doc_ids, bad[0])}': grade "
                 f"{float(self.relevance[bad[0]])!r} is not finite"
             )
 

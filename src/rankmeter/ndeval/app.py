@@ -7,6 +7,7 @@ from typing import TextIO
 
 import numpy as np
 
+from rankmeter.core.ids import vocabulary
 from rankmeter.core.intents import align_intents
 from rankmeter.core.semantics import Semantics
 from rankmeter.diversity import evaluate_intent_lists
@@ -143,8 +144,9 @@ def render(
         for t in topics:
             rows.append((t, _risk(table.get(t, zeros), baseline.get(t, zeros), risk_alpha)))
         denominator = max(denominator, len(rows))
+    line = "%s,%d" + ",%.6f" * len(COLUMNS)
     lines = ["runid,topic," + ",".join(COLUMNS)]
-    lines += [f"{label},{t}," + ",".join(_format(v) for v in row) for t, row in rows]
+    lines += [(line % (label, t, *row.tolist())).replace(",nan", ",-nan") for t, row in rows]
     total = np.sum([row for _, row in rows], axis=0) if rows else zeros
     with np.errstate(divide="ignore", invalid="ignore"):
         mean = total / float(denominator) if denominator else np.full(len(COLUMNS), np.nan)
@@ -174,7 +176,7 @@ def run_ndeval(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | N
     if opts.baseline is not None:
         base_run, baseline_id = read_ndeval_run(opts.baseline, opts.traditional)
         baseline, _ = topic_values(qrels, base_run, opts)
-    denominator = len(np.unique(qrels.query_ids)) if opts.complete else matched
+    denominator = len(vocabulary(qrels.query_ids)) if opts.complete else matched
     out.write(
         render(
             runid,

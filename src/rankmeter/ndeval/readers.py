@@ -15,12 +15,64 @@ Problems are reported as :class:`~rankmeter.errors.RankmeterError` naming
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from rankmeter.errors import DuplicateEntryError, InputFormatError, InvalidScoreError, where
+from rankmeter.io.arrow import arrow_to_numpy, combined, dictionary_array, memory_pool
 from rankmeter.io.intents import IntentQrels
 from rankmeter.io.tables import Run
 from rankmeter.trec_eval.readers import read_records
+
+
+def _arrow_columns(path: str, n_columns: int, kinds: dict[int, str]) -> dict[int, Any] | None:
+    """Fast path: the columns ``kinds`` (``d`` dictionary, ``s`` string, ``i`` int64, ``f`` float64) of a plain
+    file of single-space separated lines, parsed by pyarrow; None when the exact reader must decide (blank lines,
+    other separators, extra fields, values of another type, ``.gz`` or standard input)."""
+    if path == "-" or path.endswith(".gz"):
+        return None
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    types = {"d": pa.dictionary(pa.int32(), pa.string()), "s": pa.string(), "i": pa.int64(), "f": pa.float64()}
+    try:
+        table = pacsv.read_csv(
+            path,
+            read_options=pacsv.ReadOptions(column_names=[f"c{i}" for i in range(n_columns)], block_size=1 << 22),
+            parse_options=pacsv.ParseOptions(
+                delimiter=" ", quote_char=False, double_quote=False, escape_char=False, ignore_empty_lines=False
+            ),
+            convert_options=pacsv.ConvertOptions(
+                column_types={f"c{i}": types[k] for i, k in kinds.items()},
+                include_columns=[f"c{i}" for i in kinds],
+                null_values=[],
+                strings_can_be_null=False,
+                quoted_strings_can_be_null=False,
+            ),
+            memory_pool=memory_pool(),
+        )
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError):
+        return None
+    if table.num_rows == 0:
+        return None
+    return {i: combined(table.column(f"c{i}")) for i in kinds}
+
+
+def _dictionary_numbers(column: Any, run_topics: bool) -> tuple[np.ndarray, np.ndarray] | None:
+    """(codes, the number of each dictionary entry) of a dictionary column, or None if an entry is no number."""
+    values = np.asarray(column.dictionary.to_pylist(), dtype=str)
+    if run_topics:
+        values = np.array([t if t[:1].isdigit() else t.partition("-")[2] for t in values.tolist()], dtype=str)
+    if len(values) == 0 or not np.char.isdigit(values).all():
+        return None
+    return arrow_to_numpy(column.indices).astype(np.int64), values.astype(np.int64)
+
+
+def _number_ids(codes: np.ndarray, numbers: np.ndarray) -> Any:
+    """Ids as the text of each number (``001`` and ``1`` are one topic), as a pyarrow dictionary array."""
+    distinct, inverse = np.unique(numbers, return_inverse=True)
+    return dictionary_array(inverse.ravel()[codes], distinct.astype(str))
 
 
 def _natural(
@@ -53,10 +105,22 @@ def read_ndeval_qrels(path: str) -> IntentQrels:
     >>> with tempfile.NamedTemporaryFile("w", delete=False) as f:
     ...     _ = f.write("001 1 a 2\\n1 2 b 0\\n")
     >>> q = read_ndeval_qrels(f.name)
-    >>> q.query_ids.tolist(), q.relevance.tolist()
+    >>> q.query_ids.to_pylist(), q.relevance.tolist()
     (['1', '1'], [1.0, 0.0])
     >>> os.unlink(f.name)
     """
+    fast = _arrow_columns(path, 4, {0: "d", 1: "d", 2: "s", 3: "i"})
+    if fast is not None:
+        topics_fast, intents_fast = _dictionary_numbers(fast[0], False), _dictionary_numbers(fast[1], False)
+        judgment = arrow_to_numpy(fast[3])
+        if topics_fast is not None and intents_fast is not None and (judgment >= 0).all():
+            return IntentQrels(
+                _number_ids(*topics_fast),
+                _number_ids(*intents_fast),
+                fast[2],
+                np.minimum(judgment, 1).astype(np.float64),
+                source=path,
+            )
     fields, lines, source = read_records(path, 4, False, "topic subtopic docno judgment")
     topics = _natural(fields[:, 0], "topic", fields, lines, source, 0)
     subtopics = _natural(fields[:, 1], "subtopic", fields, lines, source, 1)
@@ -87,6 +151,19 @@ def read_ndeval_run(path: str, traditional: bool) -> tuple[Run, str]:
     (['1', '1'], [-2.0, -1.0], 'tag')
     >>> os.unlink(f.name)
     """
+    fast = _arrow_columns(path, 6, {0: "d", 2: "s", 3: "i", 4: "f" if traditional else "s", 5: "d"})
+    if fast is not None:
+        topics_fast = _dictionary_numbers(fast[0], True)
+        ranks_fast = arrow_to_numpy(fast[3])
+        if topics_fast is not None and (ranks_fast >= 0).all():
+            codes, numbers = topics_fast
+            if traditional:
+                scores_fast = arrow_to_numpy(fast[4])
+            else:
+                _check_ranks(numbers[codes], ranks_fast, None, path)
+                scores_fast = -ranks_fast.astype(np.float64)
+            runid = str(fast[5].dictionary[fast[5].indices[0].as_py()])
+            return Run(_number_ids(codes, numbers), fast[2], scores_fast, source=path), runid
     fields, lines, source = read_records(path, 6, False, "topic Q0 docno rank score runid")
     topics = _run_topics(fields[:, 0], fields, lines, source)
     ranks = _natural(fields[:, 3], "rank", fields, lines, source, 3)
@@ -100,17 +177,24 @@ def read_ndeval_run(path: str, traditional: bool) -> tuple[Run, str]:
                 f"score {fields[bad, 4]!r} is not a number"
             ) from None
     else:
-        order = np.lexsort((ranks, topics))
-        same = (topics[order][1:] == topics[order][:-1]) & (ranks[order][1:] == ranks[order][:-1])
-        if same.any():
-            first, second = sorted(order[int(np.flatnonzero(same)[0]) : int(np.flatnonzero(same)[0]) + 2])
-            raise DuplicateEntryError(
-                f"{where(source, int(lines[second]))}duplicate rank ({ranks[second]}) for topic {topics[second]} "
-                f"(first at line {int(lines[first])})"
-            )
+        _check_ranks(topics, ranks, lines, source)
         scores = -ranks.astype(np.float64)
     run = Run(topics.astype(str), fields[:, 2].astype(str), scores, source=source, lines=lines)
     return run, str(fields[0, 5])
+
+
+def _check_ranks(topics: np.ndarray, ranks: np.ndarray, lines: np.ndarray | None, source: str) -> None:
+    """A rank used twice in a topic is an error (ndeval: "duplicate rank")."""
+    order = np.lexsort((ranks, topics))
+    same = (topics[order][1:] == topics[order][:-1]) & (ranks[order][1:] == ranks[order][:-1])
+    if same.any():
+        at = int(np.flatnonzero(same)[0])
+        first, second = sorted(int(r) for r in order[at : at + 2])
+        line = (lambda row: int(lines[row])) if lines is not None else (lambda row: row + 1)
+        raise DuplicateEntryError(
+            f"{where(source, line(second))}duplicate rank ({ranks[second]}) for topic {topics[second]} "
+            f"(first at line {line(first)})"
+        )
 
 
 def _is_float(text: str) -> bool:

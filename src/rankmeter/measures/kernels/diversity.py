@@ -80,11 +80,33 @@ def _cutoff_list(measure: Measure) -> list[int | None | np.ndarray]:
     return list(measure.cutoffs) if measure.cutoffs is not None else [None]
 
 
+IDEAL_FAMILIES = ("alpha_ndcg", "nerr_ia", "nnrbp")
+"""Families normalised by the greedy ideal ranking (``nnrbp`` reads all of it)."""
+
+
+def ideal_depth(measures: list[Measure]) -> int | None | bool:
+    """How deep the greedy ideal must go for ``measures``: None for all of it, False when none needs it.
+
+    >>> from rankmeter.measures import parse
+    >>> ideal_depth([parse("alpha_ndcg@[5,20]"), parse("nerr_ia@10")]), ideal_depth([parse("nnrbp")])
+    (20, None)
+    """
+    needed = [m for m in measures if m.family in IDEAL_FAMILIES]
+    if not needed:
+        return False
+    if any(m.cutoffs is None for m in needed):
+        return None
+    return max(max(m.cutoffs or (1,)) for m in needed)
+
+
 class IntentContext:
     """Arrays of one :class:`IntentLists` that several diversity measures share, computed once."""
 
-    def __init__(self, lists: IntentLists) -> None:
+    def __init__(self, lists: IntentLists, ideal_depth: int | None | bool = False) -> None:
+        """``ideal_depth``: how deep the measures of the call need the greedy ideal (None: whole; False: unknown),
+        so that it is built once for all of them."""
         self.lists = lists
+        self.ideal_depth = ideal_depth
         self._cache: dict[object, Any] = {}
         self.item_query = np.repeat(np.arange(lists.n_queries), np.diff(lists.offsets))
         self.positions = segment_positions(lists.offsets, len(lists.item_doc))
@@ -165,6 +187,8 @@ class IntentContext:
 
     def ideal(self, alpha: float, min_rel: float | None, depth: int | None) -> Ideal:
         """The greedy ideal ranking's gains, to ``depth`` ranks (``None``: until no document adds gain)."""
+        if self.ideal_depth is not False:
+            depth = None if depth is None or self.ideal_depth is None else max(depth, int(self.ideal_depth))
         key = ("ideal", alpha, min_rel)
         known = self._cache.get(key)
         if known is not None and (known[0] is None or (depth is not None and known[0] >= depth)):
