@@ -142,6 +142,5 @@ ALIASES = {
     "strecall": "strec",
     "subtopic_recall": "strec",
     "precision_ia": "p_ia",
-    "alpha_nrbp": "nrbp",
 }
 """Other spellings (ir_measures' names lower-cased) of the diversity families."""

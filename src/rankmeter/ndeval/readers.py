@@ -185,6 +185,10 @@ def read_ndeval_run(path: str, traditional: bool) -> tuple[Run, str]:
 
 def _check_ranks(topics: np.ndarray, ranks: np.ndarray, lines: np.ndarray | None, source: str) -> None:
     """A rank used twice in a topic is an error (ndeval: "duplicate rank")."""
+    step = (topics[1:] != topics[:-1]) | (ranks[1:] > ranks[:-1])
+    changes = int(np.count_nonzero(topics[1:] != topics[:-1]))
+    if step.all() and changes + 1 == len(np.unique(topics)):  # each topic's lines together, ranks increasing
+        return
     order = np.lexsort((ranks, topics))
     same = (topics[order][1:] == topics[order][:-1]) & (ranks[order][1:] == ranks[order][:-1])
     if same.any():
