@@ -7,6 +7,7 @@ import re
 from math import log2
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -210,3 +211,60 @@ def test_file_table_and_dict_inputs_agree(tmp_path: Path) -> None:
     b = rankmeter.evaluate_diversity(frame, RUN, names, qrels_columns={"intent": "topic_part"})
     c = rankmeter.evaluate_diversity(QRELS, RUN, names)
     assert a.aggregate == b.aggregate == c.aggregate
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_ndcg_ia_is_the_mean_of_ndcg_per_intent(seed: int) -> None:
+    """Cross-check with the ndcg kernel (itself checked against trec_eval): one ordinary qrels per intent."""
+    from tests.diversity.cases import random_case
+
+    case = random_case(np.random.default_rng(200 + seed), n_queries=8)
+    per_intent: dict[tuple[str, str], dict[str, int]] = {}
+    for q, intent, doc, grade in case.qrels:
+        per_intent.setdefault((q, intent), {})[doc] = grade
+    intents = {}
+    for q, intent, doc, grade in case.qrels:
+        intents.setdefault(q, {}).setdefault(intent, {})[doc] = grade
+    ours = rankmeter.evaluate_diversity(intents, case.run, "ndcg_ia@[3,10]", missing="skip", empty="skip")
+    for k in (3, 10):
+        expected: dict[str, list[float]] = {}
+        for (q, _intent), docs in per_intent.items():
+            if q not in case.run or not any(g > 0 for g in docs.values()):
+                continue
+            value = rankmeter.evaluate({q: docs}, {q: case.run[q]}, f"ndcg@{k}")[f"ndcg@{k}"]
+            expected.setdefault(q, []).append(value)
+        got = ours.by_query(f"ndcg_ia@{k}")
+        assert set(got) == set(expected)
+        for q, values in expected.items():
+            assert got[q] == pytest.approx(float(np.mean(values)), abs=1e-12), (q, k)
+
+
+def test_ir_measures_names_give_ir_measures_values() -> None:
+    """ir_measures computes its diversity measures with pyndeval: the names it claims mean the same here."""
+    import ir_measures
+    import pandas as pd
+    from ir_measures import AP_IA, ERR_IA, NRBP, P_IA, StRecall, alpha_nDCG, nERR_IA, nNRBP
+
+    from tests.diversity.cases import random_case
+
+    case = random_case(np.random.default_rng(300), n_queries=8)
+    qrels = pd.DataFrame(case.qrels, columns=["query_id", "iteration", "doc_id", "relevance"])
+    rows = [(q, d, float(len(docs) - i)) for q, docs in case.run.items() for i, d in enumerate(docs)]  # no ties
+    run = pd.DataFrame(rows, columns=["query_id", "doc_id", "score"])
+    measures = [alpha_nDCG @ 10, alpha_nDCG(alpha=0.3) @ 5, ERR_IA @ 20, nERR_IA @ 5, NRBP, nNRBP(beta=0.8),
+                AP_IA, P_IA @ 10, StRecall @ 5, StRecall(rel=2) @ 10]  # fmt: skip
+    theirs: dict[str, dict[str, float]] = {}
+    for measure in measures:  # one call each: ir_measures 0.3 reads the run once for all its pyndeval calls, so
+        for metric in ir_measures.iter_calc([measure], qrels, run):  # measures of a second alpha/beta/rel get 0
+            theirs.setdefault(str(metric.measure), {})[metric.query_id] = metric.value
+    intents: dict[str, dict[str, dict[str, int]]] = {}
+    for q, intent, doc, grade in case.qrels:
+        intents.setdefault(q, {}).setdefault(intent, {})[doc] = grade
+    scored = {q: {d: s for qq, d, s in rows if qq == q} for q in case.run}
+    ours = rankmeter.evaluate(intents, scored, [str(m) for m in measures])  # missing queries count 0, as there
+    for m in measures:
+        name = str(rankmeter.parse(str(m)))
+        # nNRBP of a query without relevant judgments is 0/0 there; the empty-query policy makes it 0 here
+        reference = {q: 0.0 if np.isnan(v) else v for q, v in theirs[str(m)].items()}
+        assert ours.by_query(name) == pytest.approx(reference, rel=1e-12, abs=1e-12), str(m)
+        assert ours[name] == pytest.approx(float(np.mean(list(reference.values()))), rel=1e-12), str(m)
