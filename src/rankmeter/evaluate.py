@@ -172,12 +172,17 @@ def evaluate(
     """
     sem = Semantics.build(semantics, "qrels", **options)
     parsed = parse_measures(measures)
-    if _diversity_call(parsed, run):
+    if _diversity_call(parsed):
         from rankmeter.diversity import evaluate_diversity
+        from rankmeter.io.intents import as_intent_qrels
 
-        return evaluate_diversity(
-            qrels, run, parsed, semantics=sem, qrels_columns=qrels_columns, run_columns=run_columns
-        )
+        intent_qrels = as_intent_qrels(qrels, qrels_columns)
+        if not is_runs(run):
+            return evaluate_diversity(intent_qrels, run, parsed, semantics=sem, run_columns=run_columns)
+        return SystemResults.of(
+            {str(name): evaluate_diversity(intent_qrels, r, parsed, semantics=sem, run_columns=run_columns)
+             for name, r in run.items()}
+        )  # fmt: skip
     if is_runs(run):
         return _evaluate_runs(as_qrels(qrels, qrels_columns), run, parsed, sem, run_columns, threads, progress)
     if stream.run_file_in_blocks(run) and sem.ties != "shuffle":  # shuffle draws its keys for the whole run at once
@@ -202,16 +207,16 @@ def evaluate(
     return evaluate_ranked(ranked, parsed, empty=sem.empty, metadata=extra)
 
 
-def _diversity_call(measures: list[Measure], run: Any) -> bool:
+def _diversity_call(measures: list[Measure]) -> bool:
     """Whether every measure needs intent qrels (the call goes to ``evaluate_diversity``); mixing is an error."""
     from rankmeter.measures.diversity_families import NAMES
 
     diversity = [str(m) for m in measures if m.family in NAMES]
     if not diversity:
         return False
-    if len(diversity) < len(measures) or is_runs(run):
+    if len(diversity) < len(measures):
         raise MeasureSyntaxError(
-            f"{', '.join(diversity)}: diversity measures read intent qrels ('query intent docno grade') and one run; "
+            f"{', '.join(diversity)}: diversity measures read intent qrels ('query intent docno grade'); "
             "evaluate them in a call of their own (rankmeter.evaluate_diversity)"
         )
     return True

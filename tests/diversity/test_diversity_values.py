@@ -37,6 +37,14 @@ WORKED = {
 }
 
 
+def test_evaluate_takes_several_runs_of_diversity_measures() -> None:
+    other = {"1": {"d": 5.0, "c": 4.0, "a": 1.0}}
+    res = rankmeter.evaluate(QRELS, {"mine": RUN, "other": other}, ["alpha_ndcg@5", "strec@2"])
+    assert res.systems == ["mine", "other"]
+    assert res["mine"].aggregate == rankmeter.evaluate_diversity(QRELS, RUN, ["alpha_ndcg@5", "strec@2"]).aggregate
+    assert res["other"]["strec@2"] == 1.0  # d covers intent 3, c intents 1 and 2
+
+
 def test_worked_example_of_the_docs() -> None:
     names = ["alpha_ndcg@5", "alpha_dcg@5", "err_ia@5", "nerr_ia@5", "nrbp", "nnrbp", "map_ia", "p_ia@5"]
     res = rankmeter.evaluate_diversity(QRELS, RUN, [*names, "strec@[1,2,5]", "ndcg_ia@5"])
@@ -156,7 +164,10 @@ def test_duplicate_judgments() -> None:
 def test_measure_errors() -> None:
     with pytest.raises(MeasureSyntaxError, match="evaluate_diversity computes diversity measures only; ndcg@5"):
         rankmeter.evaluate_diversity(QRELS, RUN, ["alpha_ndcg@5", "ndcg@5"])
-    with pytest.raises(MeasureSyntaxError, match=re.escape("alpha_ndcg@5: diversity measures read intent qrels")):
+    with pytest.raises(
+        MeasureSyntaxError,
+        match=re.escape("alpha_ndcg@5: diversity measures read intent qrels ('query intent docno grade'); evaluate"),
+    ):
         rankmeter.evaluate(QRELS, RUN, ["alpha_ndcg@5", "ndcg@5"])
     with pytest.raises(MeasureSyntaxError, match="p_ia@3 is a diversity measure: it needs intent"):
         rankmeter.evaluate_arrays([[1, 0, 1]], [[0.3, 0.2, 0.1]], "p_ia@3")
