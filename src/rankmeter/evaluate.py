@@ -177,12 +177,11 @@ def evaluate(
         from rankmeter.io.intents import as_intent_qrels
 
         intent_qrels = as_intent_qrels(qrels, qrels_columns)
-        if not is_runs(run):
-            return evaluate_diversity(intent_qrels, run, parsed, semantics=sem, run_columns=run_columns)
-        return SystemResults.of(
-            {str(name): evaluate_diversity(intent_qrels, r, parsed, semantics=sem, run_columns=run_columns)
-             for name, r in run.items()}
-        )  # fmt: skip
+
+        def diversity(one: Any) -> EvaluationResult:
+            return evaluate_diversity(intent_qrels, one, parsed, semantics=sem, run_columns=run_columns)
+
+        return SystemResults.of({str(k): diversity(r) for k, r in run.items()}) if is_runs(run) else diversity(run)
     if is_runs(run):
         return _evaluate_runs(as_qrels(qrels, qrels_columns), run, parsed, sem, run_columns, threads, progress)
     if stream.run_file_in_blocks(run) and sem.ties != "shuffle":  # shuffle draws its keys for the whole run at once
