@@ -279,3 +279,23 @@ def test_ir_measures_names_give_ir_measures_values() -> None:
         reference = {q: 0.0 if np.isnan(v) else v for q, v in theirs[str(m)].items()}
         assert ours.by_query(name) == pytest.approx(reference, rel=1e-12, abs=1e-12), str(m)
         assert ours[name] == pytest.approx(float(np.mean(list(reference.values()))), rel=1e-12), str(m)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.sampled_from([0.0, 0.3, 0.5, 1.0]), st.sampled_from([0.2, 0.5, 1.0]))
+def test_bounds_and_monotonicity(seed: int, alpha: float, beta: float) -> None:
+    """Normalised by the ideal-ideal, every value lies in [0, 1]; subtopic recall never falls as k grows."""
+    from tests.diversity.cases import random_case
+
+    case = random_case(np.random.default_rng(seed), n_queries=4)
+    intents: dict[str, dict[str, dict[str, int]]] = {}
+    for q, intent, doc, grade in case.qrels:
+        intents.setdefault(q, {}).setdefault(intent, {})[doc] = grade
+    names = [
+        f"alpha_dcg(alpha={alpha})@[1,5,20]", f"err_ia(alpha={alpha})@[1,5,20]", f"nrbp(alpha={alpha},beta={beta})",
+        "p_ia@[1,5,20]", "map_ia", "strec@[1,2,5,20]", "ndcg_ia@[1,5]",
+    ]  # fmt: skip
+    res = rankmeter.evaluate_diversity(intents, case.run, names)
+    assert np.all((res.values >= 0) & (res.values <= 1 + 1e-12))
+    strec = res.values[:, [res.measure_names.index(f"strec@{k}") for k in (1, 2, 5, 20)]]
+    assert np.all(np.diff(strec, axis=1) >= 0)
