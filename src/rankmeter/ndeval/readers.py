@@ -151,7 +151,8 @@ def read_ndeval_run(path: str, traditional: bool) -> tuple[Run, str]:
     (['1', '1'], [-2.0, -1.0], 'tag')
     >>> os.unlink(f.name)
     """
-    fast = _arrow_columns(path, 6, {0: "d", 2: "s", 3: "i", 4: "f" if traditional else "s", 5: "d"})
+    kinds = {0: "d", 2: "s", 3: "i", 4: "f"} if traditional else {0: "d", 2: "s", 3: "i"}
+    fast = _arrow_columns(path, 6, kinds)
     if fast is not None:
         topics_fast = _dictionary_numbers(fast[0], True)
         ranks_fast = arrow_to_numpy(fast[3])
@@ -162,7 +163,8 @@ def read_ndeval_run(path: str, traditional: bool) -> tuple[Run, str]:
             else:
                 _check_ranks(numbers[codes], ranks_fast, None, path)
                 scores_fast = -ranks_fast.astype(np.float64)
-            runid = str(fast[5].dictionary[fast[5].indices[0].as_py()])
+            with open(path, encoding="utf-8", errors="surrogateescape") as fh:
+                runid = fh.readline().split()[5]  # the fast path saw six fields on every line
             return Run(_number_ids(codes, numbers), fast[2], scores_fast, source=path), runid
     fields, lines, source = read_records(path, 6, False, "topic Q0 docno rank score runid")
     topics = _run_topics(fields[:, 0], fields, lines, source)
