@@ -128,8 +128,12 @@ class IntentContext:
 
     def intent_relevant(self, min_rel: float | None) -> np.ndarray:
         """Number of documents relevant to each intent (ndeval's ``nrelSub``)."""
-        rel = self.relevant(min_rel)
-        return np.bincount(self.lists.pair_intent[rel], minlength=len(self.lists.intent_ids)).astype(np.float64)
+
+        def compute() -> np.ndarray:
+            rel = self.relevant(min_rel)
+            return np.bincount(self.lists.pair_intent[rel], minlength=len(self.lists.intent_ids)).astype(np.float64)
+
+        return self._cached(("intent_relevant", min_rel), compute)  # type: ignore[no-any-return]
 
     def n_intents(self, min_rel: float | None) -> np.ndarray:
         """A: intents with at least one relevant document, per query."""
