@@ -153,3 +153,17 @@ def test_cli_reports_errors_on_one_line(tmp_path: Path, capsys: pytest.CaptureFi
     (tmp_path / "r").write_text("1 Q0 a 1 1 t\n1 Q0 b 1 2 t\n")
     assert main(["ndeval", str(tmp_path / "q"), str(tmp_path / "r")]) == 2
     assert capsys.readouterr().err.startswith("rankmeter ndeval: error: ")
+
+
+def test_gzip_tabs_and_extra_fields_read_like_plain_files(tmp_path: Path) -> None:
+    """The exact reader (any whitespace, fields past the last, .gz) gives what the fast Arrow path gives."""
+    import gzip
+
+    expected = (DATA / "sample.ndeval.csv").read_text()
+    qrels = "".join(
+        line.replace(" ", "\t", 1) + "  extra\n" for line in (DATA / "sample.qrels").read_text().splitlines()
+    )
+    run = "".join("  " + line.replace(" ", "   ") + "\n" for line in (DATA / "sample.run").read_text().splitlines())
+    (tmp_path / "q.gz").write_bytes(gzip.compress(qrels.encode()))
+    (tmp_path / "r").write_text(run)
+    assert _ndeval([str(tmp_path / "q.gz"), str(tmp_path / "r")])[1] == expected
