@@ -94,7 +94,7 @@ def evaluate_diversity(
     run: Any,
     measures: MeasuresArg,
     *,
-    intent_weights: Mapping[str, Mapping[str, float]] | None = None,
+    intent_weights: Mapping[str, Mapping[str, float]] | Any = None,
     semantics: Semantics | None = None,
     qrels_columns: Mapping[str, str] | None = None,
     run_columns: Mapping[str, str] | None = None,
@@ -114,9 +114,11 @@ def evaluate_diversity(
         Diversity measures: ``alpha_ndcg@k``, ``alpha_dcg@k``, ``err_ia@k``,
         ``nerr_ia@k``, ``nrbp``, ``nnrbp``, ``map_ia``, ``p_ia@k``,
         ``strec@k``, ``ndcg_ia@k`` (ir_measures' names too: ``alpha_nDCG@20``).
-    intent_weights : dict, optional
-        ``{query: {intent: weight}}``, normalised per query over the intents
-        with a relevant document; uniform when omitted (ndeval).
+    intent_weights : dict or table, optional
+        ``{query: {intent: weight}}``, or a pandas / polars / pyarrow table
+        with ``query_id``, ``intent`` (or ``subtopic``...) and ``weight``
+        columns; normalised per query over the intents with a relevant
+        document; uniform when omitted (ndeval).
     semantics, **options
         :class:`rankmeter.Semantics` (``ties`` one of ``trec`` -- ndeval's
         ``-traditional`` order, the default --, ``stable``, ``shuffle``;

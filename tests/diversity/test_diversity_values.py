@@ -80,6 +80,18 @@ def test_intent_weights() -> None:
         assert value == pytest.approx(uniform[name], rel=1e-12), name
 
 
+def test_intent_weights_as_a_table() -> None:
+    import polars as pl
+
+    table = pl.DataFrame({"query_id": ["1", "1", "1"], "subtopic": ["1", "2", "3"], "weight": [2.0, 1.0, 1.0]})
+    as_dict = {"1": {"1": 2.0, "2": 1.0, "3": 1.0}}
+    names = ["p_ia@5", "map_ia", "alpha_ndcg@5"]
+    expected = rankmeter.evaluate_diversity(QRELS, RUN, names, intent_weights=as_dict).aggregate
+    assert rankmeter.evaluate_diversity(QRELS, RUN, names, intent_weights=table).aggregate == expected
+    with pytest.raises(InputFormatError, match="intent_weights table needs one weight column"):
+        rankmeter.evaluate_diversity(QRELS, RUN, names, intent_weights=table.rename({"weight": "w"}))
+
+
 def test_weights_change_the_greedy_ideal() -> None:
     """With intent 3 weighted most, the ideal places d first: s* = 0.6, then c (0.2 + 0.2), then a and b."""
     weights = {"1": {"1": 1.0, "2": 1.0, "3": 3.0}}  # 0.2, 0.2, 0.6

@@ -25,7 +25,8 @@ from rankmeter.core.ids import encode, string_sort_keys, take, to_numpy_str
 from rankmeter.core.semantics import DUPLICATE_POLICIES, Semantics, SemanticsOptions, choose
 from rankmeter.errors import DuplicateEntryError, InputFormatError, PolicyError
 from rankmeter.io.arrow import dictionary_array, is_arrow
-from rankmeter.io.intents import IntentQrels
+from rankmeter.io.frames import is_frame
+from rankmeter.io.intents import INTENT_COLUMNS, IntentQrels
 from rankmeter.io.tables import Qrels, Run, id_at
 
 if TYPE_CHECKING:
@@ -207,10 +208,32 @@ def _judgment_table(qrels: IntentQrels, duplicates: str) -> _Table:
     )
 
 
+def _weights_from_table(frame: Any) -> dict[str, dict[str, float]]:
+    """``{query: {intent: weight}}`` from a pandas / polars / pyarrow table with query, intent and weight columns."""
+    names = [str(c) for c in (frame.column_names if hasattr(frame, "column_names") else frame.columns)]
+    roles = {"query": ("query_id", "qid", "query"), "intent": INTENT_COLUMNS, "weight": ("weight", "probability")}
+    found = {}
+    for role, candidates in roles.items():
+        present = [c for c in candidates if c in names]
+        if len(present) != 1:
+            raise InputFormatError(
+                f"intent_weights table needs one {role} column (looked for {', '.join(map(repr, candidates))}; "
+                f"columns: {', '.join(names)})"
+            )
+        column = frame.column(present[0]) if hasattr(frame, "column_names") else frame[present[0]]
+        found[role] = column.to_pylist() if hasattr(column, "to_pylist") else list(column)
+    out: dict[str, dict[str, float]] = {}
+    for q, intent, w in zip(found["query"], found["intent"], found["weight"], strict=True):
+        out.setdefault(str(q), {})[str(intent)] = w
+    return out
+
+
 def _weights(table: _Table, weights: Any) -> np.ndarray | None:
     """Per-intent weights from ``{query: {intent: weight}}`` (every judged intent needs one)."""
     if weights is None:
         return None
+    if is_frame(weights):
+        weights = _weights_from_table(weights)
     if not isinstance(weights, Mapping):
         raise InputFormatError(
             f"intent_weights must be a {{query: {{intent: weight}}}} dict, got {type(weights).__name__}"
@@ -246,8 +269,9 @@ def align_intents(
         ``ties`` must be one of :data:`DIVERSITY_TIES`; the other fields act
         as in :func:`~rankmeter.core.align.align`. ``duplicates`` also
         settles a (query, intent, document) judged twice.
-    intent_weights : dict, optional
-        ``{query: {intent: weight}}``; uniform when omitted.
+    intent_weights : dict or table, optional
+        ``{query: {intent: weight}}`` or a table with query, intent and
+        ``weight`` columns; uniform when omitted.
 
     Examples
     --------
