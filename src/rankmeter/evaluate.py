@@ -21,6 +21,7 @@ from rankmeter.core.lists import (
     NonFiniteInput,
     map_blocks,
     rank_dense,
+    rank_dense_positives,
     rank_dense_top,
     rank_flat_lists,
     ranked_prefix,
@@ -319,6 +320,35 @@ def _positive_ideal_suffices(measures: list[Measure]) -> bool:
     return True
 
 
+# families whose value on complete dense rows equals their value on the positive items and the tied groups
+_GAIN_FAMILIES = ("ndcg", "dcg", "idcg", "cg")
+_POSITIVE_ITEM_FAMILIES = tuple(f for f in _POSITIVE_IDEAL_FAMILIES if f != "judged")
+
+
+def _positive_items_suffice(measures: list[Measure], ties: str) -> bool:
+    """Whether dense rows may be ranked by :func:`rank_dense_positives` (only grades > 0 and tied groups kept).
+
+    Under ``expected`` ties, when every measure reads the ideal through grades
+    > 0 only (:func:`_positive_ideal_suffices`), never counts judged items,
+    and every gain is 0 for grades <= 0: the items left out add nothing.
+
+    >>> from rankmeter.measures import parse
+    >>> _positive_items_suffice([parse("ndcg"), parse("map"), parse("rr"), parse("r@100")], "expected")
+    True
+    >>> _positive_items_suffice([parse("ndcg")], "stable"), _positive_items_suffice([parse("judged@5")], "expected")
+    (False, False)
+    """
+    return (
+        ties == "expected"
+        and _positive_ideal_suffices(measures)
+        and all(
+            m.family in _POSITIVE_ITEM_FAMILIES
+            and (m.family not in _GAIN_FAMILIES or _zero_at_or_below_zero(m.param("gain", "linear")))
+            for m in measures
+        )
+    )
+
+
 def evaluate_arrays(
     y_true: Any,
     y_score: Any,
@@ -402,8 +432,13 @@ def evaluate_arrays(
     blocks = row_blocks(n, m, max(1, lists.EVALUATION_BLOCK_ITEMS // max(m, 1))) if empty != "error" else []
     threads = 1 if len(blocks) > 1 else None
 
+    positives = top is None and n * m > 0 and _positive_items_suffice(parsed, ties)
+
     def evaluate_rows(rows: tuple[int, int]) -> EvaluationResult:
         a, b = rows
+        if positives:
+            ranked = rank_dense_positives(y[a:b], s[a:b], min_ideal_width=widest + 1, first_row=a, check_finite=True)
+            return evaluate_ranked(ranked, parsed, empty=empty)
         if top is not None:
             ranked = rank_dense_top(
                 y[a:b], s[a:b], top, ties=ties, compact_ideal=compact, first_row=a, check_finite=True, threads=threads

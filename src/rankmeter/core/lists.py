@@ -16,7 +16,14 @@ from typing import TypeVar
 import numpy as np
 
 from rankmeter.core.ranked_lists import RankedLists
-from rankmeter.core.ties import rank_order, row_order, tie_group_starts
+from rankmeter.core.ties import (
+    descending_keys,
+    exact_float32,
+    rank_order,
+    row_order,
+    scores_of_keys,
+    tie_group_starts,
+)
 from rankmeter.io.dense import FlatLists
 
 T = TypeVar("T")
@@ -399,6 +406,114 @@ def rank_dense(
         ties=ties,
         ideal_is_list=True,
         ideal_positive_only=compact,
+    )
+
+
+def rank_dense_positives(
+    y_true: np.ndarray,
+    y_score: np.ndarray,
+    *,
+    min_ideal_width: int = 0,
+    first_row: int = 0,
+    check_finite: bool = False,
+) -> RankedLists:
+    """Rank every row under ``expected`` ties, storing only the items with a grade > 0 and the tied groups.
+
+    The result is a sparse :class:`RankedLists` (``item_positions``,
+    ``list_lengths``) in the spirit of :meth:`RankedLists.judged_items`: every
+    item with a positive grade, at its rank in the complete row, and every
+    tied group of two or more items, whole (its other items with grade 0).
+    Measures that read only grades > 0 (see ``rankmeter.evaluate``) have the
+    values of the complete rows on it, and the tie diagnostics are those of
+    the complete rows. Inside a tied group the positive grades come first:
+    ``expected`` averages over the orders of each group, so its order is
+    immaterial.
+
+    One sort of each row's scores is the only pass that is not linear: the
+    rank of a positive item is where its score falls in its sorted row (one
+    binary search over the block per positive item, the row in the high bits
+    of the key), the ideal is the positive grades as in :func:`rank_dense`.
+
+    Parameters
+    ----------
+    y_true : ndarray, shape (n, m)
+        Grades (any real dtype; stored as float64).
+    y_score : ndarray of float32 or float64, shape (n, m)
+        Finite scores.
+    min_ideal_width, first_row, check_finite
+        As in :func:`rank_dense` (the ideal is always compact when that saves memory).
+
+    Returns
+    -------
+    RankedLists
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> r = rank_dense_positives(np.array([[0., 1, 2, 0, 0]]), np.array([[.1, .5, .9, .5, .3]]))
+    >>> r.grades.tolist(), r.positions.tolist(), r.group_starts.tolist(), r.lengths.tolist()
+    ([2.0, 1.0, 0.0], [0, 1, 2], [0, 1, 3], [5])
+    """
+    n, m = y_score.shape
+    if check_finite:
+        _check_finite(y_true, y_score)
+    flat_y = y_true.reshape(-1)
+    where = np.flatnonzero(flat_y > 0)
+    rows = where // m
+    narrow = exact_float32(y_score)
+    if narrow is not None:  # 32-bit keys: the row goes in the high half of a 64-bit search key
+        keys = descending_keys(narrow)
+        ordered = np.sort(keys, axis=1)
+        table = ordered.astype(np.uint64)
+        table |= np.left_shift(np.arange(n, dtype=np.uint64), np.uint64(32))[:, None]
+        needles = np.left_shift(rows.astype(np.uint64), np.uint64(32)) | keys.reshape(-1)[where]
+    else:  # (row, -score) pairs as complex numbers, which NumPy orders lexicographically
+        ordered = np.sort(np.negative(y_score), axis=1)
+        table = np.empty((n, m), dtype=np.complex128)
+        table.real = np.arange(n)[:, None]
+        table.imag = ordered
+        needles = rows + 1j * np.negative(y_score.reshape(-1)[where])
+    flat = ordered.reshape(-1)
+    slot = np.searchsorted(table.reshape(-1), needles)  # the first item of each positive item's group
+    values = flat_y[where].astype(np.float64)
+    same = np.flatnonzero(ordered[:, 1:] == ordered[:, :-1])  # item p of a row ties with item p + 1
+    if len(same):
+        follows = same + same // (m - 1)  # positions in the flat block
+        tied_items = np.unique(np.concatenate((follows, follows + 1)))
+        inside = slot % m < m - 1
+        nxt = np.where(inside, slot + 1, slot)
+        shared = np.flatnonzero(inside & (flat[nxt] == flat[slot]))  # the positive items in tied groups
+        by_group = shared[np.argsort(slot[shared], kind="stable")]  # column order inside each group
+        starts = slot[by_group]
+        rank = np.arange(len(starts))
+        new_group = np.concatenate(([True], starts[1:] != starts[:-1]))
+        slot[by_group] = starts + rank - np.maximum.accumulate(np.where(new_group, rank, 0))
+        others = np.setdiff1d(tied_items, slot[by_group], assume_unique=True)  # their items with grade <= 0
+        slot = np.concatenate((slot, others))
+        values = np.concatenate((values, np.zeros(len(others))))
+    order = np.argsort(slot)
+    stored, grades = slot[order], values[order]
+    ranked_scores = ordered.reshape(-1)[stored]
+    scores = scores_of_keys(ranked_scores).astype(np.float64) if narrow is not None else -ranked_scores
+    query = stored // m
+    counts = np.bincount(query, minlength=n)
+    ideal_offsets, ideal_grades, compact = _ideal_arrays(
+        y_true, [(np.bincount(rows, minlength=n), flat_y[where])], min_ideal_width
+    )
+    return RankedLists(
+        query_ids=np.arange(first_row, first_row + n).astype(str),
+        offsets=np.concatenate(([0], np.cumsum(counts))).astype(np.int64),
+        grades=grades,
+        judged=np.ones(len(stored), dtype=bool),
+        scores=scores,
+        group_starts=tie_group_starts(query, scores),
+        ideal_offsets=ideal_offsets,
+        ideal_grades=ideal_grades,
+        ties="expected",
+        ideal_is_list=True,
+        ideal_positive_only=compact,
+        item_positions=(stored - query * m).astype(np.int64),
+        list_lengths=np.full(n, m, dtype=np.int64),
     )
 
 

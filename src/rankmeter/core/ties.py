@@ -344,7 +344,7 @@ def rank_rows(
     return np.lexsort((-g if ties == "optimistic" else g, neg), axis=1)
 
 
-def _exact_float32(scores: np.ndarray) -> np.ndarray | None:
+def exact_float32(scores: np.ndarray) -> np.ndarray | None:
     """``scores`` as float32 when that is exact and NaN-free (order and ties unchanged), else None."""
     if scores.dtype == np.float32:
         return None if np.isnan(scores).any() else scores
@@ -374,6 +374,19 @@ def descending_keys(scores: np.ndarray) -> np.ndarray:
     return u
 
 
+def scores_of_keys(keys: np.ndarray) -> np.ndarray:
+    """The float32 scores of :func:`descending_keys` (``-0.0`` comes back as ``0.0``).
+
+    >>> import numpy as np
+    >>> s = np.array([0.5, -2.0, 3.0, -0.0, np.inf], dtype=np.float32)
+    >>> scores_of_keys(descending_keys(s)).tolist()
+    [0.5, -2.0, 3.0, 0.0, inf]
+    """
+    keys = np.asarray(keys, dtype=np.uint32)
+    flip = np.where(keys < np.uint32(0x80000000), np.uint32(0x7FFFFFFF), np.uint32(0))
+    return np.bitwise_xor(keys, flip).view(np.float32)
+
+
 def fast_row_order(scores: np.ndarray, ties: str) -> np.ndarray | None:
     """:func:`rankmeter.core.ties.rank_rows` for ``stable``, ``expected`` and ``trec``, without a stable argsort.
 
@@ -394,7 +407,7 @@ def fast_row_order(scores: np.ndarray, ties: str) -> np.ndarray | None:
     if ties not in ("stable", "expected", "trec") or scores.ndim != 2 or scores.size == 0:
         return None
     n, m = scores.shape
-    narrow = _exact_float32(scores) if m < 2**32 else None
+    narrow = exact_float32(scores) if m < 2**32 else None
     if narrow is not None:
         packed = descending_keys(narrow).astype(np.uint64)
         np.left_shift(packed, np.uint64(32), out=packed)

@@ -82,7 +82,10 @@ class Context:
     # --- cutoffs ---------------------------------------------------------
     def sums_at(self, values: np.ndarray, cutoffs: list[int | None | np.ndarray]) -> np.ndarray:
         """Per-query sums of ``values`` over the top k, for every cutoff."""
-        return sums_at_cutoffs(values, self.ranked.offsets, self.positions, cutoffs)
+        ranked = self.ranked
+        # sparse dense rows (rank_dense_positives) sum as their complete rows do, to the last bit
+        width = int(ranked.lengths[0]) if ranked.is_sparse and ranked.ideal_is_list and ranked.n_queries else None
+        return sums_at_cutoffs(values, ranked.offsets, self.positions, cutoffs, width)
 
     def cutoff_sizes(self, cutoffs: list[int | None]) -> np.ndarray:
         """The k of each cutoff per query, ``None`` meaning the list length: shape (Q, C)."""
