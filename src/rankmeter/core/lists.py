@@ -409,6 +409,35 @@ def rank_dense(
     )
 
 
+def _group_starts_of(ordered: np.ndarray, rows: np.ndarray, keys: np.ndarray, chunk: int = 32) -> np.ndarray:
+    """Flat position of the first item of ``ordered[rows[i]]`` that is >= ``keys[i]`` (``rows`` ascending).
+
+    ``ordered`` holds sorted rows (uint32 keys or float64). Each binary search
+    runs over a table of ``chunk`` rows, the row in the high part of the key
+    (uint64 ``row << 32 | key``, or the complex number ``row + key j``, which
+    NumPy orders lexicographically), small enough to stay in cache.
+    """
+    n, m = ordered.shape
+    out = np.empty(len(rows), dtype=np.int64)
+    bounds = np.searchsorted(rows, np.arange(0, n + chunk, chunk))
+    for i, a in enumerate(range(0, n, chunk)):
+        lo, hi = int(bounds[i]), int(bounds[i + 1])
+        if lo == hi:
+            continue
+        part, local = ordered[a : a + chunk], rows[lo:hi] - a
+        if ordered.dtype == np.uint32:
+            table = part.astype(np.uint64)
+            table |= np.left_shift(np.arange(len(part), dtype=np.uint64), np.uint64(32))[:, None]
+            needles = np.left_shift(local.astype(np.uint64), np.uint64(32)) | keys[lo:hi]
+        else:
+            table = np.empty(part.shape, dtype=np.complex128)
+            table.real = np.arange(len(part))[:, None]
+            table.imag = part
+            needles = local + 1j * keys[lo:hi]
+        out[lo:hi] = np.searchsorted(table.reshape(-1), needles) + a * m
+    return out
+
+
 def rank_dense_positives(
     y_true: np.ndarray,
     y_score: np.ndarray,
@@ -460,21 +489,16 @@ def rank_dense_positives(
     flat_y = y_true.reshape(-1)
     where = np.flatnonzero(flat_y > 0)
     rows = where // m
-    narrow = exact_float32(y_score)
-    if narrow is not None:  # 32-bit keys: the row goes in the high half of a 64-bit search key
+    narrow = y_score if y_score.dtype == np.float32 and check_finite else exact_float32(y_score)
+    if narrow is not None:  # 32-bit keys, ascending in descending score order
         keys = descending_keys(narrow)
         ordered = np.sort(keys, axis=1)
-        table = ordered.astype(np.uint64)
-        table |= np.left_shift(np.arange(n, dtype=np.uint64), np.uint64(32))[:, None]
-        needles = np.left_shift(rows.astype(np.uint64), np.uint64(32)) | keys.reshape(-1)[where]
-    else:  # (row, -score) pairs as complex numbers, which NumPy orders lexicographically
+        needle_keys = keys.reshape(-1)[where]
+    else:
         ordered = np.sort(np.negative(y_score), axis=1)
-        table = np.empty((n, m), dtype=np.complex128)
-        table.real = np.arange(n)[:, None]
-        table.imag = ordered
-        needles = rows + 1j * np.negative(y_score.reshape(-1)[where])
+        needle_keys = np.negative(y_score.reshape(-1)[where])
     flat = ordered.reshape(-1)
-    slot = np.searchsorted(table.reshape(-1), needles)  # the first item of each positive item's group
+    slot = _group_starts_of(ordered, rows, needle_keys)  # the first item of each positive item's group
     values = flat_y[where].astype(np.float64)
     same = np.flatnonzero(ordered[:, 1:] == ordered[:, :-1])  # item p of a row ties with item p + 1
     if len(same):
