@@ -38,7 +38,6 @@ from rankmeter.io.load import as_qrels, as_run
 from rankmeter.io.tables import Qrels, Run
 from rankmeter.measures import Measure
 from rankmeter.measures.kernels.context import Context
-from rankmeter.measures.params import GainTable, Jarvelin
 from rankmeter.pipeline import (
     MeasuresArg,
     alignment_metadata,
@@ -46,6 +45,8 @@ from rankmeter.pipeline import (
     evaluate_ranked,
     judged_items_suffice,
     parse_measures,
+    positive_ideal_suffices,
+    positive_items_suffice,
 )
 from rankmeter.progress import progress_bar, wanted
 from rankmeter.results import EvaluationResult, SystemResults
@@ -283,72 +284,6 @@ def _top_k_only(measures: list[Measure], ties: str) -> int | None:
     return max(max(m.cutoffs or (0,)) for m in measures)
 
 
-# families that read the ideal (the complete list, for dense input) at most through Context.num_relevant and,
-# for ndcg and idcg, through the ideal DCG: nothing else about the judged documents
-_POSITIVE_IDEAL_FAMILIES = _TOP_K_FAMILIES + ("rprec", "num_q", "num_ret", "num_rel", "num_rel_ret")
-
-
-def _zero_at_or_below_zero(gain: Any) -> bool:
-    """Whether a gain parameter gives 0 to grades <= 0 and never a negative gain."""
-    if gain in ("linear", "exp"):
-        return True
-    return isinstance(gain, GainTable) and all(v >= 0 and (k > 0 or v == 0) for k, v in gain.entries)
-
-
-def _positive_ideal_suffices(measures: list[Measure]) -> bool:
-    """Whether the ideal of dense lists may keep only the positive grades (``RankedLists.ideal_positive_only``).
-
-    True when every measure counts relevant documents with grade > 0 or
-    >= min_rel > 0, and every ideal DCG has gains that are 0 for grades <= 0
-    (never negative) and a built-in discount: the dropped items then add
-    nothing and come after every kept one.
-
-    >>> from rankmeter.measures import parse
-    >>> _positive_ideal_suffices([parse("ndcg@10"), parse("map"), parse("p(min_rel=2)@5")])
-    True
-    >>> _positive_ideal_suffices([parse("r(min_rel=0)@5")]), _positive_ideal_suffices([parse("ndcg(gain={0:1})")])
-    (False, False)
-    """
-    for m in measures:
-        if m.family not in _POSITIVE_IDEAL_FAMILIES or (m.param("min_rel") is not None and m.param("min_rel") <= 0):
-            return False
-        if m.family in ("ndcg", "idcg") and not (
-            _zero_at_or_below_zero(m.param("gain", "linear"))
-            and (m.param("discount", "log2") == "log2" or isinstance(m.param("discount"), Jarvelin))
-        ):
-            return False
-    return True
-
-
-# families whose value on complete dense rows equals their value on the positive items and the tied groups
-_GAIN_FAMILIES = ("ndcg", "dcg", "idcg", "cg")
-_POSITIVE_ITEM_FAMILIES = tuple(f for f in _POSITIVE_IDEAL_FAMILIES if f != "judged")
-
-
-def _positive_items_suffice(measures: list[Measure], ties: str) -> bool:
-    """Whether dense rows may be ranked by :func:`rank_dense_positives` (only grades > 0 and tied groups kept).
-
-    Under ``expected`` ties, when every measure reads the ideal through grades
-    > 0 only (:func:`_positive_ideal_suffices`), never counts judged items,
-    and every gain is 0 for grades <= 0: the items left out add nothing.
-
-    >>> from rankmeter.measures import parse
-    >>> _positive_items_suffice([parse("ndcg"), parse("map"), parse("rr"), parse("r@100")], "expected")
-    True
-    >>> _positive_items_suffice([parse("ndcg")], "stable"), _positive_items_suffice([parse("judged@5")], "expected")
-    (False, False)
-    """
-    return (
-        ties == "expected"
-        and _positive_ideal_suffices(measures)
-        and all(
-            m.family in _POSITIVE_ITEM_FAMILIES
-            and (m.family not in _GAIN_FAMILIES or _zero_at_or_below_zero(m.param("gain", "linear")))
-            for m in measures
-        )
-    )
-
-
 def evaluate_arrays(
     y_true: Any,
     y_score: Any,
@@ -422,7 +357,7 @@ def evaluate_arrays(
         extra["ranked_top_k"] = top  # only the top of each row was ranked; tie counts refer to it
     else:
         top = None
-    compact = _positive_ideal_suffices(parsed)
+    compact = positive_ideal_suffices(parsed)
     widest = max((k for mm in parsed for k in mm.cutoffs or ()), default=0)
     # with complete rows, measures that read only the top k of each list are computed on that top alone
     head = [mm for mm in parsed if mm.cutoffs and mm.family in _TOP_K_FAMILIES]
@@ -432,7 +367,7 @@ def evaluate_arrays(
     blocks = row_blocks(n, m, max(1, lists.EVALUATION_BLOCK_ITEMS // max(m, 1))) if empty != "error" else []
     threads = 1 if len(blocks) > 1 else None
 
-    positives = top is None and n * m > 0 and _positive_items_suffice(parsed, ties)
+    positives = top is None and n * m > 0 and ties == "expected" and positive_items_suffice(parsed)
 
     def evaluate_rows(rows: tuple[int, int]) -> EvaluationResult:
         a, b = rows

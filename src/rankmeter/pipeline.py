@@ -25,7 +25,7 @@ from rankmeter.errors import MeasureSyntaxError
 from rankmeter.measures import FAMILIES, Measure, parse
 from rankmeter.measures.kernels.context import Context
 from rankmeter.measures.kernels.segments import segment_sum
-from rankmeter.measures.params import Jarvelin, gain_values
+from rankmeter.measures.params import GainTable, Jarvelin, gain_values
 from rankmeter.results import EvaluationResult
 
 MeasuresArg = str | Measure | Iterable[str | Measure]
@@ -73,6 +73,56 @@ JUDGED_ITEM_FAMILIES = (
     "rprec", "num_q", "num_ret", "num_rel", "num_rel_ret",
     "err", "nerr",
 )  # fmt: skip
+
+
+def _zero_at_or_below_zero(gain: Any) -> bool:
+    """Whether a gain parameter gives 0 to grades <= 0 and never a negative gain."""
+    if gain in ("linear", "exp"):
+        return True
+    return isinstance(gain, GainTable) and all(v >= 0 and (k > 0 or v == 0) for k, v in gain.entries)
+
+
+def positive_ideal_suffices(measures: list[Measure]) -> bool:
+    """Whether the ideal of dense lists may keep only the positive grades (``RankedLists.ideal_positive_only``).
+
+    True when every measure counts relevant documents with grade > 0 or
+    >= min_rel > 0, and every ideal DCG has gains that are 0 for grades <= 0
+    (never negative) and a built-in discount: the dropped items then add
+    nothing and come after every kept one.
+
+    >>> positive_ideal_suffices([parse("ndcg@10"), parse("map"), parse("p(min_rel=2)@5")])
+    True
+    >>> positive_ideal_suffices([parse("r(min_rel=0)@5")]), positive_ideal_suffices([parse("ndcg(gain={0:1})")])
+    (False, False)
+    """
+    for m in measures:
+        if m.family not in JUDGED_ITEM_FAMILIES or (m.param("min_rel") is not None and m.param("min_rel") <= 0):
+            return False
+        if m.family in ("ndcg", "idcg") and not (
+            _zero_at_or_below_zero(m.param("gain", "linear"))
+            and (m.param("discount", "log2") == "log2" or isinstance(m.param("discount"), Jarvelin))
+        ):
+            return False
+    return True
+
+
+def positive_items_suffice(measures: list[Measure]) -> bool:
+    """Whether every measure has the same value on dense lists that store only their items with grade > 0.
+
+    Such lists (``rankmeter.core.lists.positive_items``; under ``expected``
+    ties with every tied group kept whole) serve when the ideal may be
+    positive-only (:func:`positive_ideal_suffices`), no measure counts judged
+    items, and every gain is 0 for grades <= 0: the items left out add nothing.
+
+    >>> positive_items_suffice([parse("ndcg"), parse("map"), parse("rr"), parse("r@100")])
+    True
+    >>> positive_items_suffice([parse("judged@5")]), positive_items_suffice([parse("dcg(gain={1:-1})")])
+    (False, False)
+    """
+    return positive_ideal_suffices(measures) and all(
+        m.family != "judged" and (m.family not in _GRADED or _zero_at_or_below_zero(m.param("gain", "linear")))
+        for m in measures
+    )
 
 
 def judged_items_suffice(ties: str, measures: list[Measure]) -> bool:

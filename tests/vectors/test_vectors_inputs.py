@@ -332,3 +332,30 @@ def test_error_contracts(kwargs: dict, error: type, message: str) -> None:
     with pytest.raises(error, match=message) as info:
         evaluate_vectors(args.pop("queries"), args.pop("database"), args.pop("measures"), **args)
     assert isinstance(info.value, RankmeterError)
+
+
+# --- complete rows read through their relevant items -------------------------------------------------
+@pytest.mark.parametrize("ties", ["stable", "optimistic", "pessimistic", "shuffle", "expected"])
+@pytest.mark.parametrize("metric", ["hamming", "cosine"])
+def test_relevant_items_give_the_values_of_the_complete_rows(
+    data, ties: str, metric: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The general path evaluates complete rows on their relevant items alone (core.lists.positive_items):
+    the same values, to the last bit, as the complete rows, whatever the batch (float grades too)."""
+    import importlib
+
+    module = importlib.import_module("rankmeter.vectors.evaluate")
+    q, db, ql, dl = data
+    if metric == "cosine":
+        q, db = q + 0.3 * np.arange(q.shape[1]), db + 0.1  # float features: few ties
+    dl = dl * np.linspace(0.5, 1.5, dl.shape[1])  # float grades (shared label weights)
+    measures = [*MEASURES, "rprec", "success@3"]
+    kw = dict(query_labels=ql, database_labels=dl, metric=metric, ties=ties, seed=4)
+    runs = {bs: evaluate_vectors(q, db, measures, batch_size=bs, **kw) for bs in (1, 5, None)}
+    assert all(set(r.metadata["paths"].values()) == {"sort"} for r in runs.values()) or metric == "hamming"
+    monkeypatch.setattr(module, "positive_items_suffice", lambda *_: False)
+    complete = evaluate_vectors(q, db, measures, batch_size=5, **kw)
+    for res in runs.values():
+        assert np.array_equal(res.values, complete.values, equal_nan=True)
+        for key in ("queries_with_ties", "queries_with_ties_at_cutoff", "queries_empty"):
+            assert res.metadata[key] == complete.metadata[key], key

@@ -23,6 +23,7 @@ from rankmeter.core.ties import (
     row_order,
     scores_of_keys,
     tie_group_starts,
+    tied_items,
 )
 from rankmeter.io.dense import FlatLists
 
@@ -537,6 +538,48 @@ def rank_dense_positives(
         ideal_is_list=True,
         ideal_positive_only=compact,
         item_positions=(stored - query * m).astype(np.int64),
+        list_lengths=np.full(n, m, dtype=np.int64),
+    )
+
+
+def positive_items(ranked: RankedLists, min_ideal_width: int = 0) -> RankedLists:
+    """Complete dense rows (``ideal_is_list``, every item stored) storing only their items with a grade > 0.
+
+    Each kept item keeps its rank (``item_positions``) and each row its
+    length (``list_lengths``), as in :meth:`RankedLists.judged_items`; under
+    ``expected`` ties every tied group of two or more items stays whole. The
+    ideal keeps each row's positive grades (as :func:`rank_dense`'s compact
+    ideal) when that saves memory. Every measure for which
+    ``rankmeter.pipeline.positive_items_suffice`` holds has the values of the
+    complete rows. Under the other policies the tied groups of the result
+    are those of the kept items only: take tie diagnostics from ``ranked``.
+
+    >>> import numpy as np
+    >>> r = rank_dense(np.array([[0., 1, 2, 0]]), np.array([[.1, .5, .9, .5]]), ties="stable")
+    >>> p = positive_items(r)
+    >>> p.grades.tolist(), p.positions.tolist(), p.lengths.tolist()
+    ([2.0, 1.0], [0, 1], [4])
+    """
+    n, m = ranked.n_queries, int(ranked.lengths[0]) if ranked.n_queries else 0
+    keep = ranked.grades > 0
+    if ranked.ties == "expected":
+        keep[tied_items(ranked.group_starts)[0]] = True
+    items = np.flatnonzero(keep)
+    query = items // max(m, 1)
+    scores = ranked.scores[items]
+    ideal_rows = np.asarray(ranked.ideal_grades, dtype=np.float64).reshape(n, m)
+    ideal_offsets, ideal_grades, compact = _ideal_arrays(ideal_rows, [_positives(ideal_rows)], min_ideal_width)
+    return replace(
+        ranked,
+        offsets=np.concatenate(([0], np.cumsum(np.bincount(query, minlength=n)))).astype(np.int64),
+        grades=ranked.grades[items],
+        judged=ranked.judged[items],
+        scores=scores,
+        group_starts=tie_group_starts(query, scores),
+        ideal_offsets=ideal_offsets,
+        ideal_grades=ideal_grades,
+        ideal_positive_only=compact,
+        item_positions=items - query * m,
         list_lengths=np.full(n, m, dtype=np.int64),
     )
 

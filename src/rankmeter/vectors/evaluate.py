@@ -11,11 +11,12 @@ import numpy as np
 
 from rankmeter._version import __version__
 from rankmeter.aggregate import aggregate_column, apply_empty_policy
+from rankmeter.core.lists import positive_items
 from rankmeter.core.semantics import Semantics, SemanticsOptions
 from rankmeter.core.ties import straddling_queries
 from rankmeter.errors import InputFormatError, MeasureSyntaxError, PolicyError
 from rankmeter.measures import FAMILIES, Measure, parse
-from rankmeter.pipeline import MeasuresArg, evaluate_ranked
+from rankmeter.pipeline import MeasuresArg, evaluate_ranked, positive_items_suffice
 from rankmeter.progress import progress_bar, wanted
 from rankmeter.results import EvaluationResult
 from rankmeter.vectors.distances import (
@@ -490,13 +491,17 @@ class _BlockEvaluator:
                 key, g64, ties=self.ties, query_rows=rows, self_cols=self_cols, depth=depth, seed=self.seed
             )
             merged, names = merge_cutoffs([plan.measures[i] for i in general], n_d)
-            res = evaluate_ranked(ranked, merged, empty="nan")
-            columns = {name: j for j, name in enumerate(res.measure_names)}
-            ranked_values = {original: res.values[:, columns[name]] for original, name in names.items()}
             if data.metric != "hamming" or not truncated:
                 tie_stats = _ranked_tie_stats(ranked, plan.cutoffs, per_query_cutoffs)
                 if truncated:
                     self.tie_depth = depth
+            if len(ranked.grades) == b * n_d == len(ranked.ideal_grades) and positive_items_suffice(merged):
+                # complete rows: the measures read only the relevant items (tie statistics taken above)
+                widest = max((k for m in merged for k in m.cutoffs or ()), default=0)
+                ranked = positive_items(ranked, widest + 1)
+            res = evaluate_ranked(ranked, merged, empty="nan")
+            columns = {name: j for j, name in enumerate(res.measure_names)}
+            ranked_values = {original: res.values[:, columns[name]] for original, name in names.items()}
         if data.metric == "hamming" and buckets is None and (plan.radii or tie_stats is None):
             buckets = bucket_counts(key, grades > 0, data.bits + 1, self_cols)
         if buckets is not None:

@@ -84,7 +84,9 @@ class Context:
         """Per-query sums of ``values`` over the top k, for every cutoff."""
         ranked = self.ranked
         # sparse dense rows (rank_dense_positives) sum as their complete rows do, to the last bit
-        width = int(ranked.lengths[0]) if ranked.is_sparse and ranked.ideal_is_list and ranked.n_queries else None
+        lengths = self.lengths
+        dense = ranked.is_sparse and ranked.ideal_is_list and len(lengths) and bool(np.all(lengths == lengths[0]))
+        width = int(lengths[0]) if dense else None
         return sums_at_cutoffs(values, ranked.offsets, self.positions, cutoffs, width)
 
     def cutoff_sizes(self, cutoffs: list[int | None]) -> np.ndarray:
@@ -160,7 +162,8 @@ class Context:
 
         AP uses b = g = relevance; WAP uses b = relevance, g = grade.
         """
-        running = segment_cumsum(g, self.ranked.offsets)
+        # dense rows, also when stored sparsely: each row's own running sum, as for its complete row
+        running = segment_cumsum(g, self.ranked.offsets, per_segment=self.ranked.ideal_is_list)
         exact = b * running
         if not self.expected or self.tied is None:
             return exact

@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import TypeAlias
 
 import numpy as np
-
-_Tree: TypeAlias = "int | tuple[_Tree, _Tree]"
 
 
 def segment_sum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -26,33 +23,41 @@ def segment_sum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 
 
 @lru_cache(maxsize=64)
-def _pairwise_plan(n: int) -> tuple[np.ndarray, np.ndarray, _Tree]:
-    """The blocks NumPy's pairwise sum of ``n`` float64 values adds up, and how it combines them.
+def _pairwise_plan(n: int) -> tuple[np.ndarray, np.ndarray, list[tuple[np.ndarray, np.ndarray, np.ndarray]]]:
+    """The blocks NumPy's pairwise sum of ``n`` float64 values adds up, and how it adds their sums.
 
-    Returns each block's start and length (in order) and the tree of
-    additions over the block indices: NumPy halves a run longer than 128
-    values (the half rounded down to a multiple of 8) until 128 or fewer are
-    left, and adds the two halves' sums.
+    NumPy halves a run longer than 128 values (the half rounded down to a
+    multiple of 8) until 128 or fewer are left, and adds the two halves' sums.
+    Returns each block's start and length (blocks are nodes ``0 .. B-1``, in
+    order) and the additions, level by level from the leaves: for each level
+    ``(left, right, node)`` arrays, ``sum[node] = sum[left] + sum[right]``;
+    the last node is the whole run.
     """
     starts: list[int] = []
     lengths: list[int] = []
+    inner: list[tuple[int, int, int]] = []  # (left, right, height), numbered after the blocks
 
-    def build(start: int, length: int) -> _Tree:
+    def build(start: int, length: int) -> tuple[int, int]:
         if length <= 128:
             starts.append(start)
             lengths.append(length)
-            return len(starts) - 1
+            return -len(starts), 0  # blocks get negative ids until the count is known
         half = length // 2 - (length // 2) % 8
-        return (build(start, half), build(start + half, length - half))
+        (left, lh), (right, rh) = build(start, half), build(start + half, length - half)
+        inner.append((left, right, max(lh, rh) + 1))
+        return len(inner) - 1, max(lh, rh) + 1
 
-    tree = build(0, n)
-    return np.array(starts, dtype=np.int64), np.array(lengths, dtype=np.int64), tree
+    build(0, n)
+    n_blocks = len(starts)
 
+    def node(i: int) -> int:
+        return -i - 1 if i < 0 else n_blocks + i
 
-def _combine(tree: _Tree, blocks: np.ndarray) -> np.ndarray:
-    if isinstance(tree, int):
-        return blocks[:, tree]
-    return _combine(tree[0], blocks) + _combine(tree[1], blocks)
+    levels = []
+    for h in range(1, max((x[2] for x in inner), default=0) + 1):
+        ops = [(node(a), node(b), n_blocks + k) for k, (a, b, hk) in enumerate(inner) if hk == h]
+        levels.append(tuple(np.array(col, dtype=np.int64) for col in zip(*ops, strict=True)))
+    return np.array(starts, dtype=np.int64), np.array(lengths, dtype=np.int64), levels  # type: ignore[return-value]
 
 
 def dense_row_sums(values: np.ndarray, offsets: np.ndarray, positions: np.ndarray, width: int) -> np.ndarray:
@@ -66,8 +71,9 @@ def dense_row_sums(values: np.ndarray, offsets: np.ndarray, positions: np.ndarra
     eighth value (blocks under 8 values: one running sum), are added as
     ``((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))``, and the values
     after the last multiple of 8 follow one by one. Adding a zero changes no
-    sum, so replaying those additions over the stored values alone (in
-    position order, ``np.add.at``) gives the same numbers.
+    sum, so replaying those additions over the stored values alone, in
+    position order (``np.bincount`` and ``np.add.at`` add in input order),
+    gives the same numbers.
 
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
@@ -88,31 +94,53 @@ def dense_row_sums(values: np.ndarray, offsets: np.ndarray, positions: np.ndarra
     out[row[first]] = values[first]
     rest = ~first
     row, p, v = row[rest], positions[rest] - 1, values[rest]
-    starts, lengths, tree = _pairwise_plan(width - 1)
+    starts, lengths, levels = _pairwise_plan(width - 1)
+    n_blocks = len(starts)
     block = np.searchsorted(starts, p, side="right") - 1
     offset, length = p - starts[block], lengths[block]
-    lane = (length >= 8) & (offset < length - length % 8)
-    lanes = np.zeros((n_rows, len(starts), 8))
-    np.add.at(lanes, (row[lane], block[lane], offset[lane] % 8), v[lane])
-    sums = ((lanes[..., 0] + lanes[..., 1]) + (lanes[..., 2] + lanes[..., 3])) + (
-        (lanes[..., 4] + lanes[..., 5]) + (lanes[..., 6] + lanes[..., 7])
+    in_lane = (length >= 8) & (offset < length - length % 8)
+    cell = row * n_blocks + block
+    lanes = np.bincount(cell[in_lane] * 8 + offset[in_lane] % 8, v[in_lane], minlength=n_rows * n_blocks * 8)
+    r = lanes.reshape(n_rows, n_blocks, 8)
+    sums = np.empty((n_rows, n_blocks + sum(len(level[2]) for level in levels)))
+    sums[:, :n_blocks] = ((r[..., 0] + r[..., 1]) + (r[..., 2] + r[..., 3])) + (
+        (r[..., 4] + r[..., 5]) + (r[..., 6] + r[..., 7])
     )
-    np.add.at(sums, (row[~lane], block[~lane]), v[~lane])
-    return out + _combine(tree, sums)
+    after = ~in_lane  # the values after a block's last multiple of 8 (whole blocks under 8 values): one by one
+    if after.any():
+        flat = sums[:, :n_blocks].reshape(-1).copy()
+        np.add.at(flat, cell[after], v[after])
+        sums[:, :n_blocks] = flat.reshape(n_rows, n_blocks)
+    for left, right, node in levels:
+        sums[:, node] = sums[:, left] + sums[:, right]
+    return out + sums[:, -1]
 
 
-def segment_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+def segment_cumsum(values: np.ndarray, offsets: np.ndarray, per_segment: bool = False) -> np.ndarray:
     """Inclusive running sum of ``values`` restarting at every segment.
+
+    Segments of one length are summed row by row, each on its own. Others
+    take one running sum of everything minus the sum before each segment,
+    which can round differently from a segment's own sum; ``per_segment=True``
+    sums each segment on its own instead (the segments padded with zeros to
+    the longest, so memory grows with the longest).
 
     >>> import numpy as np
     >>> segment_cumsum(np.array([1.0, 2.0, 3.0, 4.0]), np.array([0, 2, 4])).tolist()
     [1.0, 3.0, 3.0, 7.0]
+    >>> segment_cumsum(np.array([1e16, 1.0, 1.0]), np.array([0, 1, 3]), per_segment=True).tolist()
+    [1e+16, 1.0, 2.0]
     """
     values = np.asarray(values, dtype=np.float64)
     lengths = np.diff(offsets)
     n_seg = len(lengths)
     if n_seg and len(values) and np.all(lengths == lengths[0]):
         return np.cumsum(values.reshape(n_seg, -1), axis=1).reshape(-1)
+    if per_segment and len(values):
+        inside = np.arange(int(lengths.max())) < lengths[:, None]
+        padded = np.zeros(inside.shape)
+        padded[inside] = values
+        return np.cumsum(padded, axis=1)[inside]
     total = np.cumsum(values)
     before = np.concatenate(([0.0], total))[offsets[:-1]]
     return total - np.repeat(before, lengths)
