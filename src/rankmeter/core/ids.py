@@ -143,6 +143,14 @@ def string_sort_keys(col: AnyIds, rows: np.ndarray) -> list[np.ndarray]:
     [2, 0, 1]
     """
     ids = as_ids(col)
+    if ids.is_coded:  # read through the dictionary: no row's bytes are gathered
+        dictionary, picked = ids.dictionary, ids.codes[rows]
+        if len(dictionary) > len(rows):
+            return string_sort_keys(dictionary, picked)
+        ranks = ids.memo.get("ranks")  # a small dictionary: one rank per distinct id, computed once
+        if ranks is None:
+            ranks = ids.memo["ranks"] = string_ranks(dictionary, np.arange(len(dictionary)))
+        return [ranks[picked]]
     words = order_words(ids, rows)
     if words is not None:
         return words
@@ -178,8 +186,8 @@ def document_keys(col: AnyIds) -> np.ndarray:
     """
     ids = as_ids(col)
     keys = ids.memo.get("keys")
-    if keys is None:
-        keys = ids.memo["keys"] = hash_keys(ids)  # once per column (the duplicate check and the join share them)
+    if keys is None:  # once per column (the duplicate check and the join share them); a coded one by its codes
+        keys = ids.memo["keys"] = document_keys(ids.dictionary)[ids.codes] if ids.is_coded else hash_keys(ids)
     return keys
 
 
@@ -261,6 +269,13 @@ def match_pairs(
     return out
 
 
+def _bytes_of(col: IdColumn, rows: np.ndarray) -> tuple[StringBuffers, np.ndarray]:
+    """The byte reader and rows holding the ids of ``col[rows]``: a coded column's dictionary and codes."""
+    if col.is_coded:
+        return StringBuffers.of(col.dictionary), col.codes[rows]
+    return StringBuffers.of(col), rows
+
+
 def _match_keyed(
     run_codes: np.ndarray,
     run_docs: IdColumn,
@@ -293,7 +308,7 @@ def _match_keyed(
     hit = sqk[pos] == rk
     cand, qrow = cand[hit], rows[qorder[pos[hit]]]
     same = (run_codes[cand] == qrels_codes[qrow]) & equal_strings(
-        StringBuffers.of(run_docs), cand, StringBuffers.of(qrels_docs), qrow
+        *_bytes_of(run_docs, cand), *_bytes_of(qrels_docs, qrow)
     )
     out[cand[same]] = qrow[same]
     return True

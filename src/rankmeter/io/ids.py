@@ -124,6 +124,11 @@ class IdColumn:
         return self._coded
 
     @property
+    def is_coded(self) -> bool:
+        """Whether the column holds codes into a dictionary (without coding a plain one)."""
+        return self._codes is not None
+
+    @property
     def codes(self) -> np.ndarray:
         """The code of every row into :attr:`dictionary` (integers; the column is coded first if it is plain)."""
         codes = self.coded()._codes
@@ -241,11 +246,10 @@ def _from_arrow(col: Any, coded: bool) -> IdColumn:
         if col.null_count:
             raise ValueError("id columns must be without nulls")
         codes = np.frombuffer(col.indices.buffers()[1], dtype=col.type.index_type.to_pandas_dtype())
-        dictionary = _plain_arrow(col.dictionary)
-        text = dictionary.text()
-        distinct = _coded_text(text)
         codes = codes[col.offset : col.offset + len(col)]
-        if len(distinct.dictionary) != len(text):  # a dictionary that repeats a value
+        dictionary = _plain_arrow(col.dictionary)
+        distinct = _coded_text(dictionary.text())
+        if len(distinct.dictionary) != len(dictionary):  # a dictionary that repeats a value
             return IdColumn(codes=distinct.codes[codes], dictionary=distinct.dictionary)
         return IdColumn(codes=codes, dictionary=dictionary)
     if coded:
