@@ -495,8 +495,10 @@ class _BlockEvaluator:
                 tie_stats = _ranked_tie_stats(ranked, plan.cutoffs, per_query_cutoffs)
                 if truncated:
                     self.tie_depth = depth
-            if len(ranked.grades) == b * n_d == len(ranked.ideal_grades) and positive_items_suffice(merged):
-                # complete rows: the measures read only the relevant items (tie statistics taken above)
+            sparse = self.ties == "expected" or 4 * np.count_nonzero(ranked.grades > 0) < len(ranked.grades)
+            if sparse and len(ranked.grades) == b * n_d == len(ranked.ideal_grades) and positive_items_suffice(merged):
+                # complete rows: the measures read only the relevant items (tie statistics taken above); under a
+                # deterministic order the values are the same to the last bit either way, so dense blocks stay whole
                 widest = max((k for m in merged for k in m.cutoffs or ()), default=0)
                 ranked = positive_items(ranked, widest + 1)
             res = evaluate_ranked(ranked, merged, empty="nan")

@@ -148,6 +148,9 @@ def rank_block(
 
 
 def _row_order(key: np.ndarray, grades: np.ndarray, ties: str, query_rows: np.ndarray, seed: int | None) -> np.ndarray:
+    if ties in ("stable", "expected") and key.dtype.kind == "u" and key.dtype.itemsize <= 2:
+        # Hamming distances: NumPy's stable sort of 8- and 16-bit integers is a radix sort (distance, then index)
+        return np.argsort(key, axis=1, kind="stable")
     noise = None
     if ties == "shuffle":
         noise = shuffle_keys(seed, np.asarray(query_rows)[:, None], np.arange(key.shape[1])[None, :])

@@ -90,6 +90,10 @@ def dense_row_sums(values: np.ndarray, offsets: np.ndarray, positions: np.ndarra
         return out
     values = np.asarray(values, dtype=np.float64)
     row = np.repeat(np.arange(n_rows), np.diff(offsets))
+    if 8 * len(values) > n_rows * width:  # dense enough: sum the complete rows themselves
+        rows = np.zeros(n_rows * width)
+        rows[row * width + positions] = values
+        return segment_sum(rows, np.arange(n_rows + 1) * width)
     first = positions == 0
     out[row[first]] = values[first]
     rest = ~first
