@@ -80,13 +80,27 @@ agg = ir_measures.calc_aggregate([m[k] for k in names], qrels, run)
 print(json.dumps({k: float(agg[m[k]]) for k in names}))
 """
 
+# argv[4]: the table form -- files (the TREC-file path timed in the same way), pandas (object ids: pandas 2.x's
+# default), pandas-str (Arrow-backed str ids: pandas 3.x's default), pandas-category (categorical query ids),
+# polars, arrow
 CHILD_RANKMETER_FRAME = """
 import json, sys, time, pyarrow.csv as pc, rankmeter
+form = sys.argv[4]
 opts = pc.ParseOptions(delimiter=' ')
 q = pc.read_csv(sys.argv[1], read_options=pc.ReadOptions(column_names=['query_id','it','doc_id','relevance']), parse_options=opts,
-                convert_options=pc.ConvertOptions(column_types={'query_id':'string','doc_id':'string'})).to_pandas()
+                convert_options=pc.ConvertOptions(column_types={'query_id':'string','doc_id':'string'}))
 r = pc.read_csv(sys.argv[2], read_options=pc.ReadOptions(column_names=['query_id','q0','doc_id','rank','score','tag']), parse_options=opts,
-                convert_options=pc.ConvertOptions(column_types={'query_id':'string','doc_id':'string'})).to_pandas()
+                convert_options=pc.ConvertOptions(column_types={'query_id':'string','doc_id':'string'}))
+if form == 'files':
+    q, r = sys.argv[1], sys.argv[2]
+elif form == 'polars':
+    import polars as pl
+    q, r = pl.from_arrow(q), pl.from_arrow(r)
+elif form.startswith('pandas'):
+    ids = {'query_id': 'str', 'doc_id': 'str'} if form == 'pandas-str' else {'query_id': object, 'doc_id': object}
+    q, r = q.to_pandas().astype(ids), r.to_pandas().astype(ids)
+    if form == 'pandas-category':
+        q, r = q.astype({'query_id': 'category'}), r.astype({'query_id': 'category'})
 t = time.perf_counter()
 res = rankmeter.evaluate(q, r, sys.argv[3].split(';'))
 print(json.dumps({'seconds': time.perf_counter() - t, **res.aggregate}))
@@ -409,19 +423,23 @@ def main() -> None:
             "W1 MS MARCO dev-like (6,980 q x 1,000 docs)", paths, ["ndcg@10", "ndcg", "map", "p@10", "r@100"], repeats
         )
         rows: list = []
+        frame_args = [str(paths[0]), str(paths[1]), "ndcg@10;ndcg;map"]
         ref = timed(
-            "rankmeter (pandas frames -> measures)",
-            CHILD_RANKMETER_FRAME,
-            [str(paths[0]), str(paths[1]), "ndcg@10;ndcg;map"],
-            repeats,
-            rows,
-            None,
+            "rankmeter (pandas, object ids)", CHILD_RANKMETER_FRAME, [*frame_args, "pandas"], repeats, rows, None
         )
+        for label, form in (
+            ("rankmeter (pandas, Arrow-backed str ids)", "pandas-str"),
+            ("rankmeter (pandas, categorical query ids)", "pandas-category"),
+            ("rankmeter (polars)", "polars"),
+            ("rankmeter (pyarrow Table)", "arrow"),
+            ("rankmeter (TREC files, same timing)", "files"),
+        ):
+            timed(label, CHILD_RANKMETER_FRAME, [*frame_args, form], repeats, rows, ref)
         if have("ranx"):
             timed("ranx (from_df + evaluate, JIT warm)", CHILD_RANX_FRAME, [str(paths[0]), str(paths[1])], 1, rows, ref)
         else:
             rows.append(("ranx", None, None, "not installed (pip install -e .[bench])"))
-        print_table("W1 from in-memory pandas tables (convert + compute, in-process timing)", rows)
+        print_table("W1 from in-memory tables (convert + compute, in-process timing)", rows)
     if "W2" in only:
         trec_benchmark(
             "W2 TREC DL-like (200 q x 1,000 docs, graded)", workloads.w2(), ["ndcg@10", "ndcg", "map"], repeats

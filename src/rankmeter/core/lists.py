@@ -461,8 +461,8 @@ def rank_dense_positives(
 
     One sort of each row's scores is the only pass that is not linear: the
     rank of a positive item is where its score falls in its sorted row (one
-    binary search over the block per positive item, the row in the high bits
-    of the key), the ideal is the positive grades as in :func:`rank_dense`.
+    binary search per positive item, :func:`_group_starts_of`), the ideal is
+    the positive grades as in :func:`rank_dense`.
 
     Parameters
     ----------
