@@ -75,6 +75,14 @@ JUDGED_ITEM_FAMILIES = (
 )  # fmt: skip
 
 
+POSITIVE_IDEAL_FAMILIES = (
+    "ndcg", "dcg", "idcg", "cg", "p", "r", "f1", "success", "rr", "map", "ap", "wap", "acg", "judged",
+    "rprec", "num_q", "num_ret", "num_rel", "num_rel_ret",
+)  # fmt: skip
+"""Families that read the ideal of dense lists at most through the number of relevant items and, for ndcg
+and idcg, the ideal DCG (nothing else about the items with grade <= 0)."""
+
+
 def _zero_at_or_below_zero(gain: Any) -> bool:
     """Whether a gain parameter gives 0 to grades <= 0 and never a negative gain."""
     if gain in ("linear", "exp"):
@@ -96,7 +104,7 @@ def positive_ideal_suffices(measures: list[Measure]) -> bool:
     (False, False)
     """
     for m in measures:
-        if m.family not in JUDGED_ITEM_FAMILIES or (m.param("min_rel") is not None and m.param("min_rel") <= 0):
+        if m.family not in POSITIVE_IDEAL_FAMILIES or (m.param("min_rel") is not None and m.param("min_rel") <= 0):
             return False
         if m.family in ("ndcg", "idcg") and not (
             _zero_at_or_below_zero(m.param("gain", "linear"))
