@@ -25,39 +25,17 @@ from rankmeter.cli.runs import expand_runs, system_names
 FORMATS = ("table", "markdown", "latex", "json", "csv")
 
 
-def add_parser(subparsers: Any) -> None:
-    """Register the ``compare`` subcommand on an :mod:`argparse` subparsers object.
+def add_comparison_options(p: argparse.ArgumentParser) -> None:
+    """``-m``, the test, correction, CI and evaluation options shared by ``compare`` and ``report``.
 
-    The parser's defaults include ``handler=run`` (what :func:`rankmeter.cli.main.main` calls).
-
-    Examples
-    --------
-    >>> parser = argparse.ArgumentParser(prog="rankmeter")
-    >>> add_parser(parser.add_subparsers(dest="command"))
-    >>> args = parser.parse_args(["compare", "q.txt", "a.run", "b.run", "-m", "ndcg@10", "--test", "t"])
-    >>> args.runs, args.measures, args.correction, args.handler is run
-    (['a.run', 'b.run'], ['ndcg@10'], 'holm', True)
+    >>> p = argparse.ArgumentParser(); add_comparison_options(p)
+    >>> sorted(comparison_options(p.parse_args(["-m", "map", "--test", "wilcoxon"])))[:4]
+    ['alpha', 'baseline', 'ci', 'ci_method']
     """
     from rankmeter.stats.bootstrap import CI_METHODS
     from rankmeter.stats.compare import TESTS
     from rankmeter.stats.corrections import CORRECTIONS
 
-    p = subparsers.add_parser(
-        "compare",
-        help="compare runs with significance tests",
-        description=(
-            "Evaluate every run, then report per-system means with bootstrap confidence intervals "
-            "and paired significance tests of every system against the baseline (the first run "
-            "unless --baseline), with a multiple-testing correction over all (system x measure) pairs."
-        ),
-    )
-    p.add_argument("qrels", metavar="QRELS", help="relevance judgments")
-    p.add_argument(
-        "runs",
-        metavar="RUN",
-        nargs="+",
-        help="two or more runs (files, directories or globs); named after their file stem",
-    )
     p.add_argument(
         "-m",
         "--measure",
@@ -86,6 +64,54 @@ def add_parser(subparsers: Any) -> None:
         choices=("error", "intersect"),
         help="when runs cover different queries: fail, or keep the common ones (default: error)",
     )
+
+
+def comparison_options(args: argparse.Namespace) -> dict[str, Any]:
+    """Keyword arguments of :func:`rankmeter.compare` from :func:`add_comparison_options` flags (no measures)."""
+    return {
+        "baseline": args.baseline,
+        "test": args.test,
+        "correction": args.correction,
+        "alpha": args.alpha,
+        "n_resamples": args.n_resamples,
+        "seed": args.seed,
+        "ci": args.ci,
+        "ci_method": args.ci_method,
+        "query_sets": args.query_sets,
+        "semantics": semantics_from_args(args, seed=args.seed if args.ties == "shuffle" else None),
+    }
+
+
+def add_parser(subparsers: Any) -> None:
+    """Register the ``compare`` subcommand on an :mod:`argparse` subparsers object.
+
+    The parser's defaults include ``handler=run`` (what :func:`rankmeter.cli.main.main` calls).
+
+    Examples
+    --------
+    >>> parser = argparse.ArgumentParser(prog="rankmeter")
+    >>> add_parser(parser.add_subparsers(dest="command"))
+    >>> args = parser.parse_args(["compare", "q.txt", "a.run", "b.run", "-m", "ndcg@10", "--test", "t"])
+    >>> args.runs, args.measures, args.correction, args.handler is run
+    (['a.run', 'b.run'], ['ndcg@10'], 'holm', True)
+    """
+    p = subparsers.add_parser(
+        "compare",
+        help="compare runs with significance tests",
+        description=(
+            "Evaluate every run, then report per-system means with bootstrap confidence intervals "
+            "and paired significance tests of every system against the baseline (the first run "
+            "unless --baseline), with a multiple-testing correction over all (system x measure) pairs."
+        ),
+    )
+    p.add_argument("qrels", metavar="QRELS", help="relevance judgments")
+    p.add_argument(
+        "runs",
+        metavar="RUN",
+        nargs="+",
+        help="two or more runs (files, directories or globs); named after their file stem",
+    )
+    add_comparison_options(p)
     p.add_argument("--format", default="table", choices=FORMATS, help="output format (default: table)")
     p.add_argument("--plot", metavar="PNG", help="also write an overview plot (needs matplotlib)")
     p.set_defaults(handler=run)
@@ -140,16 +166,7 @@ def run(args: argparse.Namespace) -> int:
             args.qrels,
             dict(zip(names, paths, strict=True)),
             args.measures,
-            baseline=args.baseline,
-            test=args.test,
-            correction=args.correction,
-            alpha=args.alpha,
-            n_resamples=args.n_resamples,
-            seed=args.seed,
-            ci=args.ci,
-            ci_method=args.ci_method,
-            query_sets=args.query_sets,
-            semantics=semantics_from_args(args, seed=args.seed if args.ties == "shuffle" else None),
+            **comparison_options(args),
         )
     except RankmeterError as exc:
         return fail(str(exc))

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from rankmeter._version import __version__
 from rankmeter.errors import RankmeterError
 
-SUBCOMMANDS = ("evaluate", "measures", "compare", "retrieval", "trec_eval", "ndeval")
+SUBCOMMANDS = ("evaluate", "measures", "compare", "report", "retrieval", "trec_eval", "ndeval")
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -47,6 +47,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv[0] if argv else None)
     args = parser.parse_args(argv)
+    args.argv = argv  # the exact command, for reports
     try:
         return int(args.handler(args) or 0)
     except RankmeterError as exc:

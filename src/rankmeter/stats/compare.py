@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -26,6 +26,9 @@ from rankmeter.stats.effects import cohens_dz, mean_difference, wins_ties_losses
 from rankmeter.stats.paired import PAIRED_TESTS, canonical_test, paired_test
 from rankmeter.stats.tukey import randomized_tukey_hsd, tukey_hsd
 
+if TYPE_CHECKING:
+    from rankmeter.results import EvaluationResult
+
 #: Tests of all system pairs, whose p-values are already family-wise adjusted.
 ALL_PAIRS_TESTS = ("tukey", "randomized-tukey")
 #: Every test name :func:`compare` accepts.
@@ -41,6 +44,19 @@ _TUKEY_ALIASES = {
     "randomised-tukey": "randomized-tukey",
     "tukey-randomized": "randomized-tukey",
     "randomized-tukey-hsd": "randomized-tukey",
+}
+
+
+#: The statistical options of :func:`compare` and their defaults.
+_DEFAULTS: dict[str, Any] = {
+    "test": "t",
+    "correction": "holm",
+    "alpha": 0.05,
+    "n_resamples": 10_000,
+    "seed": 0,
+    "ci": 0.95,
+    "ci_method": "BCa",
+    "query_sets": "error",
 }
 
 
@@ -386,33 +402,74 @@ def compare(
     >>> from rankmeter.report.tables import render_markdown
     >>> print(render_markdown(cmp))  # doctest: +SKIP
     """
-    # Validate the options before the (possibly slow) evaluation.
-    _options(test, correction, alpha, n_resamples, 0 if seed is None else seed, ci, ci_method, query_sets)
-    if len(runs) < 2:
-        raise InputFormatError(f"compare needs at least 2 runs, got {len(runs)}")
-    if baseline is not None and baseline not in runs:
-        raise PolicyError(f"baseline {baseline!r} is not one of the runs: {', '.join(map(repr, runs))}")
+    options: dict[str, Any] = {
+        "baseline": baseline,
+        "test": test,
+        "correction": correction,
+        "alpha": alpha,
+        "n_resamples": n_resamples,
+        "seed": seed,
+        "ci": ci,
+        "ci_method": ci_method,
+        "query_sets": query_sets,
+    }
+    check_options(runs, **options)  # before the (possibly slow) evaluation
+    results = evaluate_systems(qrels, runs, measures, semantics=semantics, evaluate_options=evaluate_options)
+    return compare_per_query(
+        {name: (list(r.query_ids), list(r.measure_names), r.values) for name, r in results.items()}, **options
+    )
+
+
+def evaluate_systems(
+    qrels: Any,
+    runs: Mapping[str, Any],
+    measures: str | Sequence[str],
+    *,
+    semantics: Semantics | None = None,
+    evaluate_options: Mapping[str, Any] | None = None,
+) -> dict[str, EvaluationResult]:
+    """Evaluate every run of ``runs`` on ``qrels`` as :func:`compare` does, one result per system.
+
+    The semantics are checked before the first run is read. The results keep
+    each run's metadata (missing queries, ties at a cutoff, ...), which the
+    HTML report (:func:`rankmeter.report.html`) shows next to the comparison.
+
+    Examples
+    --------
+    >>> qrels = {"q1": {"d1": 1, "d2": 0}, "q2": {"d3": 2}}
+    >>> runs = {"a": {"q1": {"d1": 2.0, "d2": 1.0}}, "b": {"q1": {"d2": 2.0, "d1": 1.0}, "q2": {"d3": 1.0}}}
+    >>> results = evaluate_systems(qrels, runs, "rr")
+    >>> {name: (r["rr"], r.metadata["queries_missing"]) for name, r in results.items()}
+    {'a': (0.5, 1), 'b': (0.75, 0)}
+    """
     from rankmeter.evaluate import evaluate
 
     wanted = [measures] if isinstance(measures, str) else list(measures)
     options = dict(evaluate_options or {})
     if semantics is not None:
         options["semantics"] = semantics
-    # the semantics are checked before the first run is read
     Semantics.build(options.get("semantics"), "qrels", **{k: v for k, v in options.items() if k in SEMANTICS_FIELDS})
-    per_query: dict[str, PerQuery] = {}
-    for name, run in runs.items():
-        result = evaluate(qrels, run, wanted, **options)
-        per_query[name] = (list(result.query_ids), list(result.measure_names), result.values)
-    return compare_per_query(
-        per_query,
-        baseline=baseline,
-        test=test,
-        correction=correction,
-        alpha=alpha,
-        n_resamples=n_resamples,
-        seed=seed,
-        ci=ci,
-        ci_method=ci_method,
-        query_sets=query_sets,
-    )
+    return {str(name): evaluate(qrels, run, wanted, **options) for name, run in runs.items()}
+
+
+def check_options(runs: Mapping[str, Any], *, baseline: str | None = None, **options: Any) -> None:
+    """Raise the error :func:`compare` would raise for its options, before any run is read.
+
+    Examples
+    --------
+    >>> check_options({"a": "a.run", "b": "b.run"}, test="t")
+    >>> check_options({"a": "a.run", "b": "b.run"}, baseline="c")
+    Traceback (most recent call last):
+    ...
+    rankmeter.errors.PolicyError: baseline 'c' is not one of the runs: 'a', 'b'
+    """
+    unknown = sorted(set(options) - set(_DEFAULTS))
+    if unknown:
+        raise TypeError(f"unexpected keyword arguments: {', '.join(unknown)}")
+    chosen = {**_DEFAULTS, **options}
+    chosen["seed"] = 0 if chosen["seed"] is None else chosen["seed"]
+    _options(**chosen)
+    if len(runs) < 2:
+        raise InputFormatError(f"compare needs at least 2 runs, got {len(runs)}")
+    if baseline is not None and baseline not in runs:
+        raise PolicyError(f"baseline {baseline!r} is not one of the runs: {', '.join(map(repr, runs))}")
