@@ -1,0 +1,216 @@
+"""MkDocs hook: one page per measure family, generated from the registry when the site is built.
+
+The pages come from :data:`rankmeter.measures.FAMILIES` and ``ALIASES`` (what ``rankmeter measures``
+prints), so a new family gets its page by itself. Each page's worked example is computed at build time
+with :func:`rankmeter.evaluate` under every tie policy; the build fails (strict mode) when
+
+- the value read from TREC files differs from the value of the same data given as dicts,
+- ``pessimistic <= expected <= optimistic`` does not hold where the family has an exact expectation,
+- a family cannot be computed on the example (add its parameters to ``EXAMPLE_PARAMS``).
+"""
+
+from __future__ import annotations
+
+import math
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import rankmeter
+from rankmeter.errors import PolicyError
+from rankmeter.measures import ALIASES, FAMILIES
+
+TIES = ("trec", "stable", "pessimistic", "expected", "optimistic")
+QRELS = {"q1": {"d1": 3, "d2": 0, "d3": 1, "d4": 2, "d5": 0, "d6": 1}}
+RUN = {"q1": {"d1": 0.9, "d2": 0.7, "d3": 0.7, "d4": 0.4, "d7": 0.2}}
+#: parameters a family needs for its example (families without a default for them)
+EXAMPLE_PARAMS = {"iprec_at_recall": "(recall=0.5)"}
+#: names of the same measure in other tools, with the difference that matters
+PEERS: dict[str, list[tuple[str, str, str]]] = {
+    "ndcg": [
+        ("trec_eval", "`ndcg`, `ndcg_cut.k`", "same: linear gain, ideal from all judged documents"),
+        ("ir_measures", "`nDCG`, `nDCG@k`", "same as trec_eval"),
+        ("ranx", "`ndcg@k`", "linear gain; `ndcg_burges@k` is the exp gain"),
+        (
+            "scikit-learn",
+            "`ndcg_score(y_true, y_score, k=k)`",
+            "ideal from the scored list (`ideal=retrieved`), ties averaged (`ties=expected`)",
+        ),
+        ("torchmetrics", "`RetrievalNormalizedDCG(top_k=k)`", "ideal from the scored list"),
+        ("keras-rs", "`NDCG(k=k)`", "exp gain 2^r − 1, ideal from the list: `ndcg(gain=exp,ideal=retrieved)@k`"),
+        ("Spark", "`RankingMetrics.ndcgAt(k)`", "labels as a set: binary relevance by default"),
+    ],
+    "map": [
+        ("trec_eval", "`map`, `map_cut.k`", "same"),
+        ("ir_measures", "`AP`, `AP@k`", "same as trec_eval"),
+        ("ranx", "`map@k`", "same"),
+        (
+            "scikit-learn",
+            "`average_precision_score`",
+            "one binary list, no cutoff, relevant documents not retrieved are ignored",
+        ),
+        ("torchmetrics", "`RetrievalMAP(top_k=k)`", "R counts only the relevant documents given in the batch"),
+        ("keras-rs", "`MeanAveragePrecision(k=k)`", "R counts only the relevant items of the list"),
+        ("Spark", "`RankingMetrics.meanAveragePrecisionAt(k)`", "binary relevance"),
+    ],
+    "p": [
+        ("trec_eval", "`P.k`", "same"),
+        ("ir_measures", "`P@k`", "same"),
+        ("ranx", "`precision@k`", "same"),
+        ("torchmetrics", "`RetrievalPrecision(top_k=k)`", "same on the given documents"),
+        ("keras-rs", "`PrecisionAtK(k=k)`", "same on the list"),
+        ("Spark", "`RankingMetrics.precisionAt(k)`", "binary relevance"),
+    ],
+    "r": [
+        ("trec_eval", "`recall.k`", "same"),
+        ("ir_measures", "`R@k`", "same"),
+        ("ranx", "`recall@k`", "same"),
+        ("torchmetrics", "`RetrievalRecall(top_k=k)`", "R from the given documents"),
+        ("keras-rs", "`RecallAtK(k=k)`", "R from the list"),
+        ("Spark", "`RankingMetrics.recallAt(k)`", "binary relevance"),
+    ],
+    "rr": [
+        ("trec_eval", "`recip_rank`", "no cutoff"),
+        ("ir_measures", "`RR`, `RR@k`", "same"),
+        ("ranx", "`mrr@k`", "same"),
+        ("torchmetrics", "`RetrievalMRR(top_k=k)`", "same on the given documents"),
+        ("keras-rs", "`MRR(k=k)`", "same on the list"),
+    ],
+    "success": [
+        ("trec_eval", "`success.k`", "same"),
+        ("ir_measures", "`Success@k`", "same"),
+        ("ranx", "`hit_rate@k`", "same"),
+        ("torchmetrics", "`RetrievalHitRate(top_k=k)`", "same on the given documents"),
+    ],
+    "rprec": [
+        ("trec_eval", "`Rprec`", "same"),
+        ("ir_measures", "`Rprec`", "same"),
+        ("ranx", "`r-precision`", "same"),
+        ("torchmetrics", "`RetrievalRPrecision()`", "R from the given documents"),
+    ],
+    "bpref": [
+        ("trec_eval", "`bpref`", "same"),
+        ("ir_measures", "`Bpref`", "same"),
+        ("ranx", "`bpref`", "same"),
+    ],
+}
+PEERS["ap"] = PEERS["map"]
+
+
+def example_measure(name: str) -> str:
+    fam = FAMILIES[name]
+    params = EXAMPLE_PARAMS.get(name, "")
+    return f"{name}{params}@3" if fam.cutoff != "none" else f"{name}{params}"
+
+
+def example_values(name: str) -> dict[str, float | None]:
+    """The example under every tie policy (None: the policy is not defined for the family)."""
+    m = example_measure(name)
+    values: dict[str, float | None] = {}
+    for ties in TIES:
+        try:
+            values[ties] = float(rankmeter.evaluate(QRELS, RUN, [m], ties=ties)[m])
+        except PolicyError:
+            values[ties] = None
+    with tempfile.TemporaryDirectory() as tmp:
+        qrels, run = Path(tmp) / "qrels.txt", Path(tmp) / "run.txt"
+        qrels.write_text("".join(f"q1 0 {d} {g}\n" for d, g in QRELS["q1"].items()))
+        run.write_text("".join(f"q1 Q0 {d} 0 {s} demo\n" for d, s in RUN["q1"].items()))
+        from_files = float(rankmeter.evaluate(str(qrels), str(run), [m])[m])
+    if values["trec"] is None or not math.isclose(from_files, values["trec"], rel_tol=0, abs_tol=1e-12):
+        raise ValueError(f"{m}: {from_files} from TREC files, {values['trec']} from dicts")
+    lo, mid, hi = values["pessimistic"], values["expected"], values["optimistic"]
+    if None not in (lo, mid, hi) and not (lo - 1e-12 <= mid <= hi + 1e-12):  # type: ignore[operator]
+        raise ValueError(f"{m}: expected {mid} is not between pessimistic {lo} and optimistic {hi}")
+    return values
+
+
+def page(name: str) -> str:
+    fam = FAMILIES[name]
+    aliases = sorted(a for a, f in ALIASES.items() if f == name)
+    cut = {"required": "required (`@k`)", "optional": "optional (`@k`, or none: the whole list)", "none": "none"}[
+        fam.cutoff
+    ]
+    lines = [f"# `{name}`", "", f"{fam.description[:1].upper()}{fam.description[1:]}.", ""]
+    lines += ["| | |", "|---|---|", f"| cutoff | {cut} |", f"| aggregated over queries by | {fam.aggregate} |"]
+    if fam.trec_name:
+        lines.append(f"| trec_eval name | `{fam.trec_name}` |")
+    if aliases:
+        lines.append(f"| other names accepted | {', '.join(f'`{a}`' for a in aliases)} |")
+    lines += ["", "## Parameters", ""]
+    if fam.params:
+        lines += ["| parameter | default | meaning |", "|---|---|---|"]
+        for pname, param in fam.params.items():
+            default = "none" if param.default is None else f"`{param.default}`"
+            lines.append(f"| `{pname}` | {default} | {param.doc.replace('|', '&#124;')} |")
+    else:
+        lines.append("None besides the cutoff.")
+    values = example_values(name)
+    m = example_measure(name)
+    grades = ", ".join(f"{d}: {g}" for d, g in QRELS["q1"].items())
+    ranked = ", ".join(f"{d} ({s})" for d, s in RUN["q1"].items())
+    lines += [
+        "",
+        "## Worked example",
+        "",
+        f"One query judged {{{grades}}}; the run scores {ranked}: d2 and d3 are tied.",
+        f"`{m}` under each tie policy, computed by `rankmeter.evaluate` when this page was built "
+        "(and checked: TREC files and dicts give the same value; pessimistic ≤ expected ≤ optimistic):",
+        "",
+        "| ties | value |",
+        "|---|---|",
+    ]
+    for ties, value in values.items():
+        lines.append(f"| `{ties}` | {'not defined for this family' if value is None else f'{value:.6f}'} |")
+    supported = [t for t, v in values.items() if v is not None] + ["shuffle"]
+    lines += [
+        "",
+        "```python",
+        "import rankmeter",
+        f"qrels = {QRELS!r}",
+        f"run = {RUN!r}",
+        f"rankmeter.evaluate(qrels, run, [{m!r}], ties='trec')[{m!r}]  # {values['trec']:.6f}",
+        "```",
+        "",
+        "## Tie policies",
+        "",
+        f"Supported: {', '.join(f'`{t}`' for t in supported)} (see [semantics](../semantics.md)).",
+    ]
+    if name in PEERS:
+        lines += ["", "## In other tools", "", "| tool | name | difference |", "|---|---|---|"]
+        lines += [f"| {tool} | {peer} | {diff} |" for tool, peer, diff in PEERS[name]]
+    return "\n".join(lines) + "\n"
+
+
+def index() -> str:
+    lines = [
+        "# Measure families",
+        "",
+        "Generated from the registry (`rankmeter.measures.FAMILIES`, what `rankmeter measures` prints). "
+        "The formulas and sources are on [Measures](../measures.md).",
+        "",
+        "| family | definition | cutoff | trec_eval |",
+        "|---|---|---|---|",
+    ]
+    for name, fam in FAMILIES.items():
+        lines.append(f"| [`{name}`]({name}.md) | {fam.description} | {fam.cutoff} | {fam.trec_name or '—'} |")
+    return "\n".join(lines) + "\n"
+
+
+def on_config(config: Any) -> Any:
+    """Add the family pages to the navigation, after the page holding ``families/index.md``."""
+    entries = [{"All families": "families/index.md"}] + [{name: f"families/{name}.md"} for name in FAMILIES]
+    for item in config["nav"]:
+        if isinstance(item, dict) and "Measure families" in item:
+            item["Measure families"] = entries
+    return config
+
+
+def on_files(files: Any, config: Any) -> Any:
+    """Generate ``families/<name>.md`` for every family and ``families/index.md``."""
+    from mkdocs.structure.files import File
+
+    files.append(File.generated(config, "families/index.md", content=index()))
+    for name in FAMILIES:
+        files.append(File.generated(config, f"families/{name}.md", content=page(name)))
+    return files
