@@ -274,3 +274,40 @@ def test_unknown_option_is_named(made: dict) -> None:
     runs = {r.stem: str(r) for r in made["runs"]}
     with pytest.raises(TypeError, match="unexpected keyword arguments: tset"):
         rankmeter.report.html(str(made["qrels"]), runs, "map", tset="t")
+
+
+def test_tooltips_escape_ids(page) -> None:
+    """Hovering the bars of the hostile ids shows them as text in the tooltip, never as markup."""
+    p = page.page
+    p.select_option("#plot-measure", "map")
+    p.select_option("#plot-system", "dense")
+    p.wait_for_function("() => document.documentElement.dataset.plotted === 'dense on map'")
+    p.locator("#diff-plot").scroll_into_view_if_needed()
+    shown = []
+    for query in HOSTILE:
+        target = p.evaluate(
+            """(q) => {
+            const data = JSON.parse(document.getElementById('report-data').textContent);
+            const base = data.values.bm25.map, val = data.values.dense.map;
+            const order = data.queries.map((x, i) => [val[i] - base[i], i]).sort((a, b) => a[0] - b[0]);
+            const rank = order.findIndex(([d, i]) => data.queries[i] === q);
+            const view = window.rankmeterViews.diff;
+            const [ox, oy] = view.origin();
+            const pad = view.padding();
+            const box = view.container().querySelector('canvas').getBoundingClientRect();
+            return {x: box.left + pad.left + ox + view.scale('x')(rank + 0.5),
+                    y: box.top + pad.top + oy + view.scale('y')(order[rank][0] / 2)};
+        }""",
+            query,
+        )
+        p.mouse.move(target["x"] - 3, target["y"] - 3)
+        p.mouse.move(target["x"], target["y"], steps=3)
+        p.wait_for_timeout(200)
+        tips = p.locator(".vg-tooltip.visible")
+        if tips.count():
+            shown.append((query, tips.first.text_content(), tips.first.inner_html()))
+    assert shown, "no tooltip appeared over the hostile ids' bars"
+    for query, text, markup in shown:
+        assert query in text and "<script" not in markup and "<img" not in markup
+    assert p.evaluate("window.pwned") is None
+    assert p.evaluate("document.querySelectorAll('img').length") == 0

@@ -100,7 +100,10 @@ def script_json(obj: Any) -> str:
     >>> script_json({"q": "</script><b>", "v": [1.5, float("nan")]})
     '{"q":"\\\\u003c/script\\\\u003e\\\\u003cb\\\\u003e","v":[1.5,null]}'
     """
-    text = json.dumps(_plain(obj), allow_nan=False, separators=(",", ":"), ensure_ascii=False)
+    try:  # plain finite data (the per-query values) needs no walk
+        text = json.dumps(obj, allow_nan=False, separators=(",", ":"), ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = json.dumps(_plain(obj), allow_nan=False, separators=(",", ":"), ensure_ascii=False)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
