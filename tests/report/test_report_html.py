@@ -235,6 +235,9 @@ def test_python_api_writes_the_same_numbers(made: dict, compare_json: dict, tmp_
     data = json.loads(embedded)
     assert data["systems"] == compare_json["systems"] and data["pairs"] == compare_json["pairs"]
     assert (tmp_path / "r.html").read_text(encoding="utf-8") == html
+    # the provenance shows this call
+    call = f"rankmeter.report.html({str(made['qrels'])!r}, {{'bm25': {runs['bm25']!r}"
+    assert call.replace("'", "&#39;") in html and "n_resamples=500)" in html
 
 
 def test_script_json_escapes_every_tag_opener() -> None:

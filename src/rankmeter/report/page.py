@@ -31,7 +31,6 @@ import json
 import math
 import platform
 import shlex
-import sys
 from collections.abc import Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
@@ -432,8 +431,8 @@ def html(
     output : str or Path, optional
         Where to write the page (UTF-8); parent folders are created.
     title, command
-        See :func:`render_html`; ``command`` defaults to the Python call's
-        script and arguments (``sys.argv``).
+        See :func:`render_html`; ``command`` defaults to this call, written
+        out by :func:`python_call`.
     semantics, evaluate_options
         How every run is evaluated, as in :func:`rankmeter.compare`.
     **options
@@ -471,10 +470,44 @@ def html(
         comparison,
         evaluations=evaluations,
         title=title,
-        command=command if command is not None else [Path(sys.argv[0]).name, *sys.argv[1:]],
+        command=command if command is not None else python_call(qrels, runs, measures, semantics, options),
     )
     if output is not None:
         out = Path(output)
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(page, encoding="utf-8")
     return page
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, (str, Path, int, float, bool)) or value is None:
+        return repr(str(value) if isinstance(value, Path) else value)
+    if isinstance(value, Mapping) and len(value) <= 50 and all(isinstance(v, (str, Path)) for v in value.values()):
+        return "{" + ", ".join(f"{_shown(k)}: {_shown(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        return repr(list(value))
+    return f"<{type(value).__name__}>"
+
+
+def python_call(
+    qrels: Any,
+    runs: Mapping[str, Any],
+    measures: Any,
+    semantics: Any = None,
+    options: Mapping[str, Any] | None = None,
+) -> str:
+    """The call of :func:`html` as text, for the page's provenance: paths and names as given, objects by type.
+
+    >>> python_call("qrels.txt", {"bm25": "bm25.run", "dense": {"q1": {"d1": 1.0}}}, ["map"], None, {"test": "t"})
+    "rankmeter.report.html('qrels.txt', {'bm25': 'bm25.run', 'dense': <dict>}, ['map'], test='t')"
+    """
+    shown_runs = (
+        "{" + ", ".join(f"{_shown(k)}: {_shown(v)}" for k, v in runs.items()) + "}"
+        if isinstance(runs, Mapping)
+        else _shown(runs)
+    )
+    parts = [_shown(qrels), shown_runs, _shown(measures)]
+    if semantics is not None:
+        parts.append(f"semantics={semantics!r}")
+    parts += [f"{k}={_shown(v)}" for k, v in (options or {}).items()]
+    return f"rankmeter.report.html({', '.join(parts)})"
