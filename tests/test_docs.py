@@ -24,7 +24,7 @@ def test_guide_examples(page: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         str(page), module_relative=False, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE, report=True
     )
     assert failures == 0
-    if page.stem not in ("trainers", "large-scale"):
+    if page.stem != "trainers":
         assert attempted >= 4, f"{page.name}: only {attempted} examples"
 
 

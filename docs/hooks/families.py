@@ -21,6 +21,7 @@ from rankmeter.errors import PolicyError
 from rankmeter.measures import ALIASES, FAMILIES
 
 TIES = ("trec", "stable", "pessimistic", "expected", "optimistic")
+MEASURES_PAGE = Path(__file__).resolve().parent.parent / "measures.md"
 QRELS = {"q1": {"d1": 3, "d2": 0, "d3": 1, "d4": 2, "d5": 0, "d6": 1}}
 RUN = {"q1": {"d1": 0.9, "d2": 0.7, "d3": 0.7, "d4": 0.4, "d7": 0.2}}
 #: parameters a family needs for its example (families without a default for them)
@@ -97,6 +98,20 @@ PEERS: dict[str, list[tuple[str, str, str]]] = {
 PEERS["ap"] = PEERS["map"]
 
 
+def formulas() -> dict[str, str]:
+    """Family -> formula, from the table of ``docs/measures.md`` (rows whose first cell names the family)."""
+    import re
+
+    found: dict[str, str] = {}
+    for line in MEASURES_PAGE.read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) < 2 or not cells[0].startswith("`"):
+            continue
+        for name in re.findall(r"`([a-z_0-9]+)(?:@k)?`", cells[0]):
+            found.setdefault(name, cells[1])
+    return found
+
+
 def example_measure(name: str) -> str:
     fam = FAMILIES[name]
     params = EXAMPLE_PARAMS.get(name, "")
@@ -132,6 +147,9 @@ def page(name: str) -> str:
         fam.cutoff
     ]
     lines = [f"# `{name}`", "", f"{fam.description[:1].upper()}{fam.description[1:]}.", ""]
+    formula = formulas().get(name)
+    if formula:
+        lines += [f"**Formula** (one query; notation on [Measures](../measures.md)): `{formula}`", ""]
     lines += ["| | |", "|---|---|", f"| cutoff | {cut} |", f"| aggregated over queries by | {fam.aggregate} |"]
     if fam.trec_name:
         lines.append(f"| trec_eval name | `{fam.trec_name}` |")
