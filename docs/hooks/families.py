@@ -150,7 +150,12 @@ def page(name: str) -> str:
     formula = formulas().get(name)
     if formula:
         lines += [f"**Formula** (one query; notation on [Measures](../measures.md)): `{formula}`", ""]
-    lines += ["| | |", "|---|---|", f"| cutoff | {cut} |", f"| aggregated over queries by | {fam.aggregate} |"]
+    lines += [
+        "| property | value |",
+        "|---|---|",
+        f"| cutoff | {cut} |",
+        f"| aggregated over queries by | {fam.aggregate} |",
+    ]
     if fam.trec_name:
         lines.append(f"| trec_eval name | `{fam.trec_name}` |")
     if aliases:
