@@ -201,6 +201,13 @@ def test_hover_shows_the_query(page, made: dict) -> None:
     tooltip.wait_for(state="visible", timeout=5000)
     text = tooltip.text_content()
     assert "q07" in text and f"{target['base']:.4f}" in text and f"{target['value']:.4f}" in text
+    # a click shows the query in the per-query table
+    p.mouse.click(target["x"], target["y"])
+    p.wait_for_function("() => document.getElementById('pq-count').textContent.startsWith('1 of')")
+    assert p.locator("#pq-filter").input_value() == "q07"
+    assert p.locator("#per-query-table tbody td.qid").all_text_contents() == ["q07"]
+    p.locator("#pq-filter").fill("")
+    p.wait_for_function("() => document.getElementById('pq-count').textContent.startsWith('30 of')")
 
 
 def test_diagnostics(page) -> None:

@@ -14,6 +14,9 @@
     return vegaEmbed("#" + name + "-plot", spec, embedOptions).then((result) => {
       embedded[name] = result;
       views[name] = result.view;
+      result.view.addEventListener("click", (event, item) => {
+        if (item && item.datum && item.datum.query !== undefined) showQuery(item.datum.query);
+      });
     });
   }
   const state = { system: null, measure: data.measures[0], sortKey: null, sortDir: 1, filter: "" };
@@ -143,6 +146,15 @@
     }
     table.tBodies[0].replaceChildren(body);
     document.getElementById("pq-count").textContent = `${index.length} of ${data.queries.length} queries`;
+  }
+
+  // a click on a bar or a point shows that query in the per-query table
+  function showQuery(query) {
+    const input = document.getElementById("pq-filter");
+    input.value = query;
+    state.filter = query.toLowerCase();
+    drawTable();
+    document.getElementById("per-query").scrollIntoView();
   }
 
   function setup() {
