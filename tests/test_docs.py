@@ -54,6 +54,11 @@ def test_every_family_gets_a_checked_page() -> None:
     # pessimistic puts d2 (0) before d3 (1) inside the tie: d3 at rank 3, discount 1/log2(4)
     assert f"| `pessimistic` | {(3 + 1 / 2) / idcg:.6f} |" in pages["ndcg"]
     assert "| `expected` | not defined for this family |" in pages["bpref"]
+    # a diversity family gets intent qrels: alpha-nDCG@3 (alpha = 0.5) ranks d1 (i1), d3 (i1 again, i2), d2;
+    # the greedy ideal takes d3 (i1, i2), then d1 (i1 again), then d4 (i2 again)
+    alpha_dcg = 1 + (0.5 + 1) / math.log2(3)
+    alpha_idcg = 2 + 0.5 / math.log2(3) + 0.5 / 2
+    assert f"| `trec` | {alpha_dcg / alpha_idcg:.6f} |" in pages["alpha_ndcg"]
 
 
 def test_hook_refuses_an_inconsistent_example(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -23,6 +23,8 @@ from rankmeter.measures import ALIASES, FAMILIES
 TIES = ("trec", "stable", "pessimistic", "expected", "optimistic")
 MEASURES_PAGE = Path(__file__).resolve().parent.parent / "measures.md"
 QRELS = {"q1": {"d1": 3, "d2": 0, "d3": 1, "d4": 2, "d5": 0, "d6": 1}}
+#: intent (subtopic) qrels for the diversity families: {query: {intent: {doc: grade}}}
+INTENT_QRELS = {"q1": {"i1": {"d1": 1, "d2": 0, "d3": 1}, "i2": {"d3": 1, "d4": 1, "d6": 1}}}
 RUN = {"q1": {"d1": 0.9, "d2": 0.7, "d3": 0.7, "d4": 0.4, "d7": 0.2}}
 #: parameters a family needs for its example (families without a default for them)
 EXAMPLE_PARAMS = {"iprec_at_recall": "(recall=0.5)"}
@@ -118,18 +120,37 @@ def example_measure(name: str) -> str:
     return f"{name}{params}@3" if fam.cutoff != "none" else f"{name}{params}"
 
 
+def judgments(name: str) -> dict[str, Any]:
+    """The example's qrels: intent qrels for the families that need them."""
+    from rankmeter.diversity import is_diversity
+
+    return INTENT_QRELS if is_diversity(rankmeter.parse(example_measure(name))) else QRELS
+
+
+def qrels_lines(qrels: dict[str, Any]) -> str:
+    """The example's qrels as TREC lines (``query intent docno grade`` for intent qrels)."""
+    rows = []
+    for q, judged in qrels.items():
+        for key, value in judged.items():
+            if isinstance(value, dict):
+                rows += [f"{q} {key} {d} {g}\n" for d, g in value.items()]
+            else:
+                rows.append(f"{q} 0 {key} {value}\n")
+    return "".join(rows)
+
+
 def example_values(name: str) -> dict[str, float | None]:
     """The example under every tie policy (None: the policy is not defined for the family)."""
     m = example_measure(name)
     values: dict[str, float | None] = {}
     for ties in TIES:
         try:
-            values[ties] = float(rankmeter.evaluate(QRELS, RUN, [m], ties=ties)[m])
+            values[ties] = float(rankmeter.evaluate(judgments(name), RUN, [m], ties=ties)[m])
         except PolicyError:
             values[ties] = None
     with tempfile.TemporaryDirectory() as tmp:
         qrels, run = Path(tmp) / "qrels.txt", Path(tmp) / "run.txt"
-        qrels.write_text("".join(f"q1 0 {d} {g}\n" for d, g in QRELS["q1"].items()))
+        qrels.write_text(qrels_lines(judgments(name)))
         run.write_text("".join(f"q1 Q0 {d} 0 {s} demo\n" for d, s in RUN["q1"].items()))
         from_files = float(rankmeter.evaluate(str(qrels), str(run), [m])[m])
     if values["trec"] is None or not math.isclose(from_files, values["trec"], rel_tol=0, abs_tol=1e-12):
@@ -138,6 +159,16 @@ def example_values(name: str) -> dict[str, float | None]:
     if None not in (lo, mid, hi) and not (lo - 1e-12 <= mid <= hi + 1e-12):  # type: ignore[operator]
         raise ValueError(f"{m}: expected {mid} is not between pessimistic {lo} and optimistic {hi}")
     return values
+
+
+def shuffles(name: str) -> bool:
+    """Whether the family accepts ``ties="shuffle"`` (seeded random order inside tied groups)."""
+    m = example_measure(name)
+    try:
+        rankmeter.evaluate(judgments(name), RUN, [m], ties="shuffle", seed=0)
+    except PolicyError:
+        return False
+    return True
 
 
 def page(name: str) -> str:
@@ -170,7 +201,13 @@ def page(name: str) -> str:
         lines.append("None besides the cutoff.")
     values = example_values(name)
     m = example_measure(name)
-    grades = ", ".join(f"{d}: {g}" for d, g in QRELS["q1"].items())
+    qrels = judgments(name)
+    if qrels is INTENT_QRELS:
+        grades = "; ".join(
+            f"intent {i}: {{{', '.join(f'{d}: {g}' for d, g in docs.items())}}}" for i, docs in qrels["q1"].items()
+        )
+    else:
+        grades = ", ".join(f"{d}: {g}" for d, g in qrels["q1"].items())
     ranked = ", ".join(f"{d} ({s})" for d, s in RUN["q1"].items())
     lines += [
         "",
@@ -185,12 +222,12 @@ def page(name: str) -> str:
     ]
     for ties, value in values.items():
         lines.append(f"| `{ties}` | {'not defined for this family' if value is None else f'{value:.6f}'} |")
-    supported = [t for t, v in values.items() if v is not None] + ["shuffle"]
+    supported = [t for t, v in values.items() if v is not None] + (["shuffle"] if shuffles(name) else [])
     lines += [
         "",
         "```python",
         "import rankmeter",
-        f"qrels = {QRELS!r}",
+        f"qrels = {qrels!r}",
         f"run = {RUN!r}",
         f"rankmeter.evaluate(qrels, run, [{m!r}], ties='trec')[{m!r}]  # {values['trec']:.6f}",
         "```",
