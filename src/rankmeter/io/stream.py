@@ -5,10 +5,11 @@ from __future__ import annotations
 import gzip
 import os
 import re
+import zlib
 from collections.abc import Iterable, Iterator
 from typing import Any, TypeVar
 
-from rankmeter.errors import QueryOrderError
+from rankmeter.errors import InputFormatError, QueryOrderError
 from rankmeter.io.tables import Run, id_at
 from rankmeter.io.trec import parse_run_block
 
@@ -67,10 +68,10 @@ def iter_run_chunks(
     line = 1
     with gzip.open(path, "rb") if source.endswith(".gz") else open(path, "rb") as fh:  # noqa: SIM115
         while True:
-            data = fh.read(block_bytes)
+            data = _read_block(fh, block_bytes, source)
             block = carry + data
             if not data:
-                if block.strip() or not seen:  # (an empty file gets read_run's error)
+                if _has_rows(block) or not seen:  # (an empty file gets read_run's error)
                     last = block if block.endswith(b"\n") else block + b"\n"
                     yield _parsed(last, source, line, seen, columnar_only)[0], _bytes_read(fh)
                 return
@@ -83,10 +84,30 @@ def iter_run_chunks(
                 carry = block
                 continue
             emit, carry = block[:boundary], block[boundary:]
+            if not _has_rows(emit):  # blank and comment lines only
+                line += emit.count(b"\n")
+                continue
             run, columnar = _parsed(emit, source, line, seen, columnar_only)
             yield run, _bytes_read(fh)
             # the columnar parser takes only blocks where every line is a row
             line += len(run) if columnar else emit.count(b"\n")
+
+
+def _has_rows(block: bytes) -> bool:
+    """Whether ``block`` has a line that is neither blank nor a comment.
+
+    >>> _has_rows(b"# c\\n\\n  \\n"), _has_rows(b"# c\\n1 Q0 a 1 1 t\\n")
+    (False, True)
+    """
+    return any(line.strip() and not line.startswith(b"#") for line in block.split(b"\n"))
+
+
+def _read_block(fh: Any, size: int, source: str) -> bytes:
+    """The next ``size`` bytes of ``fh``; a truncated or corrupt ``.gz`` file raises InputFormatError."""
+    try:
+        return bytes(fh.read(size))
+    except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+        raise InputFormatError(f"{source}: cannot read file: corrupt or truncated gzip data ({exc})") from exc
 
 
 def _parsed(data: bytes, source: str, line: int, seen: set[str], columnar_only: bool) -> tuple[Run, bool]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import gzip
 import os
 import re
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ import numpy as np
 from rankmeter.errors import InputFormatError, InvalidScoreError, where
 from rankmeter.io.arrow import arrow_to_numpy, combined, memory_pool
 from rankmeter.io.tables import Qrels, Run
-from rankmeter.io.validate import check_finite
+from rankmeter.io.validate import check_finite, check_no_nul, first_unplain_number
 
 PathLike = str | os.PathLike[str]
 
@@ -46,6 +47,8 @@ def _read_bytes(path: PathLike) -> bytes:
             return fh.read()
     except OSError as exc:
         raise InputFormatError(f"{p}: cannot read file: {exc.strerror or exc}") from exc
+    except (EOFError, zlib.error) as exc:  # a truncated or corrupt .gz
+        raise InputFormatError(f"{p}: cannot read file: corrupt or truncated gzip data ({exc})") from exc
 
 
 def _token_counts_per_line(text: str) -> tuple[np.ndarray, np.ndarray]:
@@ -103,11 +106,16 @@ def _to_float(
     column: np.ndarray, what: str, fields: np.ndarray, lines: np.ndarray, source: str, doc_col: int
 ) -> np.ndarray:
     try:
-        return np.asarray(column, dtype=np.float64)
+        values = np.asarray(column, dtype=np.float64)
+        odd = first_unplain_number(column)
+        if odd is None:
+            return values
     except ValueError:
-        pass
+        odd = None
     for row, value in enumerate(column):
         try:
+            if row == odd:
+                raise ValueError(value)
             float(value)
         except ValueError:
             raise InvalidScoreError(
@@ -162,6 +170,15 @@ def _arrow_table(data: Any, n_columns: int, keep: dict[int, Any], path: PathLike
     errors = (pa.ArrowInvalid, pa.ArrowNotImplementedError)
     if data is not None and (not data or data.startswith(b"#")):
         return None
+    # every column is parsed (those not kept as dictionaries, cheap) so that an empty field, which a
+    # doubled or edge space makes, is seen; whitespace other than spaces is normalised before parsing
+    keep = {i: keep.get(i, pa.dictionary(pa.int32(), pa.string())) for i in range(n_columns)}
+    if data is None and _other_whitespace_in_file(path):  # type: ignore[arg-type]
+        data = _read_bytes(path)  # type: ignore[arg-type]
+    if data is not None and b"\x00" in data:
+        return None  # the exact path reports the line
+    if data is not None and any(c in data for c in _OTHER_WHITESPACE):
+        data = _LEADING_OR_TRAILING.sub(b"", _WHITESPACE_RUN.sub(b" ", data))
     try:
         if data is None:
             try:
@@ -181,12 +198,39 @@ def _arrow_table(data: Any, n_columns: int, keep: dict[int, Any], path: PathLike
             table = _arrow_read(pa.py_buffer(data), n_columns, keep)
         except errors:
             return None
-    if table.num_rows == 0:
+    if table.num_rows == 0 or _has_empty_field(table):
         return None
     qids = combined(table.column("c0"))
     if _any_comment(qids.dictionary):
         return None  # a comment line that happens to have the right number of fields
     return table, qids
+
+
+_OTHER_WHITESPACE = (b"\t", b"\r", b"\v", b"\f", b"\x00")
+
+
+def _other_whitespace_in_file(path: PathLike) -> bool:
+    """Whether a plain file holds a tab, CR, VT, FF or NUL byte (memory-mapped, one ``find`` per byte)."""
+    import mmap
+
+    try:
+        with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            return any(mm.find(c) >= 0 for c in _OTHER_WHITESPACE)
+    except (OSError, ValueError):  # unreadable or empty: the exact path reports it
+        return False
+
+
+def _has_empty_field(table: Any) -> bool:
+    """Whether any field of the single-space parsed table is empty (a doubled, leading or trailing space)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    for column in table.columns:
+        for chunk in column.chunks:
+            values = chunk.dictionary if pa.types.is_dictionary(chunk.type) else chunk
+            if pa.types.is_string(values.type) and len(values) and pc.min(pc.binary_length(values)).as_py() == 0:
+                return True
+    return False
 
 
 def _any_comment(ids: Any) -> bool:
@@ -328,6 +372,7 @@ def _parse_columns(
     else:
         if data is None:
             data = _read_bytes(path)  # type: ignore[arg-type]
+        check_no_nul(data, source, first_line)
         text = data.decode("utf-8", "surrogateescape")
         fields, lines, source = _fields_from_text(text, source, n_columns, qrels, layout)
         lines = lines + (first_line - 1)
