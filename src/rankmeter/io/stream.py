@@ -9,7 +9,7 @@ import zlib
 from collections.abc import Iterable, Iterator
 from typing import Any, TypeVar
 
-from rankmeter.errors import InputFormatError, QueryOrderError
+from rankmeter.errors import InputFormatError, PolicyError, QueryOrderError
 from rankmeter.io.tables import Run, id_at
 from rankmeter.io.trec import parse_run_block
 
@@ -63,6 +63,8 @@ def iter_run_chunks(
     >>> os.unlink(f.name)
     """
     source = str(path)
+    if not isinstance(block_bytes, int) or block_bytes < 1:
+        raise PolicyError(f"block_bytes must be a positive number of bytes, got {block_bytes!r}")
     seen: set[str] = set()
     carry = b""
     line = 1
