@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 from rankmeter.errors import InputFormatError, PolicyError, QueryOrderError
 from rankmeter.io.tables import Run, id_at
 from rankmeter.io.trec import parse_run_block
+from rankmeter.io.validate import check_no_nul
 
 T = TypeVar("T")
 
@@ -73,6 +74,7 @@ def iter_run_chunks(
             data = _read_block(fh, block_bytes, source)
             block = carry + data
             if not data:
+                check_no_nul(block, source, line)
                 if _has_rows(block) or not seen:  # (an empty file gets read_run's error)
                     last = block if block.endswith(b"\n") else block + b"\n"
                     yield _parsed(last, source, line, seen, columnar_only)[0], _bytes_read(fh)
@@ -87,6 +89,7 @@ def iter_run_chunks(
                 continue
             emit, carry = block[:boundary], block[boundary:]
             if not _has_rows(emit):  # blank and comment lines only
+                check_no_nul(emit, source, line)  # as the whole-file reader checks them
                 line += emit.count(b"\n")
                 continue
             run, columnar = _parsed(emit, source, line, seen, columnar_only)
