@@ -20,6 +20,40 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
+INSTRUMENTED = [
+    "rankmeter",
+    "rankmeter.errors",
+    "rankmeter.io.trec",
+    "rankmeter.io.stream",
+    "rankmeter.io.validate",
+    "rankmeter.io.dicts",
+    "rankmeter.io.frames",
+    "rankmeter.io.load",
+    "rankmeter.io.ids",
+    "rankmeter.measures",
+    "rankmeter.measures.grammar",
+    "rankmeter.measures.params",
+    "rankmeter.core.align",
+    "rankmeter.core.semantics",
+    "rankmeter.pipeline",
+    "rankmeter.evaluate",
+    "rankmeter.stream",
+    "rankmeter.results",
+    "rankmeter.trec_eval.readers",
+    "rankmeter.trec_eval.measures",
+    "rankmeter.trec_eval.options",
+    "rankmeter.trec_eval.prefs",
+    "rankmeter.trec_eval.judgment_groups",
+    "rankmeter.trec_eval.app",
+    "rankmeter.cli.main",
+    "rankmeter.cli.evaluate",
+    "rankmeter.cli.options",
+    "rankmeter.cli.runs",
+    "rankmeter.cli.text_table",
+    "rankmeter.cli.trec_eval",
+]
+
+
 def main() -> None:
     import atheris
 
@@ -29,12 +63,12 @@ def main() -> None:
         print("\n".join(TARGETS))
         return
     name = sys.argv.pop(1)
+    import importlib
+
+    # rankmeter imports most modules lazily: import every one a target reaches while instrumenting
     with atheris.instrument_imports(include=["rankmeter"]):
-        import rankmeter  # noqa: F401
-        import rankmeter.cli.main  # noqa: F401
-        import rankmeter.io.stream  # noqa: F401
-        import rankmeter.trec_eval.judgment_groups  # noqa: F401
-        import rankmeter.trec_eval.prefs  # noqa: F401
+        for module in INSTRUMENTED:
+            importlib.import_module(module)
     from tests.fuzz.targets import TARGETS
 
     target = TARGETS[name]

@@ -220,7 +220,9 @@ _SCALARS: list[object] = [
 
 
 def _values_from(data: bytes) -> list[object]:
-    return [_SCALARS[b % len(_SCALARS)] for b in data]
+    """Values picked by the bytes; a fresh list or dict each time, so that no input changes the next one."""
+    out = [_SCALARS[b % len(_SCALARS)] for b in data]
+    return [type(v)() if isinstance(v, list | dict) else v for v in out]
 
 
 def dicts(data: bytes) -> None:

@@ -12,17 +12,22 @@ from typing import Any, TypeVar
 from rankmeter.errors import InputFormatError, PolicyError, QueryOrderError
 from rankmeter.io.tables import Run, id_at
 from rankmeter.io.trec import parse_run_block
-from rankmeter.io.validate import check_no_nul
+from rankmeter.io.validate import check_no_nul, line_too_long, max_line_bytes
 
 T = TypeVar("T")
 
 _FIRST_FIELD = re.compile(rb"[ \t\r\f\v]*([^ \t\r\f\v\n]*)")
 
 
-def _last_query_start(block: bytes, stop: int) -> int:
+def _last_query_start(block: bytes, stop: int, known: int = 0) -> int:
     """Byte offset where the lines of the last query of ``block[:stop]`` begin (0 if it is one query).
 
-    ``block[stop - 1]`` is a newline.
+    ``block[stop - 1]`` is a newline. ``block[:known]`` (whole lines) is already known to hold one
+    query: the scan stops at its first line there instead of reading all of it again, so that a
+    query spanning many blocks costs time linear in its size.
+
+    >>> _last_query_start(b"1 a\\n1 b\\n2 c\\n", 12), _last_query_start(b"1 a\\n1 b\\n", 8, known=4)
+    (8, 0)
     """
     end = stop - 1
     line_start = block.rfind(b"\n", 0, end) + 1
@@ -31,8 +36,11 @@ def _last_query_start(block: bytes, stop: int) -> int:
     while line_start > 0:
         prev_start = block.rfind(b"\n", 0, line_start - 1) + 1
         m = _FIRST_FIELD.match(block, prev_start)
-        if (m.group(1) if m else b"") != qid and not block.startswith(b"#", prev_start):
+        comment = block.startswith(b"#", prev_start)
+        if (m.group(1) if m else b"") != qid and not comment:
             return line_start
+        if prev_start < known and not comment:
+            return 0  # the same query as every line of the known part
         line_start = prev_start
     return 0
 
@@ -52,7 +60,8 @@ def iter_run_chunks(
     (so whitespace, comments and error messages with file:line are the same).
     The file must list each query's lines together, as every TREC run does; a
     query that reappears later raises :class:`~rankmeter.errors.QueryOrderError`.
-    Memory is bounded by ``block_bytes`` plus the largest query. With
+    Memory is bounded by ``block_bytes`` plus the largest query; a line longer than
+    :func:`~rankmeter.io.validate.max_line_bytes` raises PolicyError. With
     ``columnar_only``, a block the columnar parser cannot take (comments,
     blank lines, irregular columns) raises :class:`NotColumnar` instead.
 
@@ -68,6 +77,7 @@ def iter_run_chunks(
         raise PolicyError(f"block_bytes must be a positive number of bytes, got {block_bytes!r}")
     seen: set[str] = set()
     carry = b""
+    known = 0  # carry[:known] holds whole lines of one query
     line = 1
     with gzip.open(path, "rb") if source.endswith(".gz") else open(path, "rb") as fh:  # noqa: SIM115
         while True:
@@ -80,14 +90,16 @@ def iter_run_chunks(
                     yield _parsed(last, source, line, seen, columnar_only)[0], _bytes_read(fh)
                 return
             cut = block.rfind(b"\n") + 1
+            if len(block) - cut > max_line_bytes():  # a line with no end in sight: not a TREC run
+                raise line_too_long(len(block) - cut, source, line + block.count(b"\n", 0, cut))
             if cut == 0:
                 carry = block
                 continue
-            boundary = _last_query_start(block, cut)
+            boundary = _last_query_start(block, cut, known)
             if boundary == 0:
-                carry = block
+                carry, known = block, cut
                 continue
-            emit, carry = block[:boundary], block[boundary:]
+            emit, carry, known = block[:boundary], block[boundary:], 0
             if not _has_rows(emit):  # blank and comment lines only
                 check_no_nul(emit, source, line)  # as the whole-file reader checks them
                 line += emit.count(b"\n")

@@ -13,10 +13,8 @@ line-by-line pass that reports the exact ``file:line`` of any problem.
 
 from __future__ import annotations
 
-import gzip
 import os
 import re
-import zlib
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +23,14 @@ import numpy as np
 from rankmeter.errors import InputFormatError, InvalidScoreError, where
 from rankmeter.io.arrow import arrow_to_numpy, combined, memory_pool
 from rankmeter.io.tables import Qrels, Run
-from rankmeter.io.validate import check_finite, check_no_nul, first_unplain_number
+from rankmeter.io.validate import (
+    check_finite,
+    check_line_lengths,
+    check_no_nul,
+    first_unplain_number,
+    max_line_bytes,
+    read_gzip,
+)
 
 PathLike = str | os.PathLike[str]
 
@@ -41,14 +46,13 @@ def _read_bytes(path: PathLike) -> bytes:
         import sys
 
         return sys.stdin.buffer.read()
-    opener = gzip.open if p.suffix == ".gz" else open
+    if p.suffix == ".gz":
+        return read_gzip(p, str(p))
     try:
-        with opener(p, "rb") as fh:
+        with open(p, "rb") as fh:
             return fh.read()
     except OSError as exc:
         raise InputFormatError(f"{p}: cannot read file: {exc.strerror or exc}") from exc
-    except (EOFError, zlib.error) as exc:  # a truncated or corrupt .gz
-        raise InputFormatError(f"{p}: cannot read file: corrupt or truncated gzip data ({exc})") from exc
 
 
 def _token_counts_per_line(text: str) -> tuple[np.ndarray, np.ndarray]:
@@ -221,15 +225,18 @@ def _other_whitespace_in_file(path: PathLike) -> bool:
 
 
 def _has_empty_field(table: Any) -> bool:
-    """Whether any field of the single-space parsed table is empty (a doubled, leading or trailing space)."""
+    """Whether any field of the parsed table is empty (a doubled, leading or trailing space) or over the line limit."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    limit = max_line_bytes()
     for column in table.columns:
         for chunk in column.chunks:
             values = chunk.dictionary if pa.types.is_dictionary(chunk.type) else chunk
-            if pa.types.is_string(values.type) and len(values) and pc.min(pc.binary_length(values)).as_py() == 0:
-                return True
+            if pa.types.is_string(values.type) and len(values):
+                lengths = pc.min_max(pc.binary_length(values)).as_py()
+                if lengths["min"] == 0 or lengths["max"] > limit:
+                    return True
     return False
 
 
@@ -373,6 +380,7 @@ def _parse_columns(
         if data is None:
             data = _read_bytes(path)  # type: ignore[arg-type]
         check_no_nul(data, source, first_line)
+        check_line_lengths(data, source, first_line)
         text = data.decode("utf-8", "surrogateescape")
         fields, lines, source = _fields_from_text(text, source, n_columns, qrels, layout)
         lines = lines + (first_line - 1)

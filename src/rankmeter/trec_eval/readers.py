@@ -15,10 +15,8 @@ comments and blank lines are skipped. ``-`` reads standard input.
 
 from __future__ import annotations
 
-import gzip
 import re
 import sys
-import zlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,7 +24,7 @@ import numpy as np
 from rankmeter.errors import InputFormatError, InvalidScoreError, where
 from rankmeter.io.tables import Qrels, Run
 from rankmeter.io.trec import last_line_field, read_columns_fast
-from rankmeter.io.validate import check_no_nul, first_unplain_number
+from rankmeter.io.validate import check_line_lengths, check_no_nul, first_unplain_number, read_gzip
 from rankmeter.trec_eval.cnum import atol
 
 
@@ -35,16 +33,18 @@ def read_text(path: str) -> str:
     if path == "-":
         data = sys.stdin.buffer.read()
         check_no_nul(data, "<stdin>")
+        check_line_lengths(data, "<stdin>")
         return data.decode("utf-8", "surrogateescape")
-    try:
-        opener = gzip.open if path.endswith(".gz") else open
-        with opener(path, "rb") as fh:
-            data = fh.read()
-    except OSError as exc:
-        raise InputFormatError(f"{path}: cannot read file: {exc.strerror or exc}") from exc
-    except (EOFError, zlib.error) as exc:  # a truncated or corrupt .gz
-        raise InputFormatError(f"{path}: cannot read file: corrupt or truncated gzip data ({exc})") from exc
+    if path.endswith(".gz"):
+        data = read_gzip(path, path)
+    else:
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read()
+        except OSError as exc:
+            raise InputFormatError(f"{path}: cannot read file: {exc.strerror or exc}") from exc
     check_no_nul(data, path)
+    check_line_lengths(data, path)
     return data.decode("utf-8", "surrogateescape")
 
 
