@@ -194,6 +194,11 @@ def cases() -> list[Case]:
             "streamed run whose query comes back",
             lambda: rankmeter.evaluate_stream("qrels.txt", "run-unsorted.txt", "map"),
         ),
+        (
+            "files",
+            "streamed run file that does not exist",
+            lambda: rankmeter.evaluate_stream("qrels.txt", "missing-run.txt", "map"),
+        ),
         ("files", "qrels and run swapped", lambda: rankmeter.evaluate("run.txt", "qrels.txt", "map")),
         ("files", "a directory given as the run", lambda: rankmeter.evaluate("qrels.txt", ".", "map")),
         (
