@@ -79,7 +79,11 @@ def iter_run_chunks(
     carry = b""
     known = 0  # carry[:known] holds whole lines of one query
     line = 1
-    with gzip.open(path, "rb") if source.endswith(".gz") else open(path, "rb") as fh:  # noqa: SIM115
+    try:
+        fh = gzip.open(path, "rb") if source.endswith(".gz") else open(path, "rb")  # noqa: SIM115
+    except OSError as exc:
+        raise InputFormatError(f"{source}: cannot read file: {exc.strerror or exc}") from None
+    with fh:
         while True:
             data = _read_block(fh, block_bytes, source)
             block = carry + data
