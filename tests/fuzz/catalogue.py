@@ -11,6 +11,7 @@ import contextlib
 import gzip
 import io
 import os
+import re
 import sys
 import tempfile
 from collections.abc import Callable
@@ -382,6 +383,8 @@ def render() -> str:
     lines = [BEGIN, "", "| # | area | bad input | error | message |", "|---|---|---|---|---|"]
     for i, (area, what, call) in enumerate(cases(), start=1):
         kind, message = outcome(call)
+        # the registry grows with every new measure: the page abbreviates its list so it need not follow
+        message = re.sub(r"(known measures: )[a-z0-9_, ]+", r"\1... (every registered measure)", message)
         cell = message.replace("|", "\\|").replace("\n", "<br>")
         lines.append(
             f"| {i} | {area} | {what} | `{kind}` | `{cell}` |"
