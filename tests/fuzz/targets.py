@@ -9,12 +9,14 @@ atheris in ``fuzz/campaign.py`` (the long, coverage-guided campaign; see docs/er
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import gzip
 import io
 import math
 import os
 import re
+import shutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -29,6 +31,7 @@ class Finding(AssertionError):
 
 
 _WORKDIR = Path(tempfile.mkdtemp(prefix="rankmeter-fuzz-"))
+atexit.register(shutil.rmtree, _WORKDIR, True)
 _FIELDS = re.compile(rb"[^ \t\n\r\f\v]+")
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\Z")
 
