@@ -31,7 +31,7 @@ from rankmeter.core.lists import (
 from rankmeter.core.ranked_lists import RankedLists
 from rankmeter.core.semantics import Semantics, SemanticsOptions
 from rankmeter.core.ties import straddling_queries
-from rankmeter.errors import MeasureSyntaxError, QueryOrderError, RankmeterError
+from rankmeter.errors import InputFormatError, MeasureSyntaxError, QueryOrderError, RankmeterError
 from rankmeter.io.dense import dense_arrays, flatten_dense, flatten_ragged
 from rankmeter.io.frames import is_frame
 from rankmeter.io.load import as_qrels, as_run
@@ -237,6 +237,20 @@ def is_runs(run: Any) -> bool:
     return isinstance(first, Mapping) and isinstance(next(iter(first.values()), None), Mapping)
 
 
+def _same_name(runs: Mapping[Any, Any]) -> str:
+    """The first system name that two keys of ``runs`` share once converted with ``str``.
+
+    >>> _same_name({1: "a.txt", "1": "b.txt"})
+    '1'
+    """
+    seen: set[str] = set()
+    for name in map(str, runs):
+        if name in seen:
+            return name
+        seen.add(name)
+    return ""
+
+
 def _evaluate_runs(
     qrels: Qrels,
     runs: Mapping[str, Any],
@@ -247,7 +261,10 @@ def _evaluate_runs(
     progress: bool | None,
 ) -> SystemResults:
     """Every run of ``runs`` against the same qrels (read once), a run per thread, results in the given order."""
-    names = [str(name) for name in runs]
+    by_name = {str(name): run for name, run in runs.items()}
+    if len(by_name) < len(runs):
+        raise InputFormatError(f"runs: two systems have the same name {_same_name(runs)!r} once written as text")
+    names = list(by_name)
     workers = min(MAX_THREADS, usable_cpus()) if threads is None else threads
     parallel = workers > 1 and len(names) > 1
 
@@ -255,7 +272,7 @@ def _evaluate_runs(
         try:
             return evaluate(
                 qrels,
-                runs[name],
+                by_name[name],
                 measures,
                 semantics=semantics,
                 run_columns=run_columns,

@@ -43,11 +43,15 @@ class _TidyExport:
         import csv
 
         columns = [*self.key_columns, "measure", "value"]
+        rows = [
+            [*(row[c] for c in columns[:-1]), repr(row["value"])] for row in [*self.per_query, *self.aggregate_rows()]
+        ]
+        # csv quotes a field holding "\n" but not one holding a lone "\r", which readers then split on
+        lone_cr = any(isinstance(cell, str) and "\r" in cell for row in rows for cell in row)
         buf = io.StringIO()
-        writer = csv.writer(buf, lineterminator="\n")
+        writer = csv.writer(buf, lineterminator="\n", quoting=csv.QUOTE_ALL if lone_cr else csv.QUOTE_MINIMAL)
         writer.writerow(columns)
-        for row in [*self.per_query, *self.aggregate_rows()]:
-            writer.writerow([*(row[c] for c in columns[:-1]), repr(row["value"])])
+        writer.writerows(rows)
         text = buf.getvalue()
         if path is not None:
             _write_text(path, text)
@@ -166,6 +170,7 @@ class EvaluationResult(_TidyExport):
             return f"{value:.4f}"
 
         if per_query:
+            _check_trec_ids(self.query_ids.tolist())
             for qi, qid in enumerate(self.query_ids.tolist()):
                 for mi, name in enumerate(self.measure_names):
                     if self.included[qi, mi]:
@@ -173,6 +178,24 @@ class EvaluationResult(_TidyExport):
         for name, value in self.aggregate.items():
             lines.append(f"{name:<22}\tall\t{fmt(name, value)}")
         return "\n".join(lines) + "\n"
+
+
+def _check_trec_ids(query_ids: list[str]) -> None:
+    """Raise InputFormatError for a query id that trec_eval's whitespace-separated text cannot hold.
+
+    >>> _check_trec_ids(["q1", "a b"])
+    Traceback (most recent call last):
+    ...
+    rankmeter.errors.InputFormatError: query 'a b': trec_eval's text format separates fields by whitespace ...
+    """
+    for qid in query_ids:
+        if not qid or any(ch.isspace() for ch in qid):
+            from rankmeter.errors import InputFormatError
+
+            raise InputFormatError(
+                f"query {qid!r}: trec_eval's text format separates fields by whitespace and cannot hold "
+                "this id; write CSV or JSON instead"
+            )
 
 
 def _write_text(path: str | Path, text: str) -> None:

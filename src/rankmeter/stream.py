@@ -23,6 +23,7 @@ from rankmeter.core.align import (
 )
 from rankmeter.core.lists import map_blocks
 from rankmeter.core.semantics import Semantics, SemanticsOptions
+from rankmeter.errors import InputFormatError
 from rankmeter.io.load import as_qrels
 from rankmeter.io.tables import Qrels, Run
 from rankmeter.pipeline import (
@@ -115,7 +116,10 @@ def evaluate_stream(
     parsed = parse_measures(measures)
     q, qrels_dropped = dedupe_qrels(as_qrels(qrels), sem.duplicates)
     judgments = JudgmentsByQuery(q)
-    size = Path(run_path).stat().st_size
+    try:
+        size = Path(run_path).stat().st_size
+    except OSError as exc:
+        raise InputFormatError(f"{run_path}: cannot read file: {exc.strerror or exc}") from None
     parts: list[EvaluationResult] = []
     infos: list[AlignInfo] = []
     name = None

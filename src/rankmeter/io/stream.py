@@ -5,22 +5,29 @@ from __future__ import annotations
 import gzip
 import os
 import re
+import zlib
 from collections.abc import Iterable, Iterator
 from typing import Any, TypeVar
 
-from rankmeter.errors import QueryOrderError
+from rankmeter.errors import InputFormatError, PolicyError, QueryOrderError
 from rankmeter.io.tables import Run, id_at
 from rankmeter.io.trec import parse_run_block
+from rankmeter.io.validate import check_no_nul, line_too_long, max_line_bytes
 
 T = TypeVar("T")
 
 _FIRST_FIELD = re.compile(rb"[ \t\r\f\v]*([^ \t\r\f\v\n]*)")
 
 
-def _last_query_start(block: bytes, stop: int) -> int:
+def _last_query_start(block: bytes, stop: int, known: int = 0) -> int:
     """Byte offset where the lines of the last query of ``block[:stop]`` begin (0 if it is one query).
 
-    ``block[stop - 1]`` is a newline.
+    ``block[stop - 1]`` is a newline. ``block[:known]`` (whole lines) is already known to hold one
+    query: the scan stops at its first line there instead of reading all of it again, so that a
+    query spanning many blocks costs time linear in its size.
+
+    >>> _last_query_start(b"1 a\\n1 b\\n2 c\\n", 12), _last_query_start(b"1 a\\n1 b\\n", 8, known=4)
+    (8, 0)
     """
     end = stop - 1
     line_start = block.rfind(b"\n", 0, end) + 1
@@ -29,8 +36,11 @@ def _last_query_start(block: bytes, stop: int) -> int:
     while line_start > 0:
         prev_start = block.rfind(b"\n", 0, line_start - 1) + 1
         m = _FIRST_FIELD.match(block, prev_start)
-        if (m.group(1) if m else b"") != qid and not block.startswith(b"#", prev_start):
+        comment = block.startswith(b"#", prev_start)
+        if (m.group(1) if m else b"") != qid and not comment:
             return line_start
+        if prev_start < known and not comment:
+            return 0  # the same query as every line of the known part
         line_start = prev_start
     return 0
 
@@ -50,7 +60,8 @@ def iter_run_chunks(
     (so whitespace, comments and error messages with file:line are the same).
     The file must list each query's lines together, as every TREC run does; a
     query that reappears later raises :class:`~rankmeter.errors.QueryOrderError`.
-    Memory is bounded by ``block_bytes`` plus the largest query. With
+    Memory is bounded by ``block_bytes`` plus the largest query; a line longer than
+    :func:`~rankmeter.io.validate.max_line_bytes` raises PolicyError. With
     ``columnar_only``, a block the columnar parser cannot take (comments,
     blank lines, irregular columns) raises :class:`NotColumnar` instead.
 
@@ -62,31 +73,62 @@ def iter_run_chunks(
     >>> os.unlink(f.name)
     """
     source = str(path)
+    if not isinstance(block_bytes, int) or block_bytes < 1:
+        raise PolicyError(f"block_bytes must be a positive number of bytes, got {block_bytes!r}")
     seen: set[str] = set()
     carry = b""
+    known = 0  # carry[:known] holds whole lines of one query
     line = 1
-    with gzip.open(path, "rb") if source.endswith(".gz") else open(path, "rb") as fh:  # noqa: SIM115
+    try:
+        fh = gzip.open(path, "rb") if source.endswith(".gz") else open(path, "rb")  # noqa: SIM115
+    except OSError as exc:
+        raise InputFormatError(f"{source}: cannot read file: {exc.strerror or exc}") from None
+    with fh:
         while True:
-            data = fh.read(block_bytes)
+            data = _read_block(fh, block_bytes, source)
             block = carry + data
             if not data:
-                if block.strip() or not seen:  # (an empty file gets read_run's error)
+                check_no_nul(block, source, line)
+                if _has_rows(block) or not seen:  # (an empty file gets read_run's error)
                     last = block if block.endswith(b"\n") else block + b"\n"
                     yield _parsed(last, source, line, seen, columnar_only)[0], _bytes_read(fh)
                 return
             cut = block.rfind(b"\n") + 1
+            if len(block) - cut > max_line_bytes():  # a line with no end in sight: not a TREC run
+                raise line_too_long(len(block) - cut, source, line + block.count(b"\n", 0, cut))
             if cut == 0:
                 carry = block
                 continue
-            boundary = _last_query_start(block, cut)
+            boundary = _last_query_start(block, cut, known)
             if boundary == 0:
-                carry = block
+                carry, known = block, cut
                 continue
-            emit, carry = block[:boundary], block[boundary:]
+            emit, carry, known = block[:boundary], block[boundary:], 0
+            if not _has_rows(emit):  # blank and comment lines only
+                check_no_nul(emit, source, line)  # as the whole-file reader checks them
+                line += emit.count(b"\n")
+                continue
             run, columnar = _parsed(emit, source, line, seen, columnar_only)
             yield run, _bytes_read(fh)
             # the columnar parser takes only blocks where every line is a row
             line += len(run) if columnar else emit.count(b"\n")
+
+
+def _has_rows(block: bytes) -> bool:
+    """Whether ``block`` has a line that is neither blank nor a comment.
+
+    >>> _has_rows(b"# c\\n\\n  \\n"), _has_rows(b"# c\\n1 Q0 a 1 1 t\\n")
+    (False, True)
+    """
+    return any(line.strip() and not line.startswith(b"#") for line in block.split(b"\n"))
+
+
+def _read_block(fh: Any, size: int, source: str) -> bytes:
+    """The next ``size`` bytes of ``fh``; a truncated or corrupt ``.gz`` file raises InputFormatError."""
+    try:
+        return bytes(fh.read(size))
+    except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+        raise InputFormatError(f"{source}: cannot read file: corrupt or truncated gzip data ({exc})") from exc
 
 
 def _parsed(data: bytes, source: str, line: int, seen: set[str], columnar_only: bool) -> tuple[Run, bool]:

@@ -13,7 +13,6 @@ line-by-line pass that reports the exact ``file:line`` of any problem.
 
 from __future__ import annotations
 
-import gzip
 import os
 import re
 from pathlib import Path
@@ -24,7 +23,14 @@ import numpy as np
 from rankmeter.errors import InputFormatError, InvalidScoreError, where
 from rankmeter.io.arrow import arrow_to_numpy, combined, memory_pool
 from rankmeter.io.tables import Qrels, Run
-from rankmeter.io.validate import check_finite
+from rankmeter.io.validate import (
+    check_finite,
+    check_line_lengths,
+    check_no_nul,
+    first_unplain_number,
+    max_line_bytes,
+    read_gzip,
+)
 
 PathLike = str | os.PathLike[str]
 
@@ -40,9 +46,10 @@ def _read_bytes(path: PathLike) -> bytes:
         import sys
 
         return sys.stdin.buffer.read()
-    opener = gzip.open if p.suffix == ".gz" else open
+    if p.suffix == ".gz":
+        return read_gzip(p, str(p))
     try:
-        with opener(p, "rb") as fh:
+        with open(p, "rb") as fh:
             return fh.read()
     except OSError as exc:
         raise InputFormatError(f"{p}: cannot read file: {exc.strerror or exc}") from exc
@@ -103,11 +110,16 @@ def _to_float(
     column: np.ndarray, what: str, fields: np.ndarray, lines: np.ndarray, source: str, doc_col: int
 ) -> np.ndarray:
     try:
-        return np.asarray(column, dtype=np.float64)
+        values = np.asarray(column, dtype=np.float64)
+        odd = first_unplain_number(column)
+        if odd is None:
+            return values
     except ValueError:
-        pass
+        odd = None
     for row, value in enumerate(column):
         try:
+            if row == odd:
+                raise ValueError(value)
             float(value)
         except ValueError:
             raise InvalidScoreError(
@@ -162,6 +174,15 @@ def _arrow_table(data: Any, n_columns: int, keep: dict[int, Any], path: PathLike
     errors = (pa.ArrowInvalid, pa.ArrowNotImplementedError)
     if data is not None and (not data or data.startswith(b"#")):
         return None
+    # every column is parsed (those not kept as dictionaries, cheap) so that an empty field, which a
+    # doubled or edge space makes, is seen; whitespace other than spaces is normalised before parsing
+    keep = {i: keep.get(i, pa.dictionary(pa.int32(), pa.string())) for i in range(n_columns)}
+    if data is None and _other_whitespace_in_file(path):  # type: ignore[arg-type]
+        data = _read_bytes(path)  # type: ignore[arg-type]
+    if data is not None and b"\x00" in data:
+        return None  # the exact path reports the line
+    if data is not None and any(c in data for c in _OTHER_WHITESPACE):
+        data = _LEADING_OR_TRAILING.sub(b"", _WHITESPACE_RUN.sub(b" ", data))
     try:
         if data is None:
             try:
@@ -181,12 +202,42 @@ def _arrow_table(data: Any, n_columns: int, keep: dict[int, Any], path: PathLike
             table = _arrow_read(pa.py_buffer(data), n_columns, keep)
         except errors:
             return None
-    if table.num_rows == 0:
+    if table.num_rows == 0 or _has_empty_field(table):
         return None
     qids = combined(table.column("c0"))
     if _any_comment(qids.dictionary):
         return None  # a comment line that happens to have the right number of fields
     return table, qids
+
+
+_OTHER_WHITESPACE = (b"\t", b"\r", b"\v", b"\f", b"\x00")
+
+
+def _other_whitespace_in_file(path: PathLike) -> bool:
+    """Whether a plain file holds a tab, CR, VT, FF or NUL byte (memory-mapped, one ``find`` per byte)."""
+    import mmap
+
+    try:
+        with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            return any(mm.find(c) >= 0 for c in _OTHER_WHITESPACE)
+    except (OSError, ValueError):  # unreadable or empty: the exact path reports it
+        return False
+
+
+def _has_empty_field(table: Any) -> bool:
+    """Whether any field of the parsed table is empty (a doubled, leading or trailing space) or over the line limit."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    limit = max_line_bytes()
+    for column in table.columns:
+        for chunk in column.chunks:
+            values = chunk.dictionary if pa.types.is_dictionary(chunk.type) else chunk
+            if pa.types.is_string(values.type) and len(values):
+                lengths = pc.min_max(pc.binary_length(values)).as_py()
+                if lengths["min"] == 0 or lengths["max"] > limit:
+                    return True
+    return False
 
 
 def _any_comment(ids: Any) -> bool:
@@ -328,6 +379,8 @@ def _parse_columns(
     else:
         if data is None:
             data = _read_bytes(path)  # type: ignore[arg-type]
+        check_no_nul(data, source, first_line)
+        check_line_lengths(data, source, first_line)
         text = data.decode("utf-8", "surrogateescape")
         fields, lines, source = _fields_from_text(text, source, n_columns, qrels, layout)
         lines = lines + (first_line - 1)

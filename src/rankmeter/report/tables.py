@@ -10,6 +10,7 @@ confidence intervals and a detail table of every tested pair.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -123,8 +124,8 @@ def summary(comparison: Comparison) -> tuple[list[str], list[tuple[str, list[Cel
     return measures, rows
 
 
-def legend(comparison: Comparison, *, ci: bool = True) -> str:
-    """Sentences explaining the marker, the bold values and (if ``ci``) the intervals.
+def legend(comparison: Comparison, *, ci: bool = True, escape: Callable[[str], str] = str) -> str:
+    """Sentences explaining the marker, the bold values and (if ``ci``) the intervals; ``escape`` writes the baseline.
 
     Examples
     --------
@@ -140,15 +141,14 @@ Brackets: 95% BCa bootstrap CI of the mean over 3 queries.
     test = _TEST_LABELS.get(md["test"], md["test"])
     n_tests = md["family_size"]
     if md["test"] in ("tukey", "randomized-tukey"):
-        what = f"{MARKER} adjusted p < {md['alpha']:g} vs baseline {md['baseline']} ({test}, all system pairs)."
+        what = f"{MARKER} adjusted p < {md['alpha']:g} vs baseline {escape(md['baseline'])} ({test}, all system pairs)."
     elif md["correction"] == "none":
-        what = f"{MARKER} p < {md['alpha']:g} vs baseline {md['baseline']} ({test}, uncorrected)."
+        what = f"{MARKER} p < {md['alpha']:g} vs baseline {escape(md['baseline'])} ({test}, uncorrected)."
     else:
         corr = _CORRECTION_LABELS.get(md["correction"], md["correction"])
         plural = "comparison" if n_tests == 1 else "comparisons"
-        what = (
-            f"{MARKER} {corr}-corrected p < {md['alpha']:g} vs baseline {md['baseline']} ({test}, {n_tests} {plural})."
-        )
+        baseline = escape(md["baseline"])
+        what = f"{MARKER} {corr}-corrected p < {md['alpha']:g} vs baseline {baseline} ({test}, {n_tests} {plural})."
     text = f"{what} Bold: best per column."
     if ci:
         level = f"{100 * md['ci_level']:g}%"
@@ -200,8 +200,29 @@ def pair_cells(pair: PairRow, headers: list[str]) -> list[str]:
 # -- markdown -----------------------------------------------------------------------------
 
 
+_MD_SPECIAL = str.maketrans(
+    {
+        "\\": "\\\\",
+        "|": "\\|",
+        "*": "\\*",
+        "_": "\\_",
+        "`": "\\`",
+        "&": "&amp;",
+        "<": "&lt;",
+        ">": "&gt;",
+        "\n": " ",
+        "\r": " ",
+    }
+)
+
+
 def _md_escape(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("*", "\\*").replace("_", "\\_")
+    """A name as Markdown text in a table cell: emphasis, pipes and HTML escaped, line breaks as spaces.
+
+    >>> print(_md_escape("<script>|a_b"))
+    &lt;script&gt;\\|a\\_b
+    """
+    return text.translate(_MD_SPECIAL)
 
 
 def render_markdown(comparison: Comparison, *, ci: bool = True, details: bool = True) -> str:
@@ -252,7 +273,7 @@ def render_markdown(comparison: Comparison, *, ci: bool = True, details: bool = 
                 text += f" [{fmt_value(cell.ci_low)}, {fmt_value(cell.ci_high)}]"
             rendered.append(text)
         lines.append(f"| {_md_escape(_label(comparison, name))} | " + " | ".join(rendered) + " |")
-    lines += ["", legend(comparison, ci=ci)]
+    lines += ["", legend(comparison, ci=ci, escape=_md_escape)]
     if details and comparison.pairs:
         headers, names = pair_columns(comparison)
         rule = "|" + ":--|" * names + "--:|" * (len(headers) - names)
@@ -277,6 +298,10 @@ _LATEX_SPECIAL = {
     "}": r"\}",
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "\n": " ",
+    "\r": " ",
 }
 
 

@@ -15,7 +15,6 @@ comments and blank lines are skipped. ``-`` reads standard input.
 
 from __future__ import annotations
 
-import gzip
 import re
 import sys
 from dataclasses import dataclass
@@ -25,19 +24,27 @@ import numpy as np
 from rankmeter.errors import InputFormatError, InvalidScoreError, where
 from rankmeter.io.tables import Qrels, Run
 from rankmeter.io.trec import last_line_field, read_columns_fast
+from rankmeter.io.validate import check_line_lengths, check_no_nul, first_unplain_number, read_gzip
 from rankmeter.trec_eval.cnum import atol
 
 
 def read_text(path: str) -> str:
     """The whole text of ``path`` (``-``: standard input; ``.gz``: decompressed)."""
     if path == "-":
-        return sys.stdin.buffer.read().decode("utf-8", "surrogateescape")
-    try:
-        opener = gzip.open if path.endswith(".gz") else open
-        with opener(path, "rb") as fh:
-            data = fh.read()
-    except OSError as exc:
-        raise InputFormatError(f"{path}: cannot read file: {exc.strerror or exc}") from exc
+        data = sys.stdin.buffer.read()
+        check_no_nul(data, "<stdin>")
+        check_line_lengths(data, "<stdin>")
+        return data.decode("utf-8", "surrogateescape")
+    if path.endswith(".gz"):
+        data = read_gzip(path, path)
+    else:
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read()
+        except OSError as exc:
+            raise InputFormatError(f"{path}: cannot read file: {exc.strerror or exc}") from exc
+    check_no_nul(data, path)
+    check_line_lengths(data, path)
     return data.decode("utf-8", "surrogateescape")
 
 
@@ -214,12 +221,17 @@ def read_run(path: str, text: str | None = None, *, arrow_ids: bool = False) -> 
         runid = last_line_field(path, 5) or ""
         return RunFile(Run(qids, dids, scores, source=path, name=runid), runid)
     fields, lines, source = read_records(path, 6, False, "qid Q0 docno rank score tag", text=text)
+    odd = first_unplain_number(fields[:, 4])
     try:
+        if odd is not None:
+            raise ValueError(fields[odd, 4])
         scores = np.asarray(fields[:, 4].astype(str), dtype=np.float64)
     except ValueError:
         scores = np.empty(len(fields))
         for row, token in enumerate(fields[:, 4]):
             try:
+                if row == odd:
+                    raise ValueError(token)
                 scores[row] = float(token)
             except ValueError:
                 raise InvalidScoreError(
