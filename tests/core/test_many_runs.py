@@ -204,20 +204,20 @@ def test_cli_ci_per_system(run_files, capsys) -> None:
 
 
 @pytest.mark.parametrize(
-    ("argv", "message"),
+    ("argv", "message", "status"),
     [
-        (["{folder}/empty"], "{folder}/empty: directory holds no run file"),
-        (["{folder}/*.nothing"], "{folder}/*.nothing: pattern matches no run file"),
-        (["{run}", "-"], "standard input ('-') can only be read as the only run"),
-        (["{run}", "{run}"], "the same run is given twice: {run}"),
+        (["{folder}/empty"], "{folder}/empty: directory holds no run file", 1),
+        (["{folder}/*.nothing"], "{folder}/*.nothing: pattern matches no run file", 1),
+        (["{run}", "-"], "standard input ('-') can only be read as the only run", 2),
+        (["{run}", "{run}"], "the same run is given twice: {run}", 2),
     ],
 )
-def test_cli_run_argument_errors(run_files, capsys, argv: list[str], message: str) -> None:
+def test_cli_run_argument_errors(run_files, capsys, argv: list[str], message: str, status: int) -> None:
     qrels, paths = run_files
     folder = str(Path(paths[0]).parent)
     Path(folder, "empty").mkdir()
     fill = {"folder": folder, "run": paths[0]}
-    assert main(["evaluate", qrels, *(a.format(**fill) for a in argv), "-m", "rr"]) == 2
+    assert main(["evaluate", qrels, *(a.format(**fill) for a in argv), "-m", "rr"]) == status
     assert capsys.readouterr().err == f"rankmeter evaluate: error: {message.format(**fill)}\n"
 
 

@@ -151,7 +151,7 @@ def test_traditional_score_that_is_no_number(tmp_path: Path) -> None:
 def test_cli_reports_errors_on_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "q").write_text("1 1 a 1\n")
     (tmp_path / "r").write_text("1 Q0 a 1 1 t\n1 Q0 b 1 2 t\n")
-    assert main(["ndeval", str(tmp_path / "q"), str(tmp_path / "r")]) == 2
+    assert main(["ndeval", str(tmp_path / "q"), str(tmp_path / "r")]) == 1  # bad input
     assert capsys.readouterr().err.startswith("rankmeter ndeval: error: ")
 
 

@@ -99,7 +99,7 @@ def test_plot_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert "plot written" in capsys.readouterr().err
 
 
-def test_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_errors_exit_1_for_input_and_2_for_usage(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     qrels, runs = write_files(tmp_path)
     assert run(parse([str(qrels), str(runs[0]), "-m", "map"])) == 2
     assert "at least 2 runs" in capsys.readouterr().err
@@ -107,7 +107,7 @@ def test_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert "baseline 'nope'" in capsys.readouterr().err
     assert run(parse([str(qrels), str(runs[0]), str(runs[0]), "-m", "map"])) == 2
     assert "given twice" in capsys.readouterr().err
-    assert run(parse([str(qrels), str(runs[0]), str(tmp_path / "missing.run"), "-m", "map"])) == 2
+    assert run(parse([str(qrels), str(runs[0]), str(tmp_path / "missing.run"), "-m", "map"])) == 1
     assert "missing.run" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         parse([str(qrels), *map(str, runs), "-m", "map", "--test", "anova"])

@@ -21,6 +21,7 @@ from typing import Any
 
 from rankmeter.cli.options import add_evaluation_options, semantics_from_args
 from rankmeter.cli.runs import expand_runs, system_names
+from rankmeter.cli.status import INPUT_ERROR, USAGE_ERROR, exit_status
 
 FORMATS = ("table", "markdown", "latex", "json", "csv")
 
@@ -148,14 +149,14 @@ def run(args: argparse.Namespace) -> int:
     Returns
     -------
     int
-        Exit status: 0 on success, 2 for bad input or options.
+        Exit status: 0 on success, 1 for bad input, 2 for bad options.
     """
     from rankmeter.errors import RankmeterError
     from rankmeter.stats.compare import compare
 
-    def fail(message: str) -> int:
+    def fail(message: str, status: int = USAGE_ERROR) -> int:
         print(f"rankmeter compare: error: {message}", file=sys.stderr)
-        return 2
+        return status
 
     try:
         paths = expand_runs(list(args.runs), qrels=args.qrels)
@@ -169,9 +170,9 @@ def run(args: argparse.Namespace) -> int:
             **comparison_options(args),
         )
     except RankmeterError as exc:
-        return fail(str(exc))
+        return fail(str(exc), exit_status(exc))
     except OSError as exc:
-        return fail(f"{exc.filename or ''}: {exc.strerror or exc}")
+        return fail(f"{exc.filename or ''}: {exc.strerror or exc}", INPUT_ERROR)
 
     text = _render(comparison, args.format)
     if text is None:

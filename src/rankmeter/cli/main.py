@@ -2,7 +2,8 @@
 
 Each subcommand module exposes ``add_parser(subparsers)`` and ``run(args) -> int``.
 Errors derived from :class:`~rankmeter.errors.RankmeterError` are printed as one
-line on stderr (exit status 2), never as a traceback.
+line on stderr, never as a traceback: exit status 1 for bad input, 2 for a bad
+command line (:mod:`rankmeter.cli.status`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from rankmeter._version import __version__
+from rankmeter.cli.status import exit_status
 from rankmeter.errors import RankmeterError
 
 SUBCOMMANDS = ("evaluate", "measures", "compare", "report", "retrieval", "trec_eval", "ndeval")
@@ -50,9 +52,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.argv = argv  # the exact command, for reports
     try:
         return int(args.handler(args) or 0)
-    except RankmeterError as exc:
-        print(f"rankmeter {args.command}: error: {exc}", file=sys.stderr)
-        return 2
+    except (RankmeterError, OSError) as exc:
+        message = f"{exc.filename}: {exc.strerror or exc}" if isinstance(exc, OSError) and exc.filename else exc
+        print(f"rankmeter {args.command}: error: {message}", file=sys.stderr)
+        return exit_status(exc)
     except BrokenPipeError:  # pragma: no cover - e.g. `rankmeter ... | head`
         return 0
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from rankmeter.cli.compare import add_comparison_options, comparison_options
 from rankmeter.cli.runs import expand_runs, system_names
+from rankmeter.cli.status import INPUT_ERROR, USAGE_ERROR, exit_status
 
 
 def add_parser(subparsers: Any) -> None:
@@ -55,15 +56,15 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``rankmeter report``: write the page to ``args.output``; 0 on success, 2 for bad input.
+    """Run ``rankmeter report``: write the page to ``args.output``; exit status 0, 1 (bad input) or 2 (bad usage).
 
     Errors are printed as one line on stderr.
     """
     from rankmeter.errors import RankmeterError
 
-    def fail(message: str) -> int:
+    def fail(message: str, status: int = USAGE_ERROR) -> int:
         print(f"rankmeter report: error: {message}", file=sys.stderr)
-        return 2
+        return status
 
     argv = getattr(args, "argv", None)
     command = shlex.join(["rankmeter", *argv]) if argv is not None else None
@@ -84,10 +85,10 @@ def run(args: argparse.Namespace) -> int:
             **comparison_options(args),
         )
     except RankmeterError as exc:
-        return fail(str(exc))
+        return fail(str(exc), exit_status(exc))
     except ImportError as exc:
         return fail(str(exc))
     except OSError as exc:
-        return fail(f"{exc.filename or ''}: {exc.strerror or exc}")
+        return fail(f"{exc.filename or ''}: {exc.strerror or exc}", INPUT_ERROR)
     print(f"report written to {args.output}", file=sys.stderr)
     return 0

@@ -1,0 +1,27 @@
+"""Exit statuses of the command line: 0 done, 1 the input is wrong, 2 the command line is wrong.
+
+A script looping over runs can tell a bad run file (1: fix the data) from a bad invocation (2: fix the
+command, as argparse's own usage errors do). The trec_eval and ndeval drop-ins keep their tools' own
+statuses.
+"""
+
+from __future__ import annotations
+
+from rankmeter.errors import MeasureSyntaxError, PolicyError
+
+INPUT_ERROR = 1
+"""A file, line, query, document or value of the input is wrong (or a file cannot be read)."""
+
+USAGE_ERROR = 2
+"""An option, its value or a measure name is wrong, or arguments are missing (argparse's status too)."""
+
+
+def exit_status(exc: BaseException) -> int:
+    """The status for an error raised while running a command.
+
+    >>> from rankmeter.errors import InputFormatError
+    >>> exit_status(InputFormatError("run.txt:3: ...")), exit_status(PolicyError("ties must be ...")), exit_status(
+    ...     FileNotFoundError(2, "No such file or directory", "run.txt"))
+    (1, 2, 1)
+    """
+    return USAGE_ERROR if isinstance(exc, PolicyError | MeasureSyntaxError) else INPUT_ERROR
