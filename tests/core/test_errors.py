@@ -443,30 +443,37 @@ def test_null_in_column(lib, column) -> None:
 
 # --- CLI ---------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
-    ("content", "extra", "message"),
+    ("content", "extra", "message", "status"),
     [
         (
             "301 Q0 D1 1 2.5 tag\n301 Q0 D2 2 abc tag\n",
             [],
             ":2: query '301', document 'D2': score 'abc' is not a number",
+            1,
         ),
-        ("301 Q0 D1 1 2.5 tag\n301 Q0 D1 2 1.5 tag\n", [], ":2: query '301', document 'D1' appears twice in the run"),
-        ("301 Q0 D1 1 2.5\n", [], ":1: expected at least 6 whitespace-separated columns"),
-        (RUN, ["-m", "ndcg@0"], "measure 'ndcg@0': cutoff must be >= 1, got 0"),
-        (RUN, ["-m", "rprec@5"], "measure 'rprec' takes no cutoff"),
+        (
+            "301 Q0 D1 1 2.5 tag\n301 Q0 D1 2 1.5 tag\n",
+            [],
+            ":2: query '301', document 'D1' appears twice in the run",
+            1,
+        ),
+        ("301 Q0 D1 1 2.5\n", [], ":1: expected at least 6 whitespace-separated columns", 1),
+        (RUN, ["-m", "ndcg@0"], "measure 'ndcg@0': cutoff must be >= 1, got 0", 2),
+        (RUN, ["-m", "rprec@5"], "measure 'rprec' takes no cutoff", 2),
         (
             RUN + "302 Q0 D9 1 1.0 tag\n",
             ["--empty", "error", "-m", "p@1"],
             "1 queries have no relevant judged document for p@1: 302",
+            2,  # a PolicyError: the 'error' policy the command line asked for
         ),
     ],
 )
-def test_cli_error_is_one_line_and_exit_2(write, capsys, content, extra, message) -> None:
+def test_cli_error_is_one_line_with_its_status(write, capsys, content, extra, message, status) -> None:
     q = write("qrels.txt", QRELS + "302 0 D9 0\n")
     r = write("run.txt", content)
     code = main(["evaluate", str(q), str(r), *extra])
     captured = capsys.readouterr()
-    assert code == 2
+    assert code == status  # 1: bad input; 2: a bad command line (options, measures, policies)
     assert captured.out == ""
     lines = captured.err.splitlines()
     assert len(lines) == 1, captured.err
@@ -478,7 +485,7 @@ def test_cli_error_is_one_line_and_exit_2(write, capsys, content, extra, message
 def test_cli_missing_file_is_one_line(tmp_path, capsys) -> None:
     code = main(["evaluate", str(tmp_path / "no-qrels"), str(tmp_path / "no-run"), "-m", "map"])
     err = capsys.readouterr().err
-    assert code == 2
+    assert code == 1
     assert err.count("\n") == 1 and err.startswith("rankmeter evaluate: error: ")
     assert "cannot read file" in err
 

@@ -113,3 +113,20 @@ def test_a_column_is_never_taken_for_two_roles() -> None:
 def test_a_missing_table_file_names_the_file(tmp_path) -> None:
     with pytest.raises(rankmeter.InputFormatError, match=re.escape(f"{tmp_path / 'none.csv'}: cannot read file")):
         rankmeter.evaluate({"1": {"a": 1}}, tmp_path / "none.csv", "rr")
+
+
+@pytest.mark.parametrize("kind", ["pandas", "polars", "arrow"])
+@pytest.mark.parametrize(
+    ("column", "message"),
+    [
+        ("score", r"column 'score' has 1 missing values; the first in row 2 \(query 'q2', document 'c'\)$"),
+        ("doc_id", r"column 'doc_id' has 1 missing values; the first in row 2 \(query 'q2'\)$"),
+        ("query_id", r"column 'query_id' has 1 missing values; the first in row 2$"),
+    ],
+)
+def test_a_missing_value_names_its_row_query_and_document(kind: str, column: str, message: str) -> None:
+    data = {"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"], "score": [3.0, 2.0, 1.0]}
+    data[column] = [*data[column][:2], None]
+    frame = {"pandas": pd.DataFrame, "polars": pl.DataFrame, "arrow": pa.table}[kind](data)
+    with pytest.raises(rankmeter.InputFormatError, match=message):
+        rankmeter.evaluate({"q1": {"a": 1}}, frame, "rr")

@@ -35,20 +35,46 @@ def _column_names(frame: Any) -> list[str]:
     return [str(c) for c in names]
 
 
-def _column(frame: Any, name: str) -> np.ndarray:
+def _column(frame: Any, name: str, qids: Any = None, dids: Any = None) -> np.ndarray:
     if hasattr(frame, "column_names"):  # pyarrow
         col = frame.column(name)
         if col.null_count:
-            raise InputFormatError(f"column {name!r} has {col.null_count} missing values")
+            raise _missing(frame, name, col.null_count, qids, dids)
         return np.asarray(col.to_numpy(zero_copy_only=False))
     series = frame[name]
     nulls = int(series.null_count()) if hasattr(series, "null_count") else int(series.isna().sum())
     if nulls:
-        raise InputFormatError(f"column {name!r} has {nulls} missing values")
+        raise _missing(frame, name, nulls, qids, dids)
     return np.asarray(series.to_numpy())
 
 
-def _ids(frame: Any, name: str) -> Any:
+def _missing(frame: Any, name: str, count: int, qids: Any = None, dids: Any = None) -> InputFormatError:
+    """The error for ``count`` missing values in column ``name``, naming the first one's row, query and document.
+
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["a", "b"], "score": [1.0, None]})
+    >>> str(_missing(frame, "score", 1, np.array(["q1", "q2"]), np.array(["a", "b"])))
+    "column 'score' has 1 missing values; the first in row 1 (query 'q2', document 'b')"
+    """
+    if hasattr(frame, "column_names"):  # pyarrow
+        nulls = np.asarray(frame.column(name).is_null().to_numpy(zero_copy_only=False))
+    elif hasattr(frame[name], "null_count"):  # polars
+        nulls = np.asarray(frame[name].is_null().to_numpy())
+    else:  # pandas
+        nulls = np.asarray(frame[name].isna().to_numpy())
+    row = int(np.argmax(nulls))
+    named = [f"{what} {_text_at(ids, row)!r}" for what, ids in (("query", qids), ("document", dids)) if ids is not None]
+    where = f" ({', '.join(named)})" if named else ""
+    return InputFormatError(f"column {name!r} has {count} missing values; the first in row {row}{where}")
+
+
+def _text_at(ids: Any, row: int) -> str:
+    """The id at ``row`` of an id column (NumPy text, or a pyarrow string or dictionary array)."""
+    value = ids[row]
+    return str(value.as_py() if hasattr(value, "as_py") else value)
+
+
+def _ids(frame: Any, name: str, qids: Any = None) -> Any:
     """An id column as a pyarrow string array (the core's fast path), ids of other types as their text."""
     import pyarrow as pa
 
@@ -59,7 +85,7 @@ def _ids(frame: Any, name: str) -> Any:
     else:  # pandas
         series = frame[name]
         if series.isna().any():
-            raise InputFormatError(f"column {name!r} has {int(series.isna().sum())} missing values")
+            raise _missing(frame, name, int(series.isna().sum()), qids)
         if series.dtype.kind in "iuf":
             return np.asarray(series.to_numpy()).astype(str)
         try:
@@ -67,7 +93,7 @@ def _ids(frame: Any, name: str) -> Any:
         except (pa.ArrowInvalid, pa.ArrowTypeError):
             return np.asarray(series.to_numpy()).astype(str)
     if col.null_count:
-        raise InputFormatError(f"column {name!r} has {col.null_count} missing values")
+        raise _missing(frame, name, col.null_count, qids)
     if pa.types.is_dictionary(col.type):  # categorical / dictionary-encoded ids: their codes are used as they are
         if _is_text(col.type.value_type):
             return _text_dictionary(col)
@@ -224,8 +250,8 @@ def _read(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, str]]:
     mapping = find_columns(_column_names(frame), kind, columns, f"{kind}_columns")
     qids = _ids(frame, mapping["query_id"])
-    dids = _ids(frame, mapping["doc_id"])
-    values = _numbers(_column(frame, mapping[value_column]), value_column, qids, dids)
+    dids = _ids(frame, mapping["doc_id"], qids)
+    values = _numbers(_column(frame, mapping[value_column], qids, dids), value_column, qids, dids)
     check_finite(values, value_column, qids, dids, None, None)
     return qids, dids, values, mapping
 
