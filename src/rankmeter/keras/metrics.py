@@ -105,8 +105,11 @@ class RankingMetric(keras.metrics.Metric):  # type: ignore[misc]
 
     def result(self) -> Any:
         """The weighted mean of the per-list values (0 before any list with a weight)."""
-        means = divide_no_nan(self.total, self.count)
-        return means[0]
+        return divide_no_nan(*self.sums())[0]
+
+    def sums(self) -> tuple[Tensor, Tensor]:
+        """The two variables' values as tensors (JAX's ``ones_like`` refuses a Keras variable)."""
+        return ops.convert_to_tensor(self.total), ops.convert_to_tensor(self.count)
 
     def get_config(self) -> dict[str, Any]:
         config: dict[str, Any] = super().get_config()
@@ -347,7 +350,8 @@ class Metric(RankingMetric):
 
     def result(self) -> Any:
         """A scalar for one value, else ``{name: value}``; NaN before any list with a weight."""
-        means = ops.where(self.count > 0, divide_no_nan(self.total, self.count), ops.full_like(self.total, np.nan))
+        total, count = self.sums()
+        means = ops.where(count > 0, divide_no_nan(total, count), ops.full_like(total, np.nan))
         if len(self.columns) == 1:
             return means[0]
         return {name: means[i] for i, name in enumerate(self.columns)}

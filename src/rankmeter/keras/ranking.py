@@ -65,7 +65,7 @@ def segment_sum(flat: Tensor, segments: Tensor, count: int) -> Tensor:
         import torch
 
         return torch.zeros(count, dtype=flat.dtype, device=flat.device).index_add_(0, segments, flat)
-    return ops.segment_sum(flat, segments, num_segments=count, sorted=True)
+    return ops.segment_sum(flat, segments, num_segments=count)
 
 
 def relu(x: Tensor) -> Tensor:
@@ -158,7 +158,6 @@ class Ranked:
             ops.reshape(ops.broadcast_to(-self.positions, (batch, m)), (-1,)),
             self.group,
             num_segments=batch * m,
-            sorted=True,
         )
         self.start = ops.cast(-self._gather(first), dtype)  # positions < 2**24: exact in any float
 
