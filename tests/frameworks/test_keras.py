@@ -90,7 +90,7 @@ def test_keras_rs_conventions_unmasked_unbatched_negative_labels_and_accumulatio
         ours.update_state(y, s, sample_weight=w)
     assert close(float(ours.result()), float(theirs.result()), 1e-6)
     y, s, _, _ = make_batch(rng)
-    for cls in CLASSES:
+    for cls in ("NDCG", "MeanAveragePrecision"):  # a rank-1 list is a batch of one (each new shape compiles on JAX)
         want = value(getattr(keras_rs.metrics, cls)(k=4, seed=2), y[1], s[1])
         assert close(value(getattr(rk, cls)(k=4), y[1], s[1]), want, 1e-6), cls
     ours.reset_state()
@@ -99,7 +99,7 @@ def test_keras_rs_conventions_unmasked_unbatched_negative_labels_and_accumulatio
 
 # --------------------------------------------------------------------------- tie policies vs evaluate_arrays
 
-MEASURES = ["ndcg(gain=exp)@[1,3,5]", "ndcg", "dcg@[3,20]", "cg@4", "ndcg(discount=jarvelin(2))@5", "rr@[1,3]",
+MEASURES = ["ndcg(gain=exp)@[1,3,5]", "ndcg", "ndcg(ideal=retrieved)@5", "dcg@[3,20]", "cg@4", "ndcg(discount=jarvelin(2))@5", "rr@[1,3]",
             "map@[3,12]", "ap", "p@[1,5,20]", "r", "r@[2,5]", "success@[1,2]", "p(min_rel=2)@3"]  # fmt: skip
 
 
