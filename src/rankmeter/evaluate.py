@@ -33,6 +33,7 @@ from rankmeter.core.semantics import Semantics, SemanticsOptions
 from rankmeter.core.ties import straddling_queries
 from rankmeter.errors import InputFormatError, MeasureSyntaxError, QueryOrderError, RankmeterError
 from rankmeter.io.dense import dense_arrays, flatten_dense, flatten_ragged
+from rankmeter.io.foreign import host_array, host_arrays
 from rankmeter.io.frames import is_frame
 from rankmeter.io.load import as_qrels, as_run
 from rankmeter.io.tables import Qrels, Run
@@ -363,6 +364,7 @@ def evaluate_arrays(
     sem = Semantics.build(semantics, "dense", **options)
     ties, empty, seed = sem.tie_policy, sem.empty, sem.seed
     parsed = parse_measures(measures)
+    y_true, y_score, mask, sample_weight = host_arrays(y_true, y_score, mask, sample_weight)  # torch, JAX, CuPy
     extra: dict[str, Any] = {"input": "dense", "semantics": sem.as_dict()}
     if mask is not None or sample_weight is not None:
         ranked = rank_flat_lists(flatten_dense(y_true, y_score, mask, sample_weight), ties=ties, seed=seed)
@@ -482,5 +484,6 @@ def evaluate_lists(
     """
     sem = Semantics.build(semantics, "ragged", **options)
     parsed = parse_measures(measures)
+    y_true, y_score = ([host_array(x) for x in host_array(v)] for v in (y_true, y_score))  # torch, JAX, CuPy
     ranked = rank_flat_lists(flatten_ragged(y_true, y_score), ties=sem.tie_policy, seed=sem.seed)
     return evaluate_ranked(ranked, parsed, empty=sem.empty, metadata={"input": "ragged", "semantics": sem.as_dict()})

@@ -15,6 +15,7 @@ from rankmeter.core.lists import positive_items
 from rankmeter.core.semantics import Semantics, SemanticsOptions
 from rankmeter.core.ties import straddling_queries
 from rankmeter.errors import InputFormatError, MeasureSyntaxError, PolicyError
+from rankmeter.io.foreign import host_arrays
 from rankmeter.measures import FAMILIES, Measure, parse
 from rankmeter.pipeline import MeasuresArg, evaluate_ranked, positive_items_suffice
 from rankmeter.progress import progress_bar, wanted
@@ -317,6 +318,7 @@ def evaluate_vectors(
     plan = _plan(measures, radius)
     if plan.radii and metric != "hamming":
         raise PolicyError(f"precision/recall within a Hamming radius needs metric='hamming', got {metric!r}")
+    queries, database, query_labels, database_labels = host_arrays(queries, database, query_labels, database_labels)
     data = prepare_inputs(queries, database, metric, codes, query_labels, database_labels, relevance)
     n_q, n_d = data.n_queries, data.n_database
     bucket_ok = metric == "hamming" and ties in BUCKET_TIES

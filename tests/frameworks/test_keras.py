@@ -1,0 +1,304 @@
+"""rankmeter.keras on the backend KERAS_BACKEND names (JAX by default; test_keras_backends.py reruns it on PyTorch).
+
+* keras-rs's six metrics against ``rankmeter.keras``'s, on random tie-free
+  batches with ragged masks and the three weight shapes, to 1e-6 in float32
+  (relative for the unnormalised DCG). keras-rs runs with ``shuffle_ties=True``:
+  on tie-free scores the order is the same, and keras-rs's ``shuffle_ties=False``
+  path on PyTorch subtracts 1e-6 * column from the scores, which moves masked
+  items (placed at min - 1e-7) above a valid item holding the row's minimum.
+* ``ties="expected"`` (and the other policies) against
+  ``rankmeter.evaluate_arrays`` on tie-heavy scores (one decimal), inside
+  ``jax.jit`` on JAX, to 1e-6 in float32 and 1e-12 in float64.
+* ``model.fit`` for two epochs with the metrics, the value ``model.evaluate``
+  reports, a ``.keras`` file that loads again, and one test per error message.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("KERAS_BACKEND", "jax")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+import rankmeter  # noqa: E402
+
+keras = pytest.importorskip("keras")
+keras_rs = pytest.importorskip("keras_rs")
+import rankmeter.keras as rk  # noqa: E402
+from rankmeter.errors import InputFormatError, InvalidScoreError, MeasureSyntaxError, PolicyError  # noqa: E402
+
+BACKEND = keras.backend.backend()
+SHAPE = (10, 12)  # one shape: eager JAX compiles each op once per shape
+CLASSES = ["NDCG", "DCG", "MeanReciprocalRank", "MeanAveragePrecision", "PrecisionAtK", "RecallAtK"]
+WEIGHTINGS = ["none", "scalar", "list", "item"]
+
+
+def make_batch(rng, *, scores="distinct", weighting="none", negative=False, full_rows=True):
+    """Labels 0..4 (some rows all 0), ragged masks (some rows fully masked), weights > 0."""
+    n, m = SHAPE
+    y = rng.integers(0, 5, (n, m)).astype(np.float32)
+    y[rng.random(n) < 0.15] = 0.0
+    if negative:
+        y[rng.random((n, m)) < 0.1] = -1.0
+    if scores == "distinct":
+        s = rng.permuted(np.tile(np.arange(m, dtype=np.float32), (n, 1)), axis=1)
+    else:  # one decimal: many ties
+        s = np.round(rng.normal(0.0, 1.0, (n, m)), 1).astype(np.float32)
+    mask = rng.random((n, m)) < rng.uniform(0.1, 1.0, (n, 1))
+    mask[np.arange(n), rng.integers(0, m, n)] = True
+    if full_rows:
+        mask[rng.random(n) < 0.15] = False
+    w = {
+        "none": None,
+        "scalar": np.float32(1.7),
+        "list": rng.uniform(0.2, 3.0, n).astype(np.float32),
+        "item": rng.uniform(0.2, 3.0, (n, m)).astype(np.float32),
+    }[weighting]
+    return y, s, mask, w
+
+
+def value(metric, y, s, mask=None, w=None):
+    metric.update_state(y if mask is None else {"labels": y, "mask": mask}, s, sample_weight=w)
+    out = metric.result()
+    return {k: float(v) for k, v in out.items()} if isinstance(out, dict) else float(out)
+
+
+def close(a: float, b: float, tol: float) -> bool:
+    return abs(a - b) <= tol * max(1.0, abs(b))
+
+
+@pytest.mark.parametrize("weighting", WEIGHTINGS)
+@pytest.mark.parametrize("cls", CLASSES)
+def test_keras_rs_metrics_are_reproduced(cls, weighting):
+    rng = np.random.default_rng(10 * CLASSES.index(cls) + WEIGHTINGS.index(weighting))
+    for rep, k in enumerate([None, 1, 3, 5, 12]):
+        y, s, mask, w = make_batch(rng, weighting=weighting)
+        want = value(getattr(keras_rs.metrics, cls)(k=k, shuffle_ties=True, seed=1), y, s, mask, w)
+        got = value(getattr(rk, cls)(k=k), y, s, mask, w)
+        assert close(got, want, 1e-6), (cls, weighting, k, rep, got, want)
+
+
+def test_keras_rs_conventions_unmasked_unbatched_negative_labels_and_accumulation():
+    """No mask (labels < 0 leave the list), rank-1 input, and a mean over several batches."""
+    rng = np.random.default_rng(7)
+    theirs, ours = keras_rs.metrics.NDCG(k=5, seed=3), rk.NDCG(k=5)
+    for _ in range(3):
+        y, s, _, w = make_batch(rng, weighting="item", negative=True)
+        theirs.update_state(y, s, sample_weight=w)
+        ours.update_state(y, s, sample_weight=w)
+    assert close(float(ours.result()), float(theirs.result()), 1e-6)
+    y, s, _, _ = make_batch(rng)
+    for cls in ("NDCG", "MeanAveragePrecision"):  # a rank-1 list is a batch of one (each new shape compiles on JAX)
+        want = value(getattr(keras_rs.metrics, cls)(k=4, seed=2), y[1], s[1])
+        assert close(value(getattr(rk, cls)(k=4), y[1], s[1]), want, 1e-6), cls
+    ours.reset_state()
+    assert float(ours.result()) == 0.0  # keras.metrics.Mean's value before any list
+
+
+# --------------------------------------------------------------------------- tie policies vs evaluate_arrays
+
+MEASURES = ["ndcg(gain=exp)@[1,3,5]", "ndcg", "ndcg(ideal=retrieved)@5", "dcg@[3,20]", "cg@4", "ndcg(discount=jarvelin(2))@5", "rr@[1,3]",
+            "map@[3,12]", "ap", "p@[1,5,20]", "r", "r@[2,5]", "success@[1,2]", "p(min_rel=2)@3"]  # fmt: skip
+
+
+def rm_values(y, s, measures, mask, w, **options):
+    res = rankmeter.evaluate_arrays(
+        y.astype(np.float64), s.astype(np.float64), measures, mask=mask, sample_weight=w, **options
+    )
+    return res
+
+
+def jitted(metric, y, s, mask, w):
+    """One update and the result, compiled with jax.jit on the JAX backend (eager elsewhere)."""
+    if BACKEND != "jax":
+        return value(metric, y, s, mask, w)
+    import jax
+
+    @jax.jit
+    def step(variables, y, s, mask, w):
+        variables = metric.stateless_update_state(variables, {"labels": y, "mask": mask}, s, sample_weight=w)
+        return metric.stateless_result(variables)
+
+    out = step([v.value for v in metric.variables], y, s, mask, w)
+    return {k: float(v) for k, v in out.items()} if isinstance(out, dict) else float(out)
+
+
+@pytest.mark.parametrize(
+    ("ties", "weighting"),
+    [("expected", "none"), ("expected", "item"), ("stable", "list"), ("optimistic", "item"), ("pessimistic", "none")],
+)
+def test_metric_equals_evaluate_arrays_on_tied_scores(ties, weighting):
+    rng = np.random.default_rng(100 + len(ties) + 7 * (weighting == "item"))
+    y, s, mask, w = make_batch(rng, scores="ties", weighting=weighting, negative=True)
+    if weighting == "none":
+        w = None
+    res = rm_values(y, s, MEASURES, mask, w, ties=ties)
+    metric = rk.Metric(MEASURES, ties=ties)
+    got = jitted(metric, y, s, mask, np.ones(SHAPE, np.float32) if w is None else w)
+    assert sorted(got) == sorted(res.aggregate)
+    for name, v in got.items():
+        assert close(v, res[name], 1e-6), (ties, name, v, res[name])
+
+
+def test_expected_ties_float64_to_1e12():
+    rng = np.random.default_rng(200)
+    y, s, mask, w = make_batch(rng, scores="ties", weighting="item")
+    res = rm_values(y, s, MEASURES, mask, w)
+    y64, s64, w64 = y.astype(np.float64), s.astype(np.float64), w.astype(np.float64)
+    if BACKEND == "jax":
+        import jax
+
+        with jax.enable_x64(True):
+            got = jitted(rk.Metric(MEASURES, dtype="float64"), y64, s64, mask, w64)
+    else:
+        got = value(rk.Metric(MEASURES, dtype="float64"), y64, s64, mask, w64)
+    for name, v in got.items():
+        assert close(v, res[name], 1e-12), (name, v, res[name])
+
+
+@pytest.mark.parametrize(
+    ("cls", "measure"),
+    [("NDCG", "ndcg(gain=exp)@3"), ("MeanReciprocalRank", "rr(min_rel=1)@3"), ("RecallAtK", "r(min_rel=1)@3"),
+     ("MeanAveragePrecision", "map(min_rel=1)@3")],
+)  # fmt: skip
+def test_keras_rs_classes_take_expected_ties(cls, measure):
+    """On tied scores the keras-rs names average over tied orders exactly (their default ``ties``)."""
+    rng = np.random.default_rng(300 + CLASSES.index(cls))
+    y, s, mask, w = make_batch(rng, scores="ties", weighting="list")
+    res = rm_values(y, s, measure, mask, w)
+    assert close(value(getattr(rk, cls)(k=3), y, s, mask, w), res[measure], 1e-6)
+
+
+def test_shuffle_lies_between_the_bounds_and_is_seeded():
+    rng = np.random.default_rng(400)
+    y, s, mask, _ = make_batch(rng, scores="ties", full_rows=False)
+    low = value(rk.NDCG(k=3, ties="pessimistic"), y, s, mask)
+    high = value(rk.NDCG(k=3, ties="optimistic"), y, s, mask)
+    draws = [value(rk.NDCG(k=3, shuffle_ties=True, seed=seed), y, s, mask) for seed in (1, 2, 3)]
+    assert low < high
+    assert all(low - 1e-6 <= d <= high + 1e-6 for d in draws)
+    assert value(rk.NDCG(k=3, ties="shuffle", seed=1), y, s, mask) == pytest.approx(draws[0], abs=1e-7)
+
+
+@pytest.mark.parametrize("empty", ["zero", "one", "skip", "nan"])
+def test_empty_policies_match_evaluate_arrays(empty):
+    rng = np.random.default_rng(500)
+    y, s, mask, _ = make_batch(rng, scores="ties")
+    y[:3] = 0.0
+    measures = ["ndcg@5", "p@3", "rr"]
+    res = rm_values(y, s, measures, mask, None, empty=empty)
+    got = value(rk.Metric(measures, empty=empty), y, s, mask)
+    for name in measures:
+        assert close(got[name], res[name], 1e-6), (empty, name)
+
+
+# --------------------------------------------------------------------------- config, saving, training
+
+
+def test_config_round_trip():
+    def custom_gain(label):
+        return label * 2.0
+
+    metrics = [
+        rk.NDCG(k=5, ties="optimistic", name="n5"),
+        rk.DCG(k=3, gain_fn=rk.default_gain_fn, shuffle_ties=True, seed=4),
+        rk.MeanReciprocalRank(),
+        rk.MeanAveragePrecision(k=2, dtype="float32"),
+        rk.PrecisionAtK(k=1, shuffle_ties=False),
+        rk.RecallAtK(k=7),
+        rk.Metric("ndcg(gain=exp)@[5,10]", ties="pessimistic", empty="skip", name="m"),
+    ]
+    rng = np.random.default_rng(600)
+    y, s, mask, w = make_batch(rng, scores="ties", weighting="list")
+    for metric in metrics:
+        config = metric.get_config()
+        again = type(metric).from_config(config)
+        assert again.get_config() == config
+        assert value(again, y, s, mask, w) == value(metric, y, s, mask, w)
+    assert metrics[0].get_config()["ties"] == "optimistic"
+    assert metrics[1].ties == "shuffle" and metrics[4].ties == "stable" and metrics[2].ties == "expected"
+    assert rk.Metric("ndcg@10").name == "ndcg@10"
+    assert rk.NDCG(gain_fn=custom_gain).gain_fn is custom_gain
+
+
+def tiny_data(seed=0, n=64, m=10, d=4):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(n, m, d)).astype(np.float32)
+    y = np.clip(np.round(x[..., 0] + rng.normal(0, 0.5, (n, m))), 0, 3).astype(np.float32)
+    return x, y
+
+
+def tiny_model(m=10, d=4):
+    inputs = keras.Input((m, d))
+    scores = keras.layers.Reshape((m,))(keras.layers.Dense(1)(keras.layers.Dense(8, activation="relu")(inputs)))
+    return keras.Model(inputs, scores)
+
+
+def test_model_fit_two_epochs_evaluate_and_saved_model(tmp_path):
+    keras.utils.set_random_seed(0)
+    x, y = tiny_data()
+    model = tiny_model()
+    model.compile(
+        optimizer="adam",
+        loss="mse",
+        metrics=[rk.NDCG(k=10, name="ndcg"), rk.Metric("ndcg(gain=exp)@[5,10]"), rk.MeanReciprocalRank(name="mrr")],
+    )
+    history = model.fit(x, y, epochs=2, batch_size=16, verbose=0)
+    for key in ("ndcg", "ndcg(gain=exp)@5", "ndcg(gain=exp)@10", "mrr"):
+        assert len(history.history[key]) == 2
+    logs = model.evaluate(x, y, batch_size=16, verbose=0, return_dict=True)
+    pred = np.asarray(model.predict(x, batch_size=16, verbose=0), dtype=np.float64)
+    res = rankmeter.evaluate_arrays(y, pred, ["ndcg(gain=exp)@[5,10]", "rr(min_rel=1)"])
+    assert logs["ndcg"] == pytest.approx(res["ndcg(gain=exp)@10"], abs=1e-5)  # lists unweighted: batches add up
+    assert logs["ndcg(gain=exp)@5"] == pytest.approx(res["ndcg(gain=exp)@5"], abs=1e-5)
+    assert logs["mrr"] == pytest.approx(res["rr(min_rel=1)"], abs=1e-5)
+    path = tmp_path / "ranker.keras"
+    model.save(path)
+    loaded = keras.saving.load_model(path)
+    again = loaded.evaluate(x, y, batch_size=16, verbose=0, return_dict=True)
+    for key in ("ndcg", "ndcg(gain=exp)@5", "mrr"):
+        assert again[key] == pytest.approx(logs[key], abs=1e-6)
+
+
+# --------------------------------------------------------------------------- errors
+
+
+def test_errors_name_the_argument_and_what_was_received():
+    y = np.zeros((2, 3), np.float32)
+    s = np.zeros((2, 3), np.float32)
+    with pytest.raises(InputFormatError, match=r"y_pred has shape \(2, 4\) but y_true has shape \(2, 3\)"):
+        rk.NDCG().update_state(y, np.zeros((2, 4), np.float32))
+    with pytest.raises(InputFormatError, match=r"y_true\['mask'\] has shape \(3, 2\) but y_true\['labels'\]"):
+        rk.NDCG().update_state({"labels": y, "mask": np.ones((3, 2), bool)}, s)
+    with pytest.raises(
+        InputFormatError, match=r"y_true as a dict takes the keys 'labels' and 'mask'; got keys \['mask'\]"
+    ):
+        rk.NDCG().update_state({"mask": np.ones((2, 3), bool)}, s)
+    with pytest.raises(InputFormatError, match=r"sample_weight has shape \(3,\); with y_true of shape \(2, 3\)"):
+        rk.NDCG().update_state(y, s, sample_weight=np.ones(3, np.float32))
+    with pytest.raises(InputFormatError, match=r"y_true must have shape .* got shape \(2, 3, 1\)"):
+        rk.NDCG().update_state(y[..., None], s[..., None])
+    bad = s.copy()
+    bad[1, 2] = np.nan
+    with pytest.raises(InvalidScoreError, match=r"y_pred\[1, 2\] is nan; values must be finite"):
+        rk.Metric("ndcg@2").update_state(y, bad)
+    masked = {"labels": y, "mask": np.array([[True] * 3, [True, True, False]])}
+    rk.Metric("ndcg@2").update_state(masked, bad)  # a masked NaN is not read
+    with pytest.raises(MeasureSyntaxError, match="nDCG@x"):
+        rk.Metric("nDCG@x")
+    with pytest.raises(MeasureSyntaxError, match=r"'bpref' is not available in rankmeter.keras"):
+        rk.Metric("bpref")
+    with pytest.raises(MeasureSyntaxError, match=r"gain=.* is not available in rankmeter.keras"):
+        rk.Metric("ndcg(gain={0:0,1:3})@5")
+    with pytest.raises(PolicyError, match=r"k must be a positive integer or None; got 0"):
+        rk.NDCG(k=0)
+    with pytest.raises(PolicyError, match=r"unknown ties policy 'random'"):
+        rk.RecallAtK(ties="random")
+    with pytest.raises(PolicyError, match=r"ties='trec' orders by document id"):
+        rk.Metric("p@5", ties="trec")
+    with pytest.raises(PolicyError, match=r"empty='error' cannot raise inside a compiled training step"):
+        rk.Metric("p@5", empty="error")
+    with pytest.raises(MeasureSyntaxError, match=r"no measures given"):
+        rk.Metric([])
