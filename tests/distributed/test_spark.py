@@ -1,0 +1,162 @@
+"""rankmeter.spark.evaluate on a real local Spark session: the values of rankmeter.evaluate, whatever the partitioning."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import rankmeter
+from rankmeter.errors import DuplicateEntryError, InputFormatError, InvalidScoreError, PolicyError
+from rankmeter.spark import evaluate, local_session
+from tests.distributed.data import EXPECTED_MEASURES, MEASURES, TIES, same_result, tables, trec_lines
+
+QRELS, RUN = tables()
+
+
+@pytest.fixture(scope="module")
+def spark():
+    session = local_session("local[2]", partitions=4)
+    yield session
+    session.stop()
+
+
+@pytest.fixture(scope="module")
+def frames(spark):
+    return spark.createDataFrame(QRELS), spark.createDataFrame(RUN)
+
+
+@pytest.mark.parametrize("ties", TIES)
+def test_values_equal_local_for_every_partitioning(spark, frames, ties) -> None:
+    measures = EXPECTED_MEASURES if ties == "expected" else MEASURES
+    local = rankmeter.evaluate(QRELS, RUN, measures, ties=ties, seed=11)
+    for n in (1, 2, 7, 64):
+        result = evaluate(*frames, measures, ties=ties, seed=11, partitions=n, spark=spark)
+        same_result(result.result, local)
+        assert result.metadata["partitions"] == n
+
+
+def test_row_order_does_not_matter(spark) -> None:
+    rng = np.random.default_rng(5)
+    qrels = QRELS.iloc[rng.permutation(len(QRELS))]
+    run = RUN.iloc[rng.permutation(len(RUN))]
+    local = rankmeter.evaluate(QRELS, RUN, MEASURES, ties="shuffle", seed=2)
+    result = evaluate(spark.createDataFrame(qrels), spark.createDataFrame(run), MEASURES, ties="shuffle", seed=2)
+    same_result(result.result, local)
+
+
+def test_per_query_dataframe_holds_the_values(spark, frames) -> None:
+    result = evaluate(*frames, ["ndcg@5", "map"], empty="skip", spark=spark)
+    rows = {(r.query_id, r.measure): r.value for r in result.per_query.collect()}
+    local = rankmeter.evaluate(QRELS, RUN, ["ndcg@5", "map"], empty="skip")
+    assert rows == {(r["query_id"], r["measure"]): r["value"] for r in local.per_query}
+    assert result["map"] == local["map"] and result.aggregate == local.aggregate
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"empty": "skip", "missing": "skip"},
+        {"empty": "nan", "depth": 5},
+        {"empty": "one", "judged_only": True},
+        {"ties": "stable", "missing": "zero", "depth": 3},
+    ],
+)
+def test_policies_and_metadata_equal_local(spark, frames, options) -> None:
+    local = rankmeter.evaluate(QRELS, RUN, MEASURES, **options)
+    same_result(evaluate(*frames, MEASURES, partitions=3, spark=spark, **options).result, local)
+
+
+def test_trec_files_plain_and_gzip(spark, tmp_path: Path) -> None:
+    q_text, r_text = trec_lines(QRELS, RUN)
+    qrels, run = tmp_path / "q.txt", tmp_path / "r.txt.gz"
+    qrels.write_text("# judgments\n" + q_text)
+    run.write_bytes(gzip.compress(("\n" + r_text).encode()))
+    local = rankmeter.evaluate(str(qrels), str(run), MEASURES)
+    result = evaluate(str(qrels), str(run), MEASURES, partitions=5, spark=spark)
+    same_result(result.result, local)
+    assert result.metadata["run_name"] == "tag" and result.metadata["run_source"] == str(run)
+
+
+def test_parquet_and_csv_with_column_names(spark, tmp_path: Path) -> None:
+    qrels = QRELS.rename(columns={"query_id": "user", "doc_id": "item", "relevance": "rating"})
+    qrels.to_csv(tmp_path / "q.csv", index=False)
+    RUN.rename(columns={"query_id": "qid", "doc_id": "docno"}).to_parquet(tmp_path / "r.parquet")
+    columns = {"query_id": "user", "doc_id": "item", "relevance": "rating"}
+    local = rankmeter.evaluate(QRELS, RUN, ["ndcg@10", "map"])
+    result = evaluate(
+        str(tmp_path / "q.csv"), str(tmp_path / "r.parquet"), ["ndcg@10", "map"], qrels_columns=columns, spark=spark
+    )
+    same_result(result.result, local)
+    assert result.metadata["qrels_columns"] == columns
+    assert result.metadata["run_columns"] == {"query_id": "qid", "doc_id": "docno", "score": "score"}
+
+
+def test_duplicates_first_keeps_the_first_line(spark, tmp_path: Path) -> None:
+    run = tmp_path / "r.txt"
+    run.write_text("q1 Q0 a 1 1.0 t\nq1 Q0 b 2 3.0 t\nq1 Q0 a 3 5.0 t\n")
+    qrels = {"q1": {"a": 1, "b": 0}}
+    for policy in ("first", "max"):
+        local = rankmeter.evaluate(qrels, str(run), ["rr", "map"], duplicates=policy)
+        result = evaluate(qrels, str(run), ["rr", "map"], duplicates=policy, partitions=2, spark=spark)
+        same_result(result.result, local)
+
+
+# --- errors: raised on the driver, located as rankmeter.evaluate locates them -----------------------------------
+def test_duplicate_in_a_run_file_names_both_lines(spark, tmp_path: Path) -> None:
+    run = tmp_path / "r.txt"
+    run.write_text("q1 Q0 a 1 1.0 t\n\nq2 Q0 b 1 1.0 t\nq1 Q0 a 2 0.5 t\n")
+    with pytest.raises(DuplicateEntryError, match=r"r\.txt:4: .*query 'q1'.*document 'a'") as local:
+        rankmeter.evaluate({"q1": {"a": 1}}, str(run), "map")
+    with pytest.raises(DuplicateEntryError) as remote:
+        evaluate({"q1": {"a": 1}}, str(run), "map", partitions=3, spark=spark)
+    assert str(remote.value) == str(local.value)
+
+
+def test_malformed_line_names_its_file_and_line(spark, tmp_path: Path) -> None:
+    run = tmp_path / "r.txt"
+    run.write_text("q1 Q0 a 1 1.0 t\n# comment\nq2 Q0 b 1\nq3 Q0 c 1 2.0 t\n")
+    with pytest.raises(InputFormatError, match=r"r\.txt:3: expected at least 6 whitespace-separated columns .*got 4"):
+        evaluate({"q1": {"a": 1}}, str(run), "map", partitions=2, spark=spark)
+
+
+def test_bad_score_in_a_file_names_line_query_and_document(spark, tmp_path: Path) -> None:
+    run = tmp_path / "r.txt"
+    run.write_text("q1 Q0 a 1 1.0 t\nq2 Q0 b 1 high t\n")
+    with pytest.raises(InvalidScoreError, match=r"r\.txt:2: query 'q2', document 'b': score 'high' is not a number"):
+        evaluate({"q1": {"a": 1}}, str(run), "map", spark=spark)
+
+
+def test_nan_score_in_a_dataframe_is_an_error(spark) -> None:
+    run = spark.createDataFrame([("q1", "a", 1.0), ("q1", "b", float("nan"))], ["query_id", "doc_id", "score"])
+    with pytest.raises(InvalidScoreError, match="query 'q1'.*document 'b'"):
+        evaluate({"q1": {"a": 1}}, run, "map", spark=spark)
+
+
+def test_missing_error_names_every_missing_query(spark, frames) -> None:
+    with pytest.raises(PolicyError, match=r"4 judged queries have no documents in the run .*q016, q027, q038"):
+        evaluate(*frames, "map", missing="error", partitions=7, spark=spark)
+
+
+def test_empty_error_is_raised_on_the_driver(spark, frames) -> None:
+    with pytest.raises(PolicyError, match="no relevant"):
+        evaluate(*frames, "map", empty="error", spark=spark)
+
+
+def test_a_missing_column_is_named(spark) -> None:
+    run = spark.createDataFrame([("q1", "a", 1.0)], ["query_id", "document", "score"])
+    with pytest.raises(InputFormatError, match="doc_id"):
+        evaluate({"q1": {"a": 1}}, run, "map", spark=spark)
+
+
+def test_a_text_score_column_that_is_not_a_number(spark, tmp_path: Path) -> None:
+    (tmp_path / "r.csv").write_text("query_id,doc_id,score\nq1,a,1.0\nq1,b,lots\n")
+    with pytest.raises(InputFormatError, match=r"run column 'score': query 'q1', document 'b': score 'lots'"):
+        evaluate({"q1": {"a": 1}}, str(tmp_path / "r.csv"), "map", spark=spark)
+
+
+def test_a_missing_file_is_named(spark, tmp_path: Path) -> None:
+    with pytest.raises(InputFormatError, match=r"nope\.txt: cannot read file"):
+        evaluate({"q1": {"a": 1}}, str(tmp_path / "nope.txt"), "map", spark=spark)
