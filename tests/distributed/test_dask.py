@@ -66,9 +66,11 @@ def test_files_trec_gzip_and_parquet(client, tmp_path: Path) -> None:
     (tmp_path / "q.txt").write_text("# judgments\n" + q_text)
     (tmp_path / "r.txt.gz").write_bytes(gzip.compress(r_text.encode()))
     RUN.rename(columns={"query_id": "qid"}).to_parquet(tmp_path / "r.parquet")
-    local = rankmeter.evaluate(QRELS, RUN, MEASURES)
-    same_result(evaluate(str(tmp_path / "q.txt"), str(tmp_path / "r.txt.gz"), MEASURES, partitions=3).result, local)
-    same_result(evaluate(str(tmp_path / "q.txt"), str(tmp_path / "r.parquet"), MEASURES, partitions=2).result, local)
+    for run in ("r.txt.gz", "r.parquet"):
+        local = rankmeter.evaluate(str(tmp_path / "q.txt"), str(tmp_path / run), MEASURES)
+        result = evaluate(str(tmp_path / "q.txt"), str(tmp_path / run), MEASURES, partitions=3)
+        same_result(result.result, local)
+    assert result.metadata["run_columns"] == {"query_id": "qid", "doc_id": "doc_id", "score": "score"}
 
 
 def test_duplicate_in_a_run_file_names_both_lines(client, tmp_path: Path) -> None:
@@ -107,3 +109,18 @@ def test_a_text_score_column_that_is_not_a_number(client, tmp_path: Path) -> Non
 def test_missing_error_names_the_missing_queries(frames) -> None:
     with pytest.raises(PolicyError, match=r"judged queries have no documents in the run <run DataFrame>: q005"):
         evaluate(*frames, "map", missing="error", partitions=7)
+
+
+def test_cli_engine_gives_the_local_output(client, tmp_path: Path, capsys) -> None:
+    from rankmeter.cli.main import main
+
+    q_text, r_text = trec_lines(QRELS, RUN)
+    (tmp_path / "q.txt").write_text(q_text)
+    (tmp_path / "r.txt").write_text(r_text)
+    argv = ["evaluate", str(tmp_path / "q.txt"), str(tmp_path / "r.txt"), "-m", "ndcg@5", "-m", "bpref", "--per-query"]
+    assert main([*argv, "--format", "trec"]) == 0
+    local = capsys.readouterr().out
+    assert main([*argv, "--format", "trec", "--engine", "dask", "--partitions", "3"]) == 0
+    assert capsys.readouterr().out == local
+    assert main([*argv, "--engine", "dask", "--stream"]) == 2
+    assert "--stream reads the run in this process" in capsys.readouterr().err

@@ -162,3 +162,18 @@ def test_a_text_score_column_that_is_not_a_number(spark, tmp_path: Path) -> None
 def test_a_missing_file_is_named(spark, tmp_path: Path) -> None:
     with pytest.raises(InputFormatError, match=r"nope\.txt: cannot read file"):
         evaluate({"q1": {"a": 1}}, str(tmp_path / "nope.txt"), "map", spark=spark)
+
+
+def test_cli_engine_gives_the_local_output(spark, tmp_path: Path, capsys) -> None:
+    from rankmeter.cli.main import main
+
+    q_text, r_text = trec_lines(QRELS, RUN)
+    (tmp_path / "q.txt").write_text(q_text)
+    (tmp_path / "r.txt").write_text(r_text)
+    argv = ["evaluate", str(tmp_path / "q.txt"), str(tmp_path / "r.txt"), "-m", "ndcg@5", "-m", "bpref", "--per-query"]
+    assert main([*argv, "--format", "trec"]) == 0
+    local = capsys.readouterr().out
+    assert main([*argv, "--format", "trec", "--engine", "spark", "--partitions", "3"]) == 0
+    assert capsys.readouterr().out == local
+    assert main([*argv, "--engine", "spark", "--stream"]) == 2
+    assert "--stream reads the run in this process" in capsys.readouterr().err

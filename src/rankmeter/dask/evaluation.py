@@ -285,4 +285,4 @@ def _text_rows(path: str, role: int) -> Any:
             }
         )
 
-    return dd.from_delayed([dask.delayed(read)()], meta=_meta())
+    return dd.from_delayed([dask.delayed(read)()], meta=_meta(), verify_meta=False)
