@@ -177,3 +177,89 @@ def test_cli_engine_gives_the_local_output(spark, tmp_path: Path, capsys) -> Non
     assert capsys.readouterr().out == local
     assert main([*argv, "--engine", "spark", "--stream"]) == 2
     assert "--stream reads the run in this process" in capsys.readouterr().err
+
+
+# --- RankmeterEvaluator: RankingEvaluator's input and metric names ----------------------------------------------
+def _ranking_rows(seed: int, min_labels: int, duplicates: bool = False) -> list[tuple[list[float], list[float]]]:
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(25):
+        predicted = [float(x) for x in rng.permutation(30)[: rng.integers(1, 12)]]
+        if duplicates and i % 3 == 0:
+            predicted = predicted[:1] * 3 + predicted[1:]
+        labels = [float(x) for x in rng.permutation(30)[: rng.integers(min_labels, 12)]]
+        rows.append((predicted, labels))
+    rows.append(([1.0, 2.0], []))  # no labels: 0 in Spark's mean
+    return rows
+
+
+def _local_value(rows: list, measure: str, grades: list | None = None) -> float:
+    qrels = {
+        str(i): {str(x): (grades[i][j] if grades else 1) for j, x in enumerate(lab)} for i, (_, lab) in enumerate(rows)
+    }
+    for i, (_, lab) in enumerate(rows):
+        qrels[str(i)].setdefault("none", 0) if not lab else None
+    run = {str(i): {} for i in range(len(rows))}
+    for i, (pred, _) in enumerate(rows):
+        for pos, x in enumerate(pred):
+            run[str(i)].setdefault(str(x), -float(pos))
+    return rankmeter.evaluate(qrels, {q: d for q, d in run.items() if d}, measure, ties="stable")[measure]
+
+
+@pytest.mark.parametrize(
+    ("metric", "k"),
+    [("meanAveragePrecision", 10), ("precisionAtK", 5), ("recallAtK", 5), ("ndcgAtK", 5), ("ndcgAtK", 20),
+     ("meanAveragePrecisionAtK", 12)],
+)  # fmt: skip
+def test_evaluator_agrees_with_sparks_ranking_evaluator(spark, metric, k) -> None:
+    from pyspark.ml.evaluation import RankingEvaluator
+
+    from rankmeter.spark import RankmeterEvaluator
+
+    frame = spark.createDataFrame(_ranking_rows(3, min_labels=3), "prediction array<double>, label array<double>")
+    ours = RankmeterEvaluator(metricName=metric, k=k, partitions=3).evaluate(frame)
+    theirs = RankingEvaluator(metricName=metric, k=k).evaluate(frame)
+    assert ours == pytest.approx(theirs, abs=1e-12)  # map@12: no label set holds more than 12 items, divisors agree
+
+
+def test_evaluator_map_at_k_divides_by_the_number_of_labels(spark) -> None:
+    from pyspark.ml.evaluation import RankingEvaluator
+
+    from rankmeter.spark import RankmeterEvaluator
+
+    rows = _ranking_rows(4, min_labels=1)
+    frame = spark.createDataFrame(rows, "prediction array<double>, label array<double>")
+    ours = RankmeterEvaluator(metricName="meanAveragePrecisionAtK", k=8).evaluate(frame)
+    theirs = RankingEvaluator(metricName="meanAveragePrecisionAtK", k=8).evaluate(frame)
+    assert ours == pytest.approx(_local_value(rows, "map@8"), abs=1e-12)
+    assert ours < theirs  # Spark divides by min(|labels|, k) <= |labels|
+
+
+def test_evaluator_counts_a_duplicated_item_once(spark) -> None:
+    from pyspark.ml.evaluation import RankingEvaluator
+
+    from rankmeter.spark import RankmeterEvaluator
+
+    rows = [([1.0, 1.0, 1.0, 2.0], [1.0])]
+    frame = spark.createDataFrame(rows, "prediction array<double>, label array<double>")
+    assert RankingEvaluator(metricName="ndcgAtK", k=3).evaluate(frame) > 1.0  # every copy is a hit in Spark
+    assert RankmeterEvaluator(metricName="ndcgAtK", k=3).evaluate(frame) == 1.0
+    with pytest.raises(DuplicateEntryError, match="document '1.0'"):
+        RankmeterEvaluator(metricName="ndcgAtK", k=3, duplicates="error").evaluate(frame)
+
+
+def test_evaluator_graded_ndcg_and_param_maps(spark) -> None:
+    from rankmeter.spark import RankmeterEvaluator
+
+    rows = _ranking_rows(5, min_labels=1)[:-1]
+    grades = [[float(j % 3 + 1) for j in range(len(lab))] for _, lab in rows]
+    frame = spark.createDataFrame(
+        [(p, lab, g) for (p, lab), g in zip(rows, grades, strict=True)],
+        "prediction array<double>, label array<double>, relevance array<double>",
+    )
+    evaluator = RankmeterEvaluator(metricName="ndcgAtK", k=4, relevanceCol="relevance")
+    assert evaluator.measure() == "ndcg(gain=exp)@4" and evaluator.isLargerBetter()
+    assert evaluator.evaluate(frame) == pytest.approx(_local_value(rows, "ndcg(gain=exp)@4", grades), abs=1e-12)
+    p2 = evaluator.evaluate(frame, {evaluator.metricName: "precisionAtK", evaluator.k: 2})
+    assert p2 == pytest.approx(_local_value(rows, "p@2"), abs=1e-12)
+    assert evaluator.copy({evaluator.metricName: "bpref"}).measure() == "bpref"

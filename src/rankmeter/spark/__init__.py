@@ -9,5 +9,6 @@
 """
 
 from rankmeter.spark.evaluation import SparkResult, evaluate, local_session
+from rankmeter.spark.evaluator import RankmeterEvaluator
 
-__all__ = ["SparkResult", "evaluate", "local_session"]
+__all__ = ["RankmeterEvaluator", "SparkResult", "evaluate", "local_session"]
