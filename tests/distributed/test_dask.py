@@ -73,7 +73,11 @@ def test_files_trec_gzip_and_parquet(client, tmp_path: Path) -> None:
     assert result.metadata["run_columns"] == {"query_id": "qid", "doc_id": "doc_id", "score": "score"}
 
 
-def test_duplicate_in_a_run_file_names_both_lines(client, tmp_path: Path) -> None:
+@pytest.mark.parametrize("block_bytes", [40, 64 << 20])
+def test_duplicate_in_a_run_file_names_both_lines(client, tmp_path: Path, monkeypatch, block_bytes) -> None:
+    from rankmeter.dask import evaluation
+
+    monkeypatch.setattr(evaluation, "TEXT_BLOCK_BYTES", block_bytes)  # blocks of two lines, or one block
     run = tmp_path / "r.txt"
     run.write_text("q1 Q0 a 1 1.0 t\n\nq2 Q0 b 1 1.0 t\nq1 Q0 a 2 0.5 t\n")
     with pytest.raises(DuplicateEntryError) as local:

@@ -174,7 +174,7 @@ def _rows(obj: Any, kind: str, columns: Mapping[str, str] | None, exact: bool) -
         path = os.fspath(obj)
         fmt = table_format(path)
         if fmt is None:
-            return _text_rows(path, role), path, True, None
+            return _text_rows(path, role, exact), path, True, None
         if fmt == "parquet":
             frame = dd.read_parquet(path)
         elif fmt in ("csv", "tsv"):
@@ -257,32 +257,58 @@ def _offsets(frame: Any) -> list[int]:
     return np.concatenate(([0], np.cumsum(lengths))).astype(int).tolist()
 
 
-def _text_rows(path: str, role: int) -> Any:
-    """A TREC file as one partition of its lines (blank and ``#`` lines left out), numbered, with query ids."""
+def _text_rows(path: str, role: int, exact: bool) -> Any:
+    """A TREC file's lines (blank and ``#`` lines left out), numbered, with query ids, in blocks of lines.
+
+    A plain file is cut into blocks of :data:`TEXT_BLOCK_BYTES` at line ends
+    (``dask.bytes.read_bytes``); a ``.gz`` file is one block. Lines are
+    numbered within their block, plus ``block * 2**33`` (the file's order), or
+    exactly with ``exact`` (one more pass counting each block's lines).
+    """
     import dask
     import dask.dataframe as dd
-    import pandas as pd
+    from dask.bytes import read_bytes
 
     if not os.path.exists(path):
         raise InputFormatError(f"{path}: cannot read file: No such file or directory")
+    gz = path.endswith(".gz")
+    _, files = read_bytes(
+        path, delimiter=b"\n", blocksize=None if gz else TEXT_BLOCK_BYTES, compression="gzip" if gz else None
+    )
+    blocks = files[0]
+    if exact:
+        counts = dask.compute(*[dask.delayed(_count_lines)(b) for b in blocks])
+        starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(int).tolist()
+    else:
+        starts = [i * _LINE_STRIDE for i in range(len(blocks))]
+    parts = [dask.delayed(_block_frame)(b, start, role) for b, start in zip(blocks, starts, strict=True)]
+    return dd.from_delayed(parts, meta=_meta(), verify_meta=False)
 
-    def read() -> pd.DataFrame:
-        import gzip
 
-        opener: Any = gzip.open if path.endswith(".gz") else open
-        with opener(path, "rt", encoding="utf-8", errors="surrogateescape") as fh:
-            lines = fh.read().split("\n")
-        kept = [(i + 1, line) for i, line in enumerate(lines) if line.strip() and not line.startswith("#")]
-        text = [line for _, line in kept]
-        return pd.DataFrame(
-            {
-                "role": np.full(len(kept), role, dtype=np.int8),
-                "query_id": pd.array([t.split(None, 1)[0] for t in text], dtype=object),
-                "doc_id": pd.array([None] * len(kept), dtype=object),
-                "value": np.full(len(kept), np.nan),
-                "text": pd.array(text, dtype=object),
-                "line": np.array([i for i, _ in kept], dtype=np.int64),
-            }
-        )
+TEXT_BLOCK_BYTES = 64 << 20
+"""Bytes of a TREC text file per dask partition (before the shuffle by query)."""
 
-    return dd.from_delayed([dask.delayed(read)()], meta=_meta(), verify_meta=False)
+
+def _count_lines(data: bytes) -> int:
+    return len(data.split(b"\n")) - (1 if data.endswith(b"\n") or not data else 0)
+
+
+def _block_frame(data: bytes, start: int, role: int) -> Any:
+    """The kept lines of one block of a TREC file as rows of :data:`COLUMNS` (numbers from ``start + 1``)."""
+    import pandas as pd
+
+    lines = data.decode("utf-8", "surrogateescape").split("\n")
+    if data.endswith(b"\n"):
+        lines.pop()
+    kept = [(start + i + 1, line) for i, line in enumerate(lines) if line.strip() and not line.startswith("#")]
+    text = [line for _, line in kept]
+    return pd.DataFrame(
+        {
+            "role": np.full(len(kept), role, dtype=np.int8),
+            "query_id": pd.array([t.split(None, 1)[0] for t in text], dtype=object),
+            "doc_id": pd.array([None] * len(kept), dtype=object),
+            "value": np.full(len(kept), np.nan),
+            "text": pd.array(text, dtype=object),
+            "line": np.array([n for n, _ in kept], dtype=np.int64),
+        }
+    )
