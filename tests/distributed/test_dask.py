@@ -128,3 +128,9 @@ def test_cli_engine_gives_the_local_output(client, tmp_path: Path, capsys) -> No
     assert capsys.readouterr().out == local
     assert main([*argv, "--engine", "dask", "--stream"]) == 2
     assert "--stream reads the run in this process" in capsys.readouterr().err
+    (tmp_path / "r2.txt").write_text(trec_lines(QRELS, RUN.assign(score=-RUN.score))[1])
+    two = [*argv[:3], str(tmp_path / "r2.txt"), *argv[3:], "--format", "csv"]
+    assert main(two) == 0
+    local = capsys.readouterr().out
+    assert main([*two, "--engine", "dask"]) == 0
+    assert capsys.readouterr().out == local
