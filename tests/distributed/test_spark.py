@@ -263,3 +263,18 @@ def test_evaluator_graded_ndcg_and_param_maps(spark) -> None:
     p2 = evaluator.evaluate(frame, {evaluator.metricName: "precisionAtK", evaluator.k: 2})
     assert p2 == pytest.approx(_local_value(rows, "p@2"), abs=1e-12)
     assert evaluator.copy({evaluator.metricName: "bpref"}).measure() == "bpref"
+
+
+def test_compare_on_per_query_values_from_spark(spark, frames) -> None:
+    """Per-query values collected from Spark feed rankmeter.compare_per_query like local ones."""
+    other = RUN.assign(score=-RUN.score)
+    measures = ["ndcg@5", "map"]
+    a = evaluate(*frames, measures, spark=spark).result
+    b = evaluate(frames[0], spark.createDataFrame(other), measures, spark=spark).result
+    remote = rankmeter.compare_per_query({s: (r.query_ids, r.measure_names, r.values) for s, r in (("a", a), ("b", b))})
+    local = rankmeter.compare(QRELS, {"a": RUN, "b": other}, measures)
+    for m in measures:
+        assert remote.system("b", m).mean == pytest.approx(local.system("b", m).mean, abs=1e-12)
+    for theirs, ours in zip(local.pairs, remote.pairs, strict=True):
+        assert (ours.measure, ours.system) == (theirs.measure, theirs.system)
+        assert ours.p_value == pytest.approx(theirs.p_value, abs=1e-12)

@@ -2,9 +2,12 @@
 
 Each row is one query: ``predictionCol`` holds the ranked items (best first),
 ``labelCol`` the relevant items, and the optional ``relevanceCol`` a grade per
-label. The rows are turned into a run (item at position i gets score -i, so
+label. A row already holds a whole query, so there is no shuffle: each
+partition's rows are turned into a run (item at position i gets score -i, so
 the given order is kept) and qrels (every label judged, grade 1 or its
-relevance) and evaluated by :func:`rankmeter.spark.evaluate`.
+relevance) by :func:`partition_rows` and evaluated by
+:func:`rankmeter.partitions.evaluate_partition`, the step
+:func:`rankmeter.spark.evaluate` runs on each partition.
 
 Spark's metric names map to rankmeter measures:
 
@@ -35,9 +38,11 @@ from pyspark.ml.evaluation import Evaluator
 from pyspark.ml.param import Param, Params, TypeConverters
 from pyspark.ml.param.shared import HasLabelCol, HasPredictionCol
 
+from rankmeter.core.semantics import Semantics
 from rankmeter.errors import MeasureSyntaxError
 from rankmeter.measures import parse
-from rankmeter.spark.evaluation import evaluate
+from rankmeter.partitions import QRELS, RUN, Sources, combine, evaluate_partition
+from rankmeter.pipeline import parse_measures
 
 NO_LABEL = "\x00rankmeter: no label"
 """The document id judged non-relevant for a row without labels (no predicted item has it)."""
@@ -157,58 +162,85 @@ class RankmeterEvaluator(Evaluator, HasPredictionCol, HasLabelCol):
         return True
 
     def _evaluate(self, dataset: Any) -> float:
-        qrels, run, rows = ranking_tables(
-            dataset,
-            self.getOrDefault(self.predictionCol),
-            self.getOrDefault(self.labelCol),
-            self.getOrDefault(self.relevanceCol) if self.isDefined(self.relevanceCol) else None,
-        )
-        partitions = self.getOrDefault(self.partitions) if self.isDefined(self.partitions) else None
-        try:
-            result = evaluate(
-                qrels,
-                run,
-                self.measure(),
-                ties="stable",
-                duplicates=self.getOrDefault(self.duplicates),
-                partitions=partitions,
-                spark=dataset.sparkSession,
-            )
-        finally:
-            rows.unpersist()
-        return float(result.aggregate[self.measure()])
+        from pyspark.sql import functions as F
+
+        measure = self.measure()
+        measures = parse_measures(measure)
+        sem = Semantics(ties="stable", duplicates=self.getOrDefault(self.duplicates))
+        sources = Sources("<label column>", "<prediction column>")
+        relevance = self.getOrDefault(self.relevanceCol) if self.isDefined(self.relevanceCol) else None
+
+        def as_text(name: str) -> Any:
+            return F.transform(F.col(name), lambda item: item.cast("string"))
+
+        columns = [
+            F.monotonically_increasing_id().alias("query"),
+            as_text(self.getOrDefault(self.predictionCol)).alias("prediction"),
+            as_text(self.getOrDefault(self.labelCol)).alias("label"),
+        ]
+        if relevance is not None:
+            columns.append(F.transform(F.col(relevance), lambda r: r.cast("double")).alias("relevance"))
+        rows = dataset.select(*columns)
+        if self.isDefined(self.partitions):
+            rows = rows.repartition(self.getOrDefault(self.partitions))
+
+        def evaluate_batches(batches: Any) -> Any:
+            import pyarrow as pa
+
+            full = [b for b in batches if b.num_rows]
+            if full:
+                table = partition_rows(pa.Table.from_batches(full))
+                yield pa.RecordBatch.from_pydict({"payload": [evaluate_partition(table, measures, sem, sources)]})
+
+        payloads = rows.mapInArrow(evaluate_batches, "payload binary").toArrow().column("payload").to_pylist()
+        return float(combine(payloads, measures, sem, sources).aggregate[measure])
 
 
-def ranking_tables(dataset: Any, prediction: str, label: str, relevance: str | None) -> tuple[Any, Any, Any]:
-    """``(qrels, run, rows)`` DataFrames from rows of (predicted items, relevant items[, relevance per label]).
+def partition_rows(rows: Any) -> Any:
+    """The rows of :data:`rankmeter.partitions.COLUMNS` from rows of (query, prediction, label[, relevance]) arrays.
 
-    A row's query id is its ``monotonically_increasing_id``; items are
-    compared as text; a predicted item at position i gets score -i. A row
-    without labels is judged all the same (one judged, non-relevant
-    placeholder), so that it counts 0 in the mean as in Spark. ``rows`` is
-    the cached selection both come from (unpersist it when done).
+    Each row is one whole query (so no shuffle is needed): its predicted
+    items form the run (the item at position i gets score -i; ``line`` keeps
+    the position, so ``duplicates="first"`` keeps the first copy), its labels
+    the qrels (grade 1, or the row's relevance); a row without labels is
+    judged all the same (one placeholder item, not relevant), so that it
+    counts 0 in the mean as in Spark.
+
+    >>> import pyarrow as pa
+    >>> rows = pa.table({"query": [7, 8], "prediction": [["a", "b"], ["c"]], "label": [["b"], []]})
+    >>> t = partition_rows(rows)
+    >>> t.column("query_id").to_pylist(), t.column("doc_id").to_pylist()[1:], t.column("value").to_pylist()
+    (['7', '8', '7', '7', '8'], ['\\x00rankmeter: no label', 'a', 'b', 'c'], [1.0, 0.0, 0.0, -1.0, 0.0])
     """
-    from pyspark.sql import functions as F
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
 
-    cols = [F.col(prediction).alias("_pred"), F.col(label).alias("_label")]
-    if relevance is not None:
-        cols.append(F.col(relevance).alias("_rel"))
-    rows = dataset.select(F.monotonically_increasing_id().cast("string").alias("query_id"), *cols).cache()
-    run = rows.select("query_id", F.posexplode("_pred").alias("pos", "item")).select(
-        "query_id", F.col("item").cast("string").alias("doc_id"), (-F.col("pos")).cast("double").alias("score")
-    )
-    if relevance is None:
-        qrels = rows.select("query_id", F.explode(F.array_distinct("_label")).alias("item")).select(
-            "query_id", F.col("item").cast("string").alias("doc_id"), F.lit(1.0).alias("relevance")
-        )
+    query = pc.cast(rows.column("query"), pa.string()).combine_chunks()
+    label = rows.column("label").combine_chunks()
+    prediction = rows.column("prediction").combine_chunks()
+    label_sizes = pc.fill_null(pc.list_value_length(label), 0).to_numpy(zero_copy_only=False)
+    unlabelled = np.flatnonzero(label_sizes == 0)
+    q_rows = pc.list_parent_indices(label).to_numpy()
+    if "relevance" in rows.column_names:
+        grades = pc.list_flatten(rows.column("relevance").combine_chunks()).to_numpy(zero_copy_only=False)
     else:
-        pairs = rows.select("query_id", F.explode(F.arrays_zip("_label", "_rel")).alias("pair"))
-        qrels = pairs.select(
-            "query_id",
-            F.col("pair._label").cast("string").alias("doc_id"),
-            F.col("pair._rel").cast("double").alias("relevance"),
-        )
-    unlabelled = rows.filter(F.coalesce(F.size("_label"), F.lit(0)) <= 0).select(
-        "query_id", F.lit(NO_LABEL).alias("doc_id"), F.lit(0.0).alias("relevance")
+        grades = np.ones(len(q_rows))
+    p_rows = pc.list_parent_indices(prediction).to_numpy()
+    p_sizes = np.bincount(p_rows, minlength=len(rows))
+    position = np.arange(len(p_rows)) - np.repeat(np.cumsum(p_sizes) - p_sizes, p_sizes)
+    n_q, n_u, n_p = len(q_rows), len(unlabelled), len(p_rows)
+    return pa.table(
+        {
+            "role": pa.array(np.repeat(np.array([QRELS, QRELS, RUN], dtype=np.int8), [n_q, n_u, n_p])),
+            "query_id": pa.concat_arrays(
+                [query.take(pa.array(q_rows)), query.take(pa.array(unlabelled)), query.take(pa.array(p_rows))]
+            ),
+            "doc_id": pa.concat_arrays(
+                [pc.list_flatten(label), pa.array([NO_LABEL] * n_u, pa.string()), pc.list_flatten(prediction)]
+            ),
+            "value": pa.array(np.concatenate([grades, np.zeros(n_u), (-position).astype(np.float64)])),
+            "text": pa.nulls(n_q + n_u + n_p, pa.string()),
+            "line": pa.array(np.concatenate([np.arange(1, n_q + 1), np.zeros(n_u, np.int64), position + 1])),
+        }
     )
-    return qrels.unionByName(unlabelled), run, rows
