@@ -10,7 +10,7 @@ import subprocess
 import sys
 from typing import Any
 
-HEAVY = ("pyarrow", "scipy", "pandas", "polars", "rich", "matplotlib")
+HEAVY = ("pyarrow", "scipy", "pandas", "polars", "rich", "matplotlib", "pyspark", "dask", "distributed")
 DEFERRED = (
     "rankmeter.measures.registry",
     "rankmeter.measures.trec_families",

@@ -187,7 +187,7 @@ def evaluate(
         return SystemResults.of({str(k): diversity(r) for k, r in run.items()}) if is_runs(run) else diversity(run)
     if is_runs(run):
         return _evaluate_runs(as_qrels(qrels, qrels_columns), run, parsed, sem, run_columns, threads, progress)
-    if stream.run_file_in_blocks(run) and sem.ties != "shuffle":  # shuffle draws its keys for the whole run at once
+    if stream.run_file_in_blocks(run):
         try:
             result = stream.evaluate_stream(
                 qrels if qrels_columns is None else as_qrels(qrels, qrels_columns),

@@ -87,8 +87,8 @@ def evaluate_stream(
         TREC run file (``.gz`` accepted).
     measures : str, Measure or iterable of them
     semantics : Semantics, optional
-        As for :func:`rankmeter.evaluate`; with ``ties="shuffle"`` each block
-        is shuffled with a seed derived from ``seed`` and the block's index.
+        As for :func:`rankmeter.evaluate` (a seeded shuffle gives the same
+        values as reading the run whole).
     block_bytes : int, default 8 MiB (:data:`BLOCK_BYTES`)
         Bytes of run text parsed at a time.
     progress : bool, optional
@@ -149,7 +149,7 @@ def evaluate_stream(
         ranked, info = align(
             judged,
             run,
-            sem.replace(seed=None if seed is None else seed + index, missing="skip"),
+            sem.replace(seed=seed, missing="skip"),
             judged_items=judged_items_suffice(ties, parsed),
             threads=1,
         )

@@ -90,14 +90,13 @@ def test_blocks_give_the_one_pass_result(small_blocks, data, ties, sparse, threa
 
 def test_blocks_split_large_runs_by_query_code():
     rq = np.repeat(np.arange(10), [5, 1, 1, 1, 1, 1, 5, 5, 0, 0])
-    assert _query_blocks(rq, 10, "trec", threads=1) is None  # one thread: one pass
-    assert _query_blocks(rq, 10, "shuffle", threads=2) is None  # random keys are drawn for the whole run
-    assert _query_blocks(rq, 10, "trec", threads=2) is None  # under 2 * PARALLEL_MIN_ROWS rows
+    assert _query_blocks(rq, 10, threads=1) is None  # one thread: one pass
+    assert _query_blocks(rq, 10, threads=2) is None  # under 2 * PARALLEL_MIN_ROWS rows
 
 
 def test_block_bounds_balance_rows(small_blocks):
     rq = np.repeat(np.arange(10), [5, 1, 1, 1, 1, 1, 5, 5, 0, 0])  # 20 rows
-    blocks = _query_blocks(rq, 10, "trec", threads=2)
+    blocks = _query_blocks(rq, 10, threads=2)
     assert blocks == [(0, 6), (6, 10)]  # 10 rows each
     rows = [int(((rq >= a) & (rq < b)).sum()) for a, b in blocks]
     assert rows == [10, 10]

@@ -242,7 +242,7 @@ def test_stream_passes_the_shuffle_seed(files, capsys) -> None:
         streamed = json.loads(capsys.readouterr().out)["aggregate"]["rr"]
         assert main(argv) == 0
         values[seed] = (streamed, json.loads(capsys.readouterr().out)["aggregate"]["rr"])
-    assert all(a == b for a, b in values.values())  # one block: the stream shuffles with the seed itself
+    assert all(a == b for a, b in values.values())  # the stream shuffles with the seed itself
     assert len({a for a, _ in values.values()}) > 1  # and the seed reaches it
 
 

@@ -430,6 +430,20 @@ def test_shuffle_is_reproducible_with_a_seed() -> None:
         assert np.all(lo <= v + 1e-12) and np.all(v <= hi + 1e-12)
 
 
+def test_shuffle_does_not_depend_on_how_the_run_is_read(tmp_path) -> None:
+    """Keys come from (seed, query id, document id): blocks of a streamed file and row order change nothing."""
+    lines = [f"{q} Q0 {d} 0 {score} t" for q, docs in TIE_RUN.items() for d, score in docs.items()]
+    path = tmp_path / "tied.run"
+    path.write_text("\n".join(lines) + "\n")
+    measures = ["map", "ndcg@3", "rr", "p@2"]
+    whole = rankmeter.evaluate(TIE_QRELS, TIE_RUN, measures, ties="shuffle", seed=9)
+    streamed = rankmeter.evaluate_stream(TIE_QRELS, path, measures, ties="shuffle", seed=9, block_bytes=64)
+    reversed_run = {q: dict(reversed(list(docs.items()))) for q, docs in reversed(list(TIE_RUN.items()))}
+    backwards = rankmeter.evaluate(TIE_QRELS, reversed_run, measures, ties="shuffle", seed=9)
+    assert np.array_equal(whole.values, streamed.values)
+    assert np.array_equal(whole.values, backwards.values)
+
+
 def test_tie_diagnostics() -> None:
     qrels = {"a": {"x": 1}, "b": {"x": 1}, "c": {"x": 1}}
     run = {

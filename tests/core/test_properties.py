@@ -133,14 +133,16 @@ def _same(a: np.ndarray, b: np.ndarray, tol: float = 1e-12) -> bool:
 @given(
     data=collections_(),
     perm_seed=st.integers(0, 2**32 - 1),
-    ties=st.sampled_from(["trec", "expected", "optimistic", "pessimistic"]),
+    ties=st.sampled_from(["trec", "expected", "optimistic", "pessimistic", "shuffle"]),
 )
 def test_row_and_query_order_do_not_matter(data, perm_seed, ties) -> None:
     qrels_rows, run_rows = data
     rng = np.random.default_rng(perm_seed)
     # Under optimistic/pessimistic, an unjudged and a judged grade-0 document tie on grade too and
     # keep input order; only judged@k can tell them apart, so it is left out for those policies.
-    measures = EVERYTHING if ties in ("trec", "expected") else [m for m in EVERYTHING if not m.startswith("judged")]
+    measures = (
+        EVERYTHING if ties in ("trec", "expected", "shuffle") else [m for m in EVERYTHING if not m.startswith("judged")]
+    )
     q1, r1 = _frames(qrels_rows, run_rows)
     q2, r2 = _frames(
         [qrels_rows[i] for i in rng.permutation(len(qrels_rows))],
@@ -154,8 +156,9 @@ def test_row_and_query_order_do_not_matter(data, perm_seed, ties) -> None:
                 "score": pd.Series([], dtype=float),
             }
         )
-    a = rankmeter.evaluate(q1, r1, measures, ties=ties)
-    b = rankmeter.evaluate(q2, r2, measures, ties=ties)
+    seed = perm_seed if ties == "shuffle" else None  # shuffle keys come from the seed and the ids, not the rows
+    a = rankmeter.evaluate(q1, r1, measures, ties=ties, seed=seed)
+    b = rankmeter.evaluate(q2, r2, measures, ties=ties, seed=seed)
     assert a.query_ids.tolist() == b.query_ids.tolist() == sorted({r[0] for r in qrels_rows})
     assert _same(a.values, b.values)
     for name in a.measure_names:

@@ -12,6 +12,7 @@ import math
 import sys
 from typing import Any
 
+from rankmeter.cli.engines import add_engine_options, evaluate_on_engine
 from rankmeter.cli.options import add_evaluation_options, semantics_from_args
 from rankmeter.cli.runs import expand_runs, system_names
 from rankmeter.cli.text_table import SECTION, render_text_table
@@ -68,6 +69,7 @@ def add_parser(sub: Any) -> None:
         help="threads for runs of a million rows or more, or for several runs a run per thread (default: one per CPU, "
         "at most 8); values do not depend on it",
     )
+    add_engine_options(p)
     p.add_argument("--per-query", action="store_true", help="also print per-query values")
     p.add_argument(
         "--ci",
@@ -203,6 +205,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _evaluate_one(args: argparse.Namespace, qrels: Any, path: str, measures: list[str], semantics: Any) -> Any:
+    if args.engine != "local":
+        return evaluate_on_engine(args, qrels, path, measures, semantics)
     progress = True if args.progress else None
     if args.stream:
         from rankmeter.stream import evaluate_stream
@@ -228,7 +232,7 @@ def _evaluate_many(args: argparse.Namespace, paths: list[str], measures: list[st
     if "-" in paths:
         raise PolicyError("standard input ('-') can only be read as the only run")
     runs = dict(zip(system_names(paths), paths, strict=True))
-    if not args.stream:
+    if not args.stream and args.engine == "local":
         return evaluate(
             args.qrels,
             runs,
@@ -240,7 +244,7 @@ def _evaluate_many(args: argparse.Namespace, paths: list[str], measures: list[st
     from rankmeter.io.load import as_qrels
     from rankmeter.results import SystemResults
 
-    qrels = as_qrels(args.qrels)
+    qrels = as_qrels(args.qrels) if args.engine == "local" else args.qrels  # an engine reads the file itself
     return SystemResults.of(
         {name: _evaluate_one(args, qrels, path, measures, semantics) for name, path in runs.items()}
     )

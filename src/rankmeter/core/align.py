@@ -9,6 +9,7 @@ import numpy as np
 
 from rankmeter.core.arrays import code_counts, sorted_unique
 from rankmeter.core.ids import (
+    document_keys,
     document_pair_keys,
     duplicate_rows,
     encode,
@@ -23,7 +24,7 @@ from rankmeter.core.ids import (
 from rankmeter.core.lists import MAX_THREADS, map_blocks, usable_cpus
 from rankmeter.core.ranked_lists import RankedLists, concatenate
 from rankmeter.core.semantics import DUPLICATE_POLICIES, Semantics, SemanticsOptions, choose
-from rankmeter.core.ties import Ranking, ranking, tie_group_starts, tied_runs
+from rankmeter.core.ties import Ranking, ranking, shuffle_noise, tie_group_starts, tied_runs
 from rankmeter.errors import DuplicateEntryError, PolicyError, RankmeterError, where
 from rankmeter.io.tables import Qrels, Run
 
@@ -119,7 +120,7 @@ def align(
         raise PolicyError("judged_items lists need a deterministic tie policy, not ties='expected'")
     settings = _Options(ties, sem.missing, sem.duplicates, sem.depth, sem.judged_only, sem.seed, judged_items)
     qvocab, (qq, rq) = intern(qrels.query_ids, run.query_ids)
-    blocks = _query_blocks(rq, len(qvocab), ties, threads)
+    blocks = _query_blocks(rq, len(qvocab), threads)
     if blocks is None:
         return _align_coded(qvocab, qq, rq, qrels, run, settings)
     try:
@@ -140,15 +141,14 @@ class _Options(NamedTuple):
     judged_items: bool
 
 
-def _query_blocks(rq: np.ndarray, n_codes: int, ties: str, threads: int | None) -> list[tuple[int, int]] | None:
+def _query_blocks(rq: np.ndarray, n_codes: int, threads: int | None) -> list[tuple[int, int]] | None:
     """Ranges of query codes holding about the same number of run rows, one per thread; None: align in one pass.
 
-    Large runs only (each block must be worth a thread), and not under
-    ``ties="shuffle"``, whose random keys are drawn for the whole run at once.
+    Large runs only (each block must be worth a thread).
     """
     workers = min(MAX_THREADS, usable_cpus()) if threads is None else threads
     n = len(rq)
-    if ties == "shuffle" or workers < 2 or n < 2 * PARALLEL_MIN_ROWS:
+    if workers < 2 or n < 2 * PARALLEL_MIN_ROWS:
         return None
     workers = min(workers, n // PARALLEL_MIN_ROWS)
     sample = np.sort(rq[:: max(1, n // 65536)])  # quantiles of a sample of the rows' codes balance the blocks
@@ -262,6 +262,18 @@ def _align_block(
     return _align_coded(qvocab[lo:hi], qq[qrows] - lo, rq[rrows] - lo, part_qrels, part_run, options)
 
 
+def missing_queries_error(missing: list[str], source: str | None) -> PolicyError:
+    """The error of ``missing="error"``: judged queries without documents in the run, the first five named.
+
+    >>> str(missing_queries_error(["q1"], "run.txt"))
+    "1 judged queries have no documents in the run run.txt: q1 (missing='error'; use 'zero' or 'skip')"
+    """
+    return PolicyError(
+        f"{len(missing)} judged queries have no documents in the run {source or ''}: "
+        f"{', '.join(missing[:5])}{' ...' if len(missing) > 5 else ''} (missing='error'; use 'zero' or 'skip')"
+    )
+
+
 def merge_infos(infos: list[AlignInfo]) -> AlignInfo:
     """One :class:`AlignInfo` for alignments of disjoint sets of queries (lists of ids in the blocks' order)."""
     merged = AlignInfo()
@@ -308,11 +320,7 @@ def _align_coded(
     info.run_only_queries = qvocab[run_only].tolist()
     info.missing_queries = qvocab[missing_q].tolist()
     if missing == "error" and len(missing_q):
-        raise PolicyError(
-            f"{len(missing_q)} judged queries have no documents in the run {run.source or ''}: "
-            f"{', '.join(info.missing_queries[:5])}{' ...' if len(missing_q) > 5 else ''} "
-            "(missing='error'; use 'zero' or 'skip')"
-        )
+        raise missing_queries_error(info.missing_queries, run.source)
     evaluated = np.setdiff1d(judged_q, missing_q, assume_unique=True) if missing == "skip" else judged_q
 
     keep = np.zeros(len(qvocab), dtype=bool)
@@ -336,7 +344,11 @@ def _align_coded(
     def doc_order(items: np.ndarray) -> list[np.ndarray]:
         return string_sort_keys(run.doc_ids, items if rows is None else rows[items])
 
-    ranked_by = ranking(rq, scores, ties=ties, doc_codes=doc_order, grades=grades, judged=judged, seed=seed)
+    noise = None
+    if ties == "shuffle":  # keys from the seed and the ids alone: the same however the run is cut or ordered
+        doc_keys = document_keys(run.doc_ids)
+        noise = shuffle_noise(seed, document_keys(qvocab)[rq], doc_keys if rows is None else doc_keys[rows])
+    ranked_by = ranking(rq, scores, ties=ties, doc_codes=doc_order, grades=grades, judged=judged, noise=noise)
     ideal_sel = keep[qq_sorted] if len(qq_sorted) else np.zeros(0, bool)
     ideal_counts = np.bincount(np.searchsorted(evaluated, qq_sorted[ideal_sel]), minlength=len(evaluated))
     if judged_items:

@@ -273,6 +273,39 @@ def ranking(
     )
 
 
+def shuffle_noise(seed: int | None, query_keys: np.ndarray, doc_keys: np.ndarray) -> np.ndarray:
+    """One random 64-bit sort key per (query, document) for ``ties="shuffle"``, from the seed and the ids alone.
+
+    ``key = mix(mix(seed) + mix(q) * M + d)`` with ``q``, ``d`` the 64-bit
+    hash keys of the query and document ids (:func:`rankmeter.core.ids.document_keys`)
+    and ``mix`` the SplitMix64 finaliser. A document's key depends on nothing
+    else -- not on the other rows, their order, the blocks, threads or cluster
+    partitions the run is cut into -- so a seeded shuffle gives the same
+    ranking however the run is read. ``seed=None`` draws a fresh seed.
+
+    >>> import numpy as np
+    >>> q, d = np.array([1, 1, 2], dtype=np.uint64), np.array([5, 6, 5], dtype=np.uint64)
+    >>> k = shuffle_noise(7, q, d)
+    >>> k.dtype, len(set(k.tolist())), bool((shuffle_noise(7, q[::-1], d[::-1]) == k[::-1]).all())
+    (dtype('uint64'), 3, True)
+    """
+    if seed is None:
+        seed = int(np.random.default_rng().integers(2**63))
+    base = _splitmix(np.array([seed], dtype=np.uint64))
+    key = _splitmix(np.asarray(query_keys, dtype=np.uint64) + base)
+    key *= np.uint64(0xBF58476D1CE4E5B9)
+    key += np.asarray(doc_keys, dtype=np.uint64)
+    return _splitmix(key)
+
+
+def _splitmix(x: np.ndarray) -> np.ndarray:
+    """SplitMix64's finaliser, element-wise on uint64 (wrapping arithmetic)."""
+    x = x + np.uint64(0x9E3779B97F4A7C15)
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
 def _order_in_groups(keys: list[np.ndarray], group: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     """Permutation sorting contiguous groups of items by ``keys`` (lexsort convention), stably.
 

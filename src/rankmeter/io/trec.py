@@ -334,6 +334,16 @@ def parse_run_bytes(data: bytes, source: str, first_line: int = 1) -> Run:
     return parse_run_block(data, source, first_line)[0]
 
 
+def parse_qrels_bytes(data: bytes, source: str, first_line: int = 1) -> Qrels:
+    """Parse the bytes of (part of) a TREC qrels file; ``first_line`` numbers the first line for messages.
+
+    >>> parse_qrels_bytes(b"301 0 d1 2\\n", "qrels.txt").relevance.tolist()
+    [2.0]
+    """
+    qids, dids, relevance, lines, _, _ = _parse_columns(data, source, first_line, qrels=True)
+    return Qrels(qids, dids, relevance, source=source, lines=lines)
+
+
 def parse_run_block(data: bytes, source: str, first_line: int = 1) -> tuple[Run, bool]:
     """:func:`parse_run_bytes`, and whether the columnar parser took the bytes (then every line is a row).
 

@@ -1,0 +1,314 @@
+"""``rankmeter.dask.evaluate``: qrels + run as dask DataFrames, shuffled by query, rankmeter's kernels per partition.
+
+The same shell as :mod:`rankmeter.spark`: the rows of both inputs become one
+dask DataFrame of :data:`rankmeter.partitions.COLUMNS`, shuffled on the query
+id so that each partition holds whole queries; every partition is evaluated by
+:func:`rankmeter.partitions.evaluate_partition` and the driver (the client)
+combines the per-query values.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from rankmeter.core.semantics import Semantics, SemanticsOptions
+from rankmeter.errors import InputFormatError, RankmeterError
+from rankmeter.io.frames import find_columns
+from rankmeter.io.load import as_qrels, as_run, table_format
+from rankmeter.io.tables import Qrels, Run
+from rankmeter.measures import Measure
+from rankmeter.partitions import (
+    COLUMNS,
+    QRELS,
+    RUN,
+    Sources,
+    combine,
+    distributed_semantics,
+    evaluate_partition,
+    tidy_table,
+)
+from rankmeter.pipeline import MeasuresArg, parse_measures
+from rankmeter.results import EvaluationResult
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+_LINE_STRIDE = 1 << 33  # without exact numbering: a row's key is partition * 2**33 + position + 1
+
+
+@dataclass(frozen=True)
+class DaskResult:
+    """What :func:`evaluate` returns.
+
+    Attributes
+    ----------
+    per_query : pandas.DataFrame
+        Columns ``query_id``, ``measure``, ``value`` (one row per evaluated query and measure).
+    result : EvaluationResult
+        The same values with the aggregates and metadata of :func:`rankmeter.evaluate`.
+    """
+
+    per_query: Any
+    result: EvaluationResult
+
+    @property
+    def aggregate(self) -> dict[str, float]:
+        """The aggregate of each measure."""
+        return self.result.aggregate
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        """As :attr:`EvaluationResult.metadata`, with ``engine`` and ``partitions``."""
+        return self.result.metadata
+
+    def __getitem__(self, name: str) -> float:
+        return self.result[name]
+
+
+def evaluate(
+    qrels: Any,
+    run: Any,
+    measures: MeasuresArg,
+    *,
+    semantics: Semantics | None = None,
+    qrels_columns: Mapping[str, str] | None = None,
+    run_columns: Mapping[str, str] | None = None,
+    partitions: int | None = None,
+    **options: Unpack[SemanticsOptions],
+) -> DaskResult:
+    """Evaluate a run against qrels with dask: the values of :func:`rankmeter.evaluate`, whatever the partitioning.
+
+    Parameters
+    ----------
+    qrels, run : dask DataFrame, path, or anything rankmeter.evaluate takes
+        dask DataFrames (columns found as in :func:`rankmeter.evaluate`, or
+        named by ``qrels_columns`` / ``run_columns``); paths read by dask:
+        TREC text files (``.gz`` too; a file is read as one partition, then
+        shuffled), Parquet, CSV/TSV; local tables, dicts, ``Qrels``/``Run``.
+    measures : str, Measure or iterable of them
+    semantics, **options
+        As for :func:`rankmeter.evaluate`.
+    qrels_columns, run_columns : mapping, optional
+    partitions : int, optional
+        Partitions of the shuffle by query (default: the run's partitions).
+
+    Returns
+    -------
+    DaskResult
+
+    Notes
+    -----
+    The computation runs on dask's current scheduler: a
+    ``dask.distributed.Client`` made before the call sends it to a cluster.
+    """
+    sem = distributed_semantics(Semantics.build(semantics, "qrels", **options))
+    parsed = parse_measures(measures)
+    try:
+        result, n = _evaluate(qrels, run, parsed, sem, qrels_columns, run_columns, partitions, exact_lines=False)
+    except RankmeterError:  # number the rows exactly (one more pass) so the error names them as evaluate does
+        result, n = _evaluate(qrels, run, parsed, sem, qrels_columns, run_columns, partitions, exact_lines=True)
+    result.metadata.update({"engine": "dask", "partitions": n})
+    return DaskResult(tidy_table(result).to_pandas(), result)
+
+
+def _evaluate(
+    qrels: Any,
+    run: Any,
+    measures: list[Measure],
+    sem: Semantics,
+    qrels_columns: Mapping[str, str] | None,
+    run_columns: Mapping[str, str] | None,
+    partitions: int | None,
+    *,
+    exact_lines: bool,
+) -> tuple[EvaluationResult, int]:
+    import dask.dataframe as dd
+    import pandas as pd
+
+    q, q_name, q_text, q_cols = _rows(qrels, "qrels", qrels_columns, exact_lines)
+    r, r_name, r_text, r_cols = _rows(run, "run", run_columns, exact_lines)
+    sources = Sources(q_name, r_name, q_text, r_text, q_cols, r_cols)
+    n = partitions or max(r.npartitions, 1)
+    spread = dd.concat([q, r]).shuffle("query_id", npartitions=n)
+
+    def evaluate_frame(frame: pd.DataFrame) -> pd.DataFrame:
+        import pyarrow as pa
+
+        payloads = []
+        if len(frame):
+            table = pa.Table.from_pandas(frame[list(COLUMNS)], schema=_arrow_schema(), preserve_index=False)
+            payloads.append(evaluate_partition(table, measures, sem, sources))
+        return pd.DataFrame({"payload": pd.Series(payloads, dtype=object)})
+
+    meta = pd.DataFrame({"payload": pd.Series([], dtype=object)})
+    payloads = spread.map_partitions(evaluate_frame, meta=meta).compute()["payload"].tolist()
+    return combine(payloads, measures, sem, sources), n
+
+
+def _arrow_schema() -> Any:
+    import pyarrow as pa
+
+    return pa.schema(
+        [
+            ("role", pa.int8()),
+            ("query_id", pa.string()),
+            ("doc_id", pa.string()),
+            ("value", pa.float64()),
+            ("text", pa.string()),
+            ("line", pa.int64()),
+        ]
+    )
+
+
+def _rows(obj: Any, kind: str, columns: Mapping[str, str] | None, exact: bool) -> tuple[Any, str, bool, Any]:
+    """``(rows, source name, TREC text?, column mapping)``: ``obj`` as a dask DataFrame of :data:`COLUMNS`."""
+    import dask.dataframe as dd
+
+    role = QRELS if kind == "qrels" else RUN
+    if isinstance(obj, str | os.PathLike):
+        path = os.fspath(obj)
+        fmt = table_format(path)
+        if fmt is None:
+            return _text_rows(path, role, exact), path, True, None
+        if fmt == "parquet":
+            frame = dd.read_parquet(path)
+        elif fmt in ("csv", "tsv"):
+            frame = dd.read_csv(path, sep="\t" if fmt == "tsv" else ",", dtype=str)
+        else:
+            raise InputFormatError(f"{path}: dask reads TREC text, Parquet, CSV and TSV files, not {fmt}")
+        rows, mapping = _table_rows(frame, kind, columns, role, exact)
+        return rows, path, False, mapping
+    if isinstance(obj, dd.DataFrame):
+        rows, mapping = _table_rows(obj, kind, columns, role, exact)
+        return rows, f"<{kind} DataFrame>", False, mapping
+    local: Qrels | Run = as_qrels(obj, columns) if kind == "qrels" else as_run(obj, columns)  # read here
+    import pandas as pd
+
+    n = len(local)
+    frame = pd.DataFrame(
+        {
+            "role": np.full(n, role, dtype=np.int8),
+            "query_id": pd.array(local.query_ids.tolist(), dtype=object),
+            "doc_id": pd.array(local.doc_ids.tolist(), dtype=object),
+            "value": local.relevance if isinstance(local, Qrels) else local.scores,
+            "text": pd.array([None] * n, dtype=object),
+            "line": local.lines if local.lines is not None else np.arange(1, n + 1),
+        }
+    )
+    return dd.from_pandas(frame, npartitions=1), local.source or f"<{kind} table>", False, local.columns
+
+
+def _table_rows(frame: Any, kind: str, columns: Mapping[str, str] | None, role: int, exact: bool) -> Any:
+    """A table's rows with their row numbers; ids as text, the grade or score as float64."""
+    import pandas as pd
+
+    mapping = find_columns([str(c) for c in frame.columns], kind, columns, f"{kind}_columns")
+    value_role = "relevance" if kind == "qrels" else "score"
+    offsets = _offsets(frame) if exact else None
+
+    def convert(part: pd.DataFrame, partition_info: dict[str, Any] | None = None) -> pd.DataFrame:
+        index = (partition_info or {}).get("number", 0)
+        start = offsets[index] if offsets is not None else index * _LINE_STRIDE
+        values = pd.to_numeric(part[mapping[value_role]], errors="coerce").to_numpy(dtype=np.float64)
+        bad = np.flatnonzero(np.isnan(values) & ~pd.isna(part[mapping[value_role]]).to_numpy())
+        if len(bad):
+            row = part.iloc[bad[0]]
+            raise InputFormatError(
+                f"{kind} column {mapping[value_role]!r}: query {str(row[mapping['query_id']])!r}, document "
+                f"{str(row[mapping['doc_id']])!r}: {value_role} {row[mapping[value_role]]!r} is not a number"
+            )
+        return pd.DataFrame(
+            {
+                "role": np.full(len(part), role, dtype=np.int8),
+                "query_id": part[mapping["query_id"]].astype(str).astype(object).to_numpy(),
+                "doc_id": part[mapping["doc_id"]].astype(str).astype(object).to_numpy(),
+                "value": values,
+                "text": pd.array([None] * len(part), dtype=object),
+                "line": np.arange(start + 1, start + 1 + len(part), dtype=np.int64),
+            }
+        )
+
+    return frame.map_partitions(convert, meta=_meta()), mapping
+
+
+def _meta() -> Any:
+    import pandas as pd
+
+    return pd.DataFrame(
+        {
+            "role": pd.Series([], dtype=np.int8),
+            "query_id": pd.Series([], dtype=object),
+            "doc_id": pd.Series([], dtype=object),
+            "value": pd.Series([], dtype=np.float64),
+            "text": pd.Series([], dtype=object),
+            "line": pd.Series([], dtype=np.int64),
+        }
+    )
+
+
+def _offsets(frame: Any) -> list[int]:
+    """The number of rows before each partition (one pass over the frame)."""
+    lengths = frame.map_partitions(len).compute().tolist()
+    return np.concatenate(([0], np.cumsum(lengths))).astype(int).tolist()
+
+
+def _text_rows(path: str, role: int, exact: bool) -> Any:
+    """A TREC file's lines (blank and ``#`` lines left out), numbered, with query ids, in blocks of lines.
+
+    A plain file is cut into blocks of :data:`TEXT_BLOCK_BYTES` at line ends
+    (``dask.bytes.read_bytes``); a ``.gz`` file is one block. Lines are
+    numbered within their block, plus ``block * 2**33`` (the file's order), or
+    exactly with ``exact`` (one more pass counting each block's lines).
+    """
+    import dask
+    import dask.dataframe as dd
+    from dask.bytes import read_bytes
+
+    if not os.path.exists(path):
+        raise InputFormatError(f"{path}: cannot read file: No such file or directory")
+    gz = path.endswith(".gz")
+    _, files = read_bytes(
+        path, delimiter=b"\n", blocksize=None if gz else TEXT_BLOCK_BYTES, compression="gzip" if gz else None
+    )
+    blocks = files[0]
+    if exact:
+        counts = dask.compute(*[dask.delayed(_count_lines)(b) for b in blocks])
+        starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(int).tolist()
+    else:
+        starts = [i * _LINE_STRIDE for i in range(len(blocks))]
+    parts = [dask.delayed(_block_frame)(b, start, role) for b, start in zip(blocks, starts, strict=True)]
+    return dd.from_delayed(parts, meta=_meta(), verify_meta=False)
+
+
+TEXT_BLOCK_BYTES = 64 << 20
+"""Bytes of a TREC text file per dask partition (before the shuffle by query)."""
+
+
+def _count_lines(data: bytes) -> int:
+    return len(data.split(b"\n")) - (1 if data.endswith(b"\n") or not data else 0)
+
+
+def _block_frame(data: bytes, start: int, role: int) -> Any:
+    """The kept lines of one block of a TREC file as rows of :data:`COLUMNS` (numbers from ``start + 1``)."""
+    import pandas as pd
+
+    lines = data.decode("utf-8", "surrogateescape").split("\n")
+    if data.endswith(b"\n"):
+        lines.pop()
+    kept = [(start + i + 1, line) for i, line in enumerate(lines) if line.strip() and not line.startswith("#")]
+    text = [line for _, line in kept]
+    return pd.DataFrame(
+        {
+            "role": np.full(len(kept), role, dtype=np.int8),
+            "query_id": pd.array([t.split(None, 1)[0] for t in text], dtype=object),
+            "doc_id": pd.array([None] * len(kept), dtype=object),
+            "value": np.full(len(kept), np.nan),
+            "text": pd.array(text, dtype=object),
+            "line": np.array([n for n, _ in kept], dtype=np.int64),
+        }
+    )

@@ -1,0 +1,229 @@
+"""Evaluation of qrels + run rows split by query over the partitions of a cluster (Spark, Dask).
+
+A distributed engine moves every row of a query -- judgments and ranked
+documents alike -- to one partition, calls :func:`evaluate_partition` there
+on a table of :data:`COLUMNS`, and hands the small :class:`Partial` results
+back to the driver, where :func:`combine` builds the one
+:class:`~rankmeter.results.EvaluationResult`. A partition holds whole
+queries, and a query's values never depend on the other queries (ties
+included: a seeded shuffle keys each document by the seed and its ids), so
+the per-query values are those of :func:`rankmeter.evaluate` on all the rows,
+whatever the number of partitions or the order of the rows; the aggregates are
+computed once, on the driver, from every per-query value.
+
+Nothing here knows which engine moves the rows.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import pickle
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from rankmeter.core.align import AlignInfo, align, merge_infos, missing_queries_error
+from rankmeter.core.semantics import Semantics
+from rankmeter.errors import RankmeterError
+from rankmeter.io.frames import qrels_from_frame, run_from_frame
+from rankmeter.io.tables import Qrels, Run
+from rankmeter.io.trec import parse_qrels_bytes, parse_run_bytes
+from rankmeter.measures import Measure
+from rankmeter.pipeline import alignment_metadata, concatenate_results, evaluate_ranked, judged_items_suffice
+from rankmeter.results import EvaluationResult
+
+QRELS, RUN = 0, 1
+"""Values of the ``role`` column: a judgment or a ranked document."""
+COLUMNS = ("role", "query_id", "doc_id", "value", "text", "line")
+"""The columns a partition receives: ``role`` (int8), ``query_id`` (string), ``doc_id`` (string, tables),
+``value`` (float64: the grade or the score, tables), ``text`` (string: the whole line, TREC files) and
+``line`` (int64: the 1-based line or row number in the source, for order and for messages)."""
+
+
+@dataclass(frozen=True)
+class Sources:
+    """Where the qrels and the run came from: names for messages, and whether rows are TREC lines to parse."""
+
+    qrels: str
+    run: str
+    qrels_text: bool = False
+    run_text: bool = False
+    qrels_columns: dict[str, str] | None = None
+    run_columns: dict[str, str] | None = None
+
+
+@dataclass
+class Partial:
+    """What one partition sends back to the driver: per-query values, the alignment's counts, or an error."""
+
+    result: EvaluationResult | None = None
+    info: AlignInfo = field(default_factory=AlignInfo)
+    run_name: tuple[int, str] | None = None  # (line, tag) of the partition's first run line
+    error: RankmeterError | None = None
+    error_at: tuple[str, int] = ("", 0)  # (source, line) of the partition's first row, to report errors in file order
+
+
+def distributed_semantics(sem: Semantics) -> Semantics:
+    """The semantics every partition uses: a seed drawn once on the driver when a shuffle has none.
+
+    >>> distributed_semantics(Semantics(ties="shuffle")).seed is not None
+    True
+    >>> distributed_semantics(Semantics(ties="trec", seed=None)).seed is None
+    True
+    """
+    if sem.tie_policy == "shuffle" and sem.seed is None:
+        return sem.replace(seed=int(np.random.default_rng().integers(2**63)))
+    return sem
+
+
+def evaluate_partition(table: Any, measures: list[Measure], sem: Semantics, sources: Sources) -> bytes:
+    """Evaluate the whole queries of one partition; returns a pickled :class:`Partial` for the driver.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        The partition's rows, with the columns of :data:`COLUMNS`, in any order.
+    measures : list of Measure
+    sem : Semantics
+        The call's semantics (from :func:`distributed_semantics`).
+    sources : Sources
+
+    Returns
+    -------
+    bytes
+        A pickled :class:`Partial`; a :class:`~rankmeter.errors.RankmeterError`
+        (a malformed line, a duplicate, a bad score) travels inside it, so the
+        driver raises it as it was raised here, with its file:line, query and
+        document.
+    """
+    partial = Partial()
+    try:
+        qrels, run = _tables(table, sources)
+        if len(qrels):
+            partial.error_at = (sources.qrels, int(qrels.lines[0]) if qrels.lines is not None else 0)
+        if len(run):
+            partial.error_at = (sources.run, int(run.lines[0]) if run.lines is not None else 0)
+            if run.name is not None:
+                partial.run_name = (int(run.lines[0]) if run.lines is not None else 0, run.name)
+        local = sem.replace(missing="skip") if sem.missing == "error" else sem  # reported on the driver
+        ranked, partial.info = align(qrels, run, local, judged_items=judged_items_suffice(sem.tie_policy, measures))
+        if ranked.n_queries:
+            partial.result = evaluate_ranked(ranked, measures, empty=sem.empty)
+    except RankmeterError as exc:
+        partial.error = exc
+    return pickle.dumps(partial, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _tables(table: Any, sources: Sources) -> tuple[Qrels, Run]:
+    """The partition's :class:`Qrels` and :class:`Run`, rows in source order."""
+    import pyarrow as pa
+
+    role = table.column("role").to_numpy()
+    line = table.column("line").to_numpy()
+    order = np.lexsort((line, role))  # qrels first, each in source order
+    table = table.take(pa.array(order))
+    n_qrels = int(np.count_nonzero(role == QRELS))
+    q, r = table.slice(0, n_qrels), table.slice(n_qrels)
+    if sources.qrels_text:
+        qrels = _parsed(q, sources.qrels, parse_qrels_bytes)
+    else:
+        qrels = qrels_from_frame(q.select(["query_id", "doc_id", "value"]), _ROLES["qrels"], source=sources.qrels)
+        qrels = dataclasses.replace(qrels, lines=q.column("line").to_numpy(), columns=sources.qrels_columns)
+    if sources.run_text:
+        run = _parsed(r, sources.run, parse_run_bytes)
+    else:
+        run = run_from_frame(r.select(["query_id", "doc_id", "value"]), _ROLES["run"], source=sources.run)
+        run = dataclasses.replace(run, lines=r.column("line").to_numpy(), columns=sources.run_columns)
+    return qrels, run
+
+
+_ROLES = {
+    "qrels": {"query_id": "query_id", "doc_id": "doc_id", "relevance": "value"},
+    "run": {"query_id": "query_id", "doc_id": "doc_id", "score": "value"},
+}
+
+
+def _parsed(rows: Any, source: str, parse: Any) -> Any:
+    """TREC lines (not necessarily consecutive in the file) parsed by rankmeter's reader, with their own numbers."""
+    lines = rows.column("line").to_numpy()
+    data = "\n".join(rows.column("text").to_pylist()).encode("utf-8", "surrogateescape")
+    try:
+        parsed = parse(data, source) if len(lines) else None
+    except RankmeterError as exc:
+        raise type(exc)(relocate(str(exc), source, lines)) from None
+    if parsed is None:
+        return (
+            Run.empty(source)
+            if parse is parse_run_bytes
+            else Qrels(np.zeros(0, dtype=str), np.zeros(0, dtype=str), np.zeros(0), source=source)
+        )
+    at = np.arange(len(lines)) if parsed.lines is None else parsed.lines - 1
+    return dataclasses.replace(parsed, lines=lines[at])
+
+
+def _no_qrels(source: str) -> Qrels:
+    return Qrels(np.zeros(0, dtype=str), np.zeros(0, dtype=str), np.zeros(0), source=source)
+
+
+def relocate(message: str, source: str, lines: np.ndarray) -> str:
+    """A parser's message about the k-th of the given lines, with ``source:k:`` turned into the line's own number.
+
+    >>> relocate("run.txt:2: expected 6 columns", "run.txt", np.array([10, 42]))
+    'run.txt:42: expected 6 columns'
+    """
+    pattern = re.compile(rf"^{re.escape(source)}:(\d+):")
+    return pattern.sub(lambda m: f"{source}:{int(lines[int(m.group(1)) - 1])}:", message, count=1)
+
+
+def combine(payloads: list[bytes], measures: list[Measure], sem: Semantics, sources: Sources) -> EvaluationResult:
+    """The result of every partition's :class:`Partial`: per-query values stacked, aggregates computed once.
+
+    Raises the partitions' first error in (source, line) order, or, under
+    ``missing="error"``, the error naming every judged query absent from the run.
+    """
+    partials = [pickle.loads(p) for p in payloads]  # noqa: S301 - written by evaluate_partition on this cluster
+    errors = sorted((p for p in partials if p.error is not None), key=lambda p: p.error_at)
+    if errors:
+        raise errors[0].error  # type: ignore[misc]
+    info = merge_infos([p.info for p in partials])
+    info.missing_queries.sort()
+    info.run_only_queries.sort()
+    if sem.missing == "error" and info.missing_queries:
+        raise missing_queries_error(info.missing_queries, sources.run)
+    names = sorted(p.run_name for p in partials if p.run_name is not None)
+    extra = alignment_metadata(
+        info,
+        sem,
+        sources.qrels,
+        sources.run,
+        names[0][1] if names else None,
+        qrels_columns=sources.qrels_columns,
+        run_columns=sources.run_columns,
+    )
+    parts = [p.result for p in partials if p.result is not None]
+    if not parts:  # nothing to evaluate: the empty result still carries every metadata field
+        nothing = align(_no_qrels(sources.qrels), Run.empty(sources.run), sem)[0]
+        parts = [evaluate_ranked(nothing, measures, empty=sem.empty)]
+    return concatenate_results(parts, measures, extra, sort_by_query=True)
+
+
+def tidy_table(result: EvaluationResult) -> Any:
+    """The per-query values as a pyarrow Table (query_id, measure, value), the rows ``result.per_query`` lists.
+
+    >>> from rankmeter import evaluate
+    >>> tidy_table(evaluate({"q": {"d": 1}}, {"q": {"d": 1.0}}, ["rr", "p@1"])).to_pylist()[1]
+    {'query_id': 'q', 'measure': 'p@1', 'value': 1.0}
+    """
+    import pyarrow as pa
+
+    names = np.array(result.measure_names, dtype=object)
+    rows, cols = np.nonzero(result.included)  # row-major: each query's measures in order
+    return pa.table(
+        {
+            "query_id": pa.array(np.asarray(result.query_ids, dtype=object)[rows], pa.string()),
+            "measure": pa.array(names[cols], pa.string()),
+            "value": pa.array(result.values[rows, cols], pa.float64()),
+        }
+    )
