@@ -43,6 +43,37 @@ COLUMNS = ("role", "query_id", "doc_id", "value", "text", "line")
 
 
 @dataclass(frozen=True)
+class EngineResult:
+    """What a distributed evaluation returns: per-query values in the engine's own table, and the local result.
+
+    Attributes
+    ----------
+    per_query : Any
+        Columns ``query_id``, ``measure``, ``value`` in the engine's table type (one row per evaluated
+        query and measure; rows left out by ``empty="skip"`` are absent).
+    result : EvaluationResult
+        The same values on the driver, with the aggregates and the metadata of
+        :func:`rankmeter.evaluate`; ``result["ndcg@10"]`` is the mean.
+    """
+
+    per_query: Any
+    result: EvaluationResult
+
+    @property
+    def aggregate(self) -> dict[str, float]:
+        """The aggregate of each measure (means over per-query values; sums for counts)."""
+        return self.result.aggregate
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        """As :attr:`EvaluationResult.metadata`, with ``engine`` and ``partitions``."""
+        return self.result.metadata
+
+    def __getitem__(self, name: str) -> float:
+        return self.result[name]
+
+
+@dataclass(frozen=True)
 class Sources:
     """Where the qrels and the run came from: names for messages, and whether rows are TREC lines to parse."""
 

@@ -26,6 +26,7 @@ from rankmeter.partitions import (
     COLUMNS,
     QRELS,
     RUN,
+    EngineResult,
     Sources,
     combine,
     distributed_semantics,
@@ -42,32 +43,9 @@ _LINE_STRIDE = 1 << 33  # without exact numbering: a row's key is partition * 2*
 
 
 @dataclass(frozen=True)
-class DaskResult:
-    """What :func:`evaluate` returns.
-
-    Attributes
-    ----------
-    per_query : pandas.DataFrame
-        Columns ``query_id``, ``measure``, ``value`` (one row per evaluated query and measure).
-    result : EvaluationResult
-        The same values with the aggregates and metadata of :func:`rankmeter.evaluate`.
-    """
-
-    per_query: Any
-    result: EvaluationResult
-
-    @property
-    def aggregate(self) -> dict[str, float]:
-        """The aggregate of each measure."""
-        return self.result.aggregate
-
-    @property
-    def metadata(self) -> dict[str, Any]:
-        """As :attr:`EvaluationResult.metadata`, with ``engine`` and ``partitions``."""
-        return self.result.metadata
-
-    def __getitem__(self, name: str) -> float:
-        return self.result[name]
+class DaskResult(EngineResult):
+    """What :func:`evaluate` returns: the per-query values as a pandas DataFrame (``per_query``) and the whole
+    local result (``result``), as :class:`EngineResult`."""
 
 
 def evaluate(

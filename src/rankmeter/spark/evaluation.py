@@ -24,6 +24,7 @@ from rankmeter.measures import Measure
 from rankmeter.partitions import (
     QRELS,
     RUN,
+    EngineResult,
     Sources,
     combine,
     distributed_semantics,
@@ -40,35 +41,9 @@ _SCHEMA = "role tinyint, query_id string, doc_id string, value double, text stri
 
 
 @dataclass(frozen=True)
-class SparkResult:
-    """What :func:`evaluate` returns: the per-query values as a Spark DataFrame and the whole local result.
-
-    Attributes
-    ----------
-    per_query : pyspark.sql.DataFrame
-        Columns ``query_id``, ``measure``, ``value``: one row per evaluated
-        query and measure (rows left out by ``empty="skip"`` are absent).
-    result : EvaluationResult
-        The same values on the driver, with the aggregates and the metadata
-        of :func:`rankmeter.evaluate`; ``result["ndcg@10"]`` is the mean,
-        ``rankmeter.compare_per_query`` takes its values.
-    """
-
-    per_query: Any
-    result: EvaluationResult
-
-    @property
-    def aggregate(self) -> dict[str, float]:
-        """The aggregate of each measure (means over per-query values; sums for counts)."""
-        return self.result.aggregate
-
-    @property
-    def metadata(self) -> dict[str, Any]:
-        """As :attr:`EvaluationResult.metadata`, with ``engine`` and ``partitions``."""
-        return self.result.metadata
-
-    def __getitem__(self, name: str) -> float:
-        return self.result[name]
+class SparkResult(EngineResult):
+    """What :func:`evaluate` returns: the per-query values as a Spark DataFrame (``per_query``) and the whole
+    local result (``result``, which ``rankmeter.compare_per_query`` takes), as :class:`EngineResult`."""
 
 
 def evaluate(
