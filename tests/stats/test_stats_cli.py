@@ -9,7 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rankmeter.cli.compare import add_parser, run, system_names
+from rankmeter.cli.compare import add_parser, run
+from rankmeter.cli.runs import system_names
 from rankmeter.errors import PolicyError
 
 

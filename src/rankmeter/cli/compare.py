@@ -20,7 +20,7 @@ import sys
 from typing import Any
 
 from rankmeter.cli.options import add_evaluation_options, semantics_from_args
-from rankmeter.cli.runs import expand_runs, system_names
+from rankmeter.cli.runs import add_run_arguments, named_runs
 from rankmeter.cli.status import INPUT_ERROR, USAGE_ERROR, exit_status
 
 FORMATS = ("table", "markdown", "latex", "json", "csv")
@@ -105,13 +105,7 @@ def add_parser(subparsers: Any) -> None:
             "unless --baseline), with a multiple-testing correction over all (system x measure) pairs."
         ),
     )
-    p.add_argument("qrels", metavar="QRELS", help="relevance judgments")
-    p.add_argument(
-        "runs",
-        metavar="RUN",
-        nargs="+",
-        help="two or more runs (files, directories or globs); named after their file stem",
-    )
+    add_run_arguments(p)
     add_comparison_options(p)
     p.add_argument("--format", default="table", choices=FORMATS, help="output format (default: table)")
     p.add_argument("--plot", metavar="PNG", help="also write an overview plot (needs matplotlib)")
@@ -159,13 +153,9 @@ def run(args: argparse.Namespace) -> int:
         return status
 
     try:
-        paths = expand_runs(list(args.runs), qrels=args.qrels)
-        if len(paths) < 2:
-            return fail(f"need at least 2 runs to compare, got {len(paths)}")
-        names = system_names(paths)
         comparison = compare(
             args.qrels,
-            dict(zip(names, paths, strict=True)),
+            named_runs(args),
             args.measures,
             **comparison_options(args),
         )

@@ -18,7 +18,7 @@ import sys
 from typing import Any
 
 from rankmeter.cli.compare import add_comparison_options, comparison_options
-from rankmeter.cli.runs import expand_runs, system_names
+from rankmeter.cli.runs import add_run_arguments, named_runs
 from rankmeter.cli.status import INPUT_ERROR, USAGE_ERROR, exit_status
 
 
@@ -42,13 +42,7 @@ def add_parser(subparsers: Any) -> None:
             "corrected p-values, per-query plots and a sortable per-query table, diagnostics."
         ),
     )
-    p.add_argument("qrels", metavar="QRELS", help="relevance judgments")
-    p.add_argument(
-        "runs",
-        metavar="RUN",
-        nargs="+",
-        help="two or more runs (files, directories or globs); named after their file stem",
-    )
+    add_run_arguments(p)
     p.add_argument("-o", "--output", required=True, metavar="HTML", help="where to write the report")
     p.add_argument("--title", help="page title (default: the systems' names)")
     add_comparison_options(p)
@@ -69,15 +63,12 @@ def run(args: argparse.Namespace) -> int:
     argv = getattr(args, "argv", None)
     command = shlex.join(["rankmeter", *argv]) if argv is not None else None
     try:
-        paths = expand_runs(list(args.runs), qrels=args.qrels)
-        if len(paths) < 2:
-            return fail(f"need at least 2 runs to compare, got {len(paths)}")
+        runs = named_runs(args)
         from rankmeter.report.page import html
 
-        names = system_names(paths)
         html(
             args.qrels,
-            dict(zip(names, paths, strict=True)),
+            runs,
             args.measures,
             output=args.output,
             title=args.title,

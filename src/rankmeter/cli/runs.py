@@ -8,6 +8,7 @@ work whatever the shell expands.
 
 from __future__ import annotations
 
+import argparse
 import glob
 import os
 from collections import Counter
@@ -83,3 +84,29 @@ def system_names(paths: list[str]) -> list[str]:
             return names
     twice = sorted(p for p, count in Counter(paths).items() if count > 1)
     raise PolicyError(f"the same run is given twice: {', '.join(twice)}")
+
+
+def add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    """The positional ``QRELS RUN [RUN ...]`` of the commands that compare runs (``compare``, ``report``)."""
+    parser.add_argument("qrels", metavar="QRELS", help="relevance judgments")
+    parser.add_argument(
+        "runs",
+        metavar="RUN",
+        nargs="+",
+        help="two or more runs (files, directories or globs); named after their file stem",
+    )
+
+
+def named_runs(args: argparse.Namespace, at_least: int = 2) -> dict[str, str]:
+    """``{system name: run path}`` of ``args.runs`` expanded (the qrels left out), at least ``at_least`` of them.
+
+    >>> named_runs(argparse.Namespace(qrels="q.txt", runs=["runs/bm25.txt", "runs/dense.txt"]))
+    {'bm25': 'runs/bm25.txt', 'dense': 'runs/dense.txt'}
+    >>> named_runs(argparse.Namespace(qrels="q.txt", runs=["bm25.txt"]))
+    Traceback (most recent call last):
+    rankmeter.errors.PolicyError: need at least 2 runs to compare, got 1
+    """
+    paths = expand_runs(list(args.runs), qrels=args.qrels)
+    if len(paths) < at_least:
+        raise PolicyError(f"need at least {at_least} runs to compare, got {len(paths)}")
+    return dict(zip(system_names(paths), paths, strict=True))
