@@ -1,25 +1,41 @@
-"""``rankmeter ndeval`` against ndeval's C code on a 1M-row run: wall time, peak RSS and the values.
+"""``rankmeter ndeval`` against NIST's ndeval program and pyndeval on a 1M-row run: times, peak RSS, values.
 
 Usage::
 
     pip install -e ".[bench]"
     python benchmarks/bench_ndeval.py            # 3 rounds
     python benchmarks/bench_ndeval.py --quick    # 1 round
-    NDEVAL=/path/to/ndeval python benchmarks/bench_ndeval.py   # also NIST's command-line program
 
-Workload WD (written once under benchmarks/data): 2,000 topics x 500 documents = 1M run rows, 3 intents
-per topic, 120 judged documents per intent (``--judged``; a third of them never retrieved, about 35 %
-relevant): 720,000 judgments.
-Peers: pyndeval (ndeval.c per topic, through its Python reader, as ir_measures uses it) and, when the
-``NDEVAL`` variable names it, the ndeval program itself (build it from pyndeval's source distribution:
-``gcc -O2 ndeval.c -lm``). Each tool runs in a fresh process (import and file reading count), round-robin;
-the amean of every column is checked against rankmeter's before the times are reported.
+NIST's ndeval program (not in CI: its rows are skipped when it is absent). Build it from the C source that
+pyndeval's source distribution carries (``src/ndeval.c``, ndeval 4.5 as NIST released it for the TREC Web
+track; pyndeval's own ``pyndeval.c`` only includes it)::
+
+    mkdir -p /tmp/ndeval_build && cd /tmp/ndeval_build
+    pip download --no-binary :all: --no-deps pyndeval==0.0.8 -d .
+    tar xzf pyndeval-0.0.8.tar.gz
+    gcc -O2 -o ndeval pyndeval-0.0.8/src/ndeval.c -lm
+
+The benchmark runs ``/tmp/ndeval_build/ndeval`` when it exists, or the program that the ``NDEVAL``
+environment variable names.
+
+Workload WD (written once under benchmarks/data, or ``RANKMETER_BENCH_DATA``): 2,000 topics x 500 documents
+= 1M run rows, 3 intents per topic, 120 judged documents per intent (``--judged``; a third of them never
+retrieved, about 35 % relevant): 720,000 judgments.
+
+Contenders, round-robin (a drift of the machine's load touches each alike):
+
+* ``rankmeter ndeval`` and the ndeval program, each a whole process (start-up, imports and file reading
+  count); the program's output must equal rankmeter's byte for byte;
+* pyndeval (ndeval.c per topic, as ir_measures uses it) in this process: reading both files in Python and
+  the call (its import excluded); the mean of every column is checked against rankmeter's ``amean``.
+
+CPU time (user + system) is reported beside wall time: on a shared machine wall time measures the
+neighbours as much as the tools.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import subprocess
@@ -42,24 +58,33 @@ COLUMNS = [
     *(f"{m}@{k}" for m in ("P-IA", "strec") for k in (5, 10, 20)),
 ]  # fmt: skip
 
-CHILD_PYNDEVAL = """
-import json, sys, time, pyndeval
-start = time.perf_counter()
-qrels = []
-with open(sys.argv[1]) as fh:
-    for line in fh:
-        t, s, d, j = line.split()
-        qrels.append((t, s, d, int(j)))
-run = []
-with open(sys.argv[2]) as fh:
-    for line in fh:
-        t, _, d, rank, score, _ = line.split()
-        run.append((t, d, -float(rank)))  # ndeval orders by the rank column
-names = sys.argv[3].split(';')
-per_topic = pyndeval.ndeval(qrels, run, names)
-mean = {n: sum(v[n] for v in per_topic.values()) / len(per_topic) for n in names}
-print(json.dumps(mean))
-"""
+NDEVAL_BUILD = Path("/tmp/ndeval_build/ndeval")
+
+
+def ndeval_program() -> str | None:
+    """The ndeval program: ``NDEVAL`` or the build path of the docstring, None when neither exists."""
+    path = os.environ.get("NDEVAL") or (str(NDEVAL_BUILD) if NDEVAL_BUILD.exists() else None)
+    return path if path and os.access(path, os.X_OK) else None
+
+
+def pyndeval_in_process(qrels_path: Path, run_path: Path) -> tuple[dict[str, float], float, float]:
+    """pyndeval on the files, read in Python as ir_measures feeds it: (column means, wall s, CPU s)."""
+    import pyndeval
+
+    wall, cpu = time.perf_counter(), time.process_time()
+    qrels = []
+    with open(qrels_path) as fh:
+        for line in fh:
+            t, s, d, j = line.split()
+            qrels.append((t, s, d, int(j)))
+    run = []
+    with open(run_path) as fh:
+        for line in fh:
+            t, _, d, rank, _, _ = line.split()
+            run.append((t, d, -float(rank)))  # ndeval orders by the rank column
+    per_topic = pyndeval.ndeval(qrels, run, COLUMNS)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    return {n: sum(v[n] for v in per_topic.values()) / len(per_topic) for n in COLUMNS}, wall, cpu
 
 
 def workload(n_topics: int = 2000, depth: int = 500, intents: int = 3, judged: int = 120) -> tuple[Path, Path]:
@@ -112,38 +137,48 @@ def main() -> None:
     args = parser.parse_args()
     rounds = 1 if args.quick else 3
     qrels, run_file = workload(judged=args.judged)
-    tools = {
-        "rankmeter ndeval": [sys.executable, "-m", "rankmeter.cli.main", "ndeval", str(qrels), str(run_file)],
-        "pyndeval (ndeval.c)": [sys.executable, "-c", CHILD_PYNDEVAL, str(qrels), str(run_file), ";".join(COLUMNS)],
-    }
-    if os.environ.get("NDEVAL"):
-        tools["ndeval (C program)"] = [os.environ["NDEVAL"], str(qrels), str(run_file)]
-    samples: dict[str, list[tuple[float, float, float]]] = {label: [] for label in tools}
+    tools = {"rankmeter ndeval": [sys.executable, "-m", "rankmeter.cli.main", "ndeval", str(qrels), str(run_file)]}
+    program = ndeval_program()
+    if program:
+        tools["ndeval (NIST's C program)"] = [program, str(qrels), str(run_file)]
+    pyndeval_label = "pyndeval (in-process)"
+    samples: dict[str, list[tuple[float, float, float]]] = {label: [] for label in [*tools, pyndeval_label]}
+    outputs: dict[str, str] = {}
     values: dict[str, dict[str, float]] = {}
     for _ in range(rounds):  # round-robin: a drift of the machine's load touches every tool alike
         for label, argv in tools.items():
             out, wall, cpu, rss = run(argv)
-            values[label] = json.loads(out) if label.startswith("pyndeval") else amean(out)
+            outputs[label] = out
             samples[label].append((wall, cpu, rss))
-    reference = values["rankmeter ndeval"]
+        values[pyndeval_label], wall, cpu = pyndeval_in_process(qrels, run_file)
+        samples[pyndeval_label].append((wall, cpu, 0.0))
+    reference = amean(outputs["rankmeter ndeval"])
     base_wall = statistics.median(w for w, _, _ in samples["rankmeter ndeval"])
     base_cpu = statistics.median(c for _, c, _ in samples["rankmeter ndeval"])
     n_judged = sum(1 for _ in open(qrels))
     print(
-        f"\n## WD: ndeval's 21 columns, {sum(1 for _ in open(run_file)):,} run rows, {n_judged:,} judgments, {rounds} round(s)\n"
+        f"\n## WD: ndeval's 21 columns, {sum(1 for _ in open(run_file)):,} run rows, {n_judged:,} judgments, "
+        f"{rounds} round(s)\n"
     )
     print("| tool | median wall s | peer / rankmeter | median CPU s | peer / rankmeter | peak RSS MB | values |")
     print("|---|---:|---:|---:|---:|---:|---|")
     for label, got in samples.items():
         wall = statistics.median(w for w, _, _ in got)
         cpu = statistics.median(c for _, c, _ in got)
-        note = "reference" if label == "rankmeter ndeval" else agree(reference, values[label])
+        rss = max(r for _, _, r in got)
+        if label == "rankmeter ndeval":
+            note = "reference"
+        elif label in outputs:
+            same = outputs[label] == outputs["rankmeter ndeval"]
+            note = "identical output" if same else f"OUTPUT DIFFERS ({agree(reference, amean(outputs[label]))})"
+        else:
+            note = agree(reference, values[label])
         print(
             f"| {label} | {wall:.2f} | {wall / base_wall:.1f}x | {cpu:.2f} | {cpu / base_cpu:.1f}x "
-            f"| {max(r for _, _, r in got):.0f} | {note} |"
+            f"| {f'{rss:.0f}' if rss else '(in-process)'} | {note} |"
         )
-    if "ndeval (C program)" not in samples:
-        print("\n(set NDEVAL to the path of the ndeval program to time it too)")
+    if not program:
+        print(f"\n(ndeval program not found: build it as the docstring says, at {NDEVAL_BUILD}, or set NDEVAL)")
 
 
 if __name__ == "__main__":
