@@ -212,6 +212,13 @@ def greedy_ideal(
     updated by multiplication), the largest document id among equal gains;
     a query stops when no document adds gain.
 
+    A document's gain depends only on the set of intents it covers, so the
+    steps run over the query's distinct intent sets (at most 2^A - 1 of them,
+    each holding its documents by descending id) rather than over every
+    judged document: the same choices and the same sums, added in the same
+    (intent) order, as a step over every judged document
+    would (tests/diversity/reference.py keeps that plain version to check this one against).
+
     >>> from rankmeter.io.intents import intent_qrels_from_dict
     >>> from rankmeter.core.intents import align_intents
     >>> from rankmeter.io.tables import Run
@@ -222,49 +229,77 @@ def greedy_ideal(
     [2.0, 0.5, 0.5]
     """
     n_q = lists.n_queries
-    rel_count = segment_sum(relevant.astype(np.float64), lists.pair_offsets)
+    rel_count = segment_sum(relevant.astype(np.float64), lists.pair_offsets).astype(np.int64)
     docs = np.flatnonzero(rel_count > 0)  # by (query, document id)
+    if not len(docs):
+        return ideal_from_steps([], [], n_q)
+    rel_pairs = np.flatnonzero(relevant)  # by document, then intent
+    counts = rel_count[docs]
+    pair_offsets = np.concatenate(([0], np.cumsum(counts)))
+    # each document's intent set as a row of intents (ascending), padded with -1
+    sets = np.full((len(docs), int(counts.max())), -1, dtype=np.int64)
+    sets[np.repeat(np.arange(len(docs)), counts), segment_positions(pair_offsets, len(rel_pairs))] = lists.pair_intent[
+        rel_pairs
+    ]
     doc_query = lists.doc_query[docs]
-    rel_pairs = np.flatnonzero(relevant)
-    pair_doc = lists.pair_doc[rel_pairs]
-    local = np.searchsorted(docs, pair_doc)  # pairs sorted by document, so locals are non-decreasing
-    intent = lists.pair_intent[rel_pairs]
+    # groups: (query, intent set); inside a group the documents by descending id (docs are in id order)
+    order = np.lexsort((-np.arange(len(docs)), *sets.T[::-1], doc_query))
+    sets, doc_query = sets[order], doc_query[order]
+    new = np.concatenate(([True], (doc_query[1:] != doc_query[:-1]) | (sets[1:] != sets[:-1]).any(axis=1)))
+    group_start = np.flatnonzero(new)
+    group_end = np.append(group_start[1:], len(docs))
+    group_query = doc_query[group_start]
+    group_docs = order  # index into docs: larger means a larger document id inside the query
+    # the intents of each group, in intent order (the order ndeval adds a document's gains in)
+    rep = sets[group_start]
+    member = rep >= 0
+    pair_group = np.repeat(np.arange(len(group_start)), member.sum(axis=1))
+    pair_intent = rep[member]
     uniform = lists.intent_weights is None
-    w = weights[intent]
+    w = weights[pair_intent]
     gains = np.ones(len(lists.intent_ids), dtype=np.float64)
     keep_factor = 1.0 - alpha
+    pointer = group_start.copy()
+    alive = np.ones(len(group_start), dtype=bool)
+    first = np.concatenate(([True], group_query[1:] != group_query[:-1]))
+    starts = np.flatnonzero(first)
+    query_of_group = np.cumsum(first) - 1  # index into starts
     out_query: list[np.ndarray] = []
     out_score: list[np.ndarray] = []
     step = 0
-    while len(docs) and (depth is None or step < depth):
-        g = gains[intent] if uniform else w * gains[intent]
-        score = np.bincount(local, weights=g, minlength=len(docs))  # sequential: intent order, as ndeval sums
-        first = np.concatenate(([True], doc_query[1:] != doc_query[:-1]))
-        starts = np.flatnonzero(first)
-        group = np.cumsum(first) - 1
+    while alive.any() and (depth is None or step < depth):
+        g = gains[pair_intent] if uniform else w * gains[pair_intent]
+        score = np.bincount(pair_group, weights=g, minlength=len(group_start))  # sequential, in intent order
+        score[~alive] = -np.inf
         best = np.maximum.reduceat(score, starts)
-        index = np.arange(len(docs))
-        pick = np.maximum.reduceat(np.where(score == best[group], index, -1), starts)
+        candidate = np.where(score == best[query_of_group], group_docs[np.minimum(pointer, len(docs) - 1)], -1)
+        pick_doc = np.maximum.reduceat(candidate, starts)
         gaining = best > 0
-        pick = pick[gaining]
-        out_query.append(doc_query[pick])
+        winner = np.flatnonzero((candidate == pick_doc[query_of_group]) & gaining[query_of_group])
+        out_query.append(group_query[winner])
         out_score.append(best[gaining])
-        placed = np.zeros(len(docs), dtype=bool)
-        placed[pick] = True
-        gains[intent[placed[local]]] *= keep_factor
-        keep = ~placed & gaining[group]
-        pair_keep = keep[local]
-        renumber = np.cumsum(keep) - 1
-        docs, doc_query = docs[keep], doc_query[keep]
-        local, intent, w = renumber[local[pair_keep]], intent[pair_keep], w[pair_keep]
+        placed = np.zeros(len(group_start), dtype=bool)
+        placed[winner] = True
+        gains[pair_intent[placed[pair_group]]] *= keep_factor
+        pointer[winner] += 1
+        alive &= (pointer < group_end) & gaining[query_of_group]
         step += 1
-    if not out_query:
-        return Ideal(np.zeros(n_q + 1, dtype=np.int64), np.zeros(0))
-    query = np.concatenate(out_query)
-    scores = np.concatenate(out_score)
+    return ideal_from_steps(out_query, out_score, n_q)
+
+
+def ideal_from_steps(step_query: list[np.ndarray], step_score: list[np.ndarray], n_queries: int) -> Ideal:
+    """The :class:`Ideal` of greedy steps: per step, the queries that placed a document and its gain.
+
+    >>> ideal_from_steps([np.array([0, 1]), np.array([1])], [np.array([2.0, 1.0]), np.array([0.5])], 3)
+    Ideal(offsets=array([0, 1, 3, 3]), scores=array([2. , 1. , 0.5]))
+    """
+    if not step_query:
+        return Ideal(np.zeros(n_queries + 1, dtype=np.int64), np.zeros(0))
+    query = np.concatenate(step_query)
+    scores = np.concatenate(step_score)
     order = np.argsort(query, kind="stable")  # steps are in rank order: stable keeps it inside a query
-    counts = np.bincount(query, minlength=n_q)
-    return Ideal(np.concatenate(([0], np.cumsum(counts))).astype(np.int64), scores[order])
+    per_query = np.bincount(query, minlength=n_queries)
+    return Ideal(np.concatenate(([0], np.cumsum(per_query))).astype(np.int64), scores[order])
 
 
 # --- discounts: (gains, 0-based ranks) -> discounted gains, in ndeval's arithmetic ---------------------------------
