@@ -60,8 +60,8 @@ def test_rel_and_min_rel_together_are_refused() -> None:
         ("infAP", "infap"),
         ("ERR@20", "err@20"),
         ("Rprec", "rprec"),
-        ("retrieval_fall_out@5", "fall_out@5"),  # torchmetrics
-        ("retrieval_auroc", "auroc"),
+        ("retrieval_fall_out@5", "fall_out(all_relevant=1)@5"),  # torchmetrics
+        ("retrieval_auroc", "auroc(all_relevant=0)"),
         ("label_ranking_average_precision_score", "lrap"),  # scikit-learn
         ("top_k_accuracy@3", "success@3"),
     ],

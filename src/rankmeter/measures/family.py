@@ -156,6 +156,31 @@ def _check_divisor(value: Any, family: str) -> str:
 # p@k's divisor: k (trec_eval's P, the default) or min(k, list length) (keras-rs' PrecisionAtK)
 P_DIVISOR = Param("k", lambda t, s: _check_divisor(t, s), _check_divisor, "k (trec_eval) | min: min(k, list length)")
 
+
+def _check_share(value: Any, family: str) -> float:
+    x = _number(value, family) if isinstance(value, str) else value
+    if isinstance(x, bool) or not isinstance(x, int | float | np.integer | np.floating) or not 0 <= x <= 1:
+        raise MeasureSyntaxError(f"measure {family!r}: all_relevant must be a number in [0, 1], got {value!r}")
+    return float(x)
+
+
+def all_relevant_param(default: float) -> Param:
+    """The value of a non-empty list whose items are all relevant (0 / 0 for fall_out and auroc).
+
+    torchmetrics gives 1 for fall-out there (``RetrievalFallOut``'s ``empty_target_action="pos"``) and 0 for
+    AUROC (``RetrievalAUROC``); its presets ``retrieval_fall_out`` and ``retrieval_auroc`` set these.
+
+    >>> all_relevant_param(0.0).parse("1", "fall_out")
+    1.0
+    """
+    return Param(
+        default,
+        lambda t, s: _check_share(_number(t, s), s),
+        _check_share,
+        "value of a list whose items are all relevant (torchmetrics: fall_out 1, auroc 0)",
+    )
+
+
 Kernel = Callable[[Any, Any], np.ndarray]
 
 

@@ -32,8 +32,6 @@ ALIASES: dict[str, str] = {
     "setap": "set_map",
     # torchmetrics
     "fallout": "fall_out",
-    "retrieval_fall_out": "fall_out",
-    "retrieval_auroc": "auroc",
     # scikit-learn
     "top_k_accuracy": "success",
     "top_k_accuracy_score": "success",
@@ -45,6 +43,10 @@ PRESETS: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
     # ranx: Burges et al.'s exponential gain
     "ndcg_burges": ("ndcg", (("gain", "exp"),)),
     "dcg_burges": ("dcg", (("gain", "exp"),)),
+    # torchmetrics' RetrievalFallOut / RetrievalAUROC on a list whose items are all relevant (AUROC: with
+    # ties="expected" for its tied pairs)
+    "retrieval_fall_out": ("fall_out", (("all_relevant", "1"),)),
+    "retrieval_auroc": ("auroc", (("all_relevant", "0"),)),
 }
 
 PARAM_ALIASES: dict[str, str] = {"rel": "min_rel", "gains": "gain"}

@@ -12,7 +12,17 @@ used, and fills them from :func:`tables`; this module imports neither.
 from __future__ import annotations
 
 from rankmeter.measures import diversity_families, peer_names, trec_families
-from rankmeter.measures.family import DISCOUNT, GAIN, IDEAL, MIN_REL, P_DIVISOR, STOP_GAIN, STOP_GMAX, Family
+from rankmeter.measures.family import (
+    DISCOUNT,
+    GAIN,
+    IDEAL,
+    MIN_REL,
+    P_DIVISOR,
+    STOP_GAIN,
+    STOP_GMAX,
+    Family,
+    all_relevant_param,
+)
 from rankmeter.measures.kernels import average_precision, counts, dcg, err, label_ranking, precision, reciprocal_rank
 
 _GRADED = {"gain": GAIN, "discount": DISCOUNT, "ideal": IDEAL}
@@ -157,7 +167,7 @@ _PEER_FAMILIES: dict[str, Family] = {
             "fall_out",
             precision.fall_out,
             "non-relevant items in the top k / non-relevant items of the list (torchmetrics)",
-            params=_BINARY,
+            params={**_BINARY, "all_relevant": all_relevant_param(0.0)},
             needs_relevant=False,
         ),
         Family(
@@ -165,7 +175,7 @@ _PEER_FAMILIES: dict[str, Family] = {
             label_ranking.auroc,
             "share of (relevant, non-relevant) pairs ranked in order; ties 1/2 under expected (torchmetrics)",
             cutoff="none",
-            params=_BINARY,
+            params={**_BINARY, "all_relevant": all_relevant_param(1.0)},
         ),
         Family(
             "lrap",

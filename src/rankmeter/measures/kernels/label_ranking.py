@@ -8,7 +8,8 @@ n_+ the relevant and n_- the other items of the list:
   non-relevant) pairs with the relevant item ranked above. Under
   ``ties="expected"`` a tied pair counts 1/2 (the exact expectation, and the
   trapezoidal ROC area of torchmetrics and scikit-learn); under the other
-  policies the order decides. A list without non-relevant items gives 1.
+  policies the order decides. A list without non-relevant items gives ``all_relevant`` (default 1;
+  torchmetrics' ``RetrievalAUROC`` gives 0: the preset ``retrieval_auroc`` sets it).
 - ``lrap`` (scikit-learn's ``label_ranking_average_precision_score``):
   :math:`\frac{1}{n_+}\sum_{b_i = 1} L_i / \mathrm{rank}_i`, with
   :math:`\mathrm{rank}_i` the number of items scored >= item i and
@@ -63,7 +64,7 @@ def auroc(ctx: Context, measure: Measure) -> np.ndarray:
         earlier = segment_cumsum(nb, ctx.ranked.offsets) - nb
     correct = segment_sum(b * (np.repeat(n_neg, ctx.ranked.segment_sizes) - earlier), ctx.ranked.offsets)
     pairs = n_pos * n_neg
-    out = np.ones(len(pairs))  # no non-relevant item: every pair (there are none) is in order
+    out = np.full(len(pairs), float(measure.param("all_relevant", 1.0)))  # no non-relevant item
     np.divide(correct, pairs, out=out, where=pairs > 0)
     out[n_pos == 0] = np.nan  # no relevant item: the empty-query policy decides
     return out[:, None]

@@ -7,8 +7,10 @@ relevant judged documents of the query:
 - ``r@k``       rel@k / R
 - ``f1@k``      2 rel@k / (k + R), the harmonic mean of p@k and r@k
 - ``hits@k``    rel@k (ranx's ``hits``)
-- ``fall_out@k`` (non-relevant items in the top k) / (non-relevant items of the list); 0 without
-  any (torchmetrics' ``retrieval_fall_out``)
+- ``fall_out@k`` (non-relevant items in the top k) / (non-relevant items of the list); 0 when every
+  item of a non-empty list is relevant (torchmetrics' functional ``retrieval_fall_out``), or
+  ``all_relevant``'s value (``retrieval_fall_out``, torchmetrics' ``RetrievalFallOut``: 1); 0 for an
+  empty list
 - ``rprec``     rel@R / R
 - ``success@k`` 1 if rel@k > 0 else 0 (hit rate)
 - ``judged@k``  judged documents in the top k / k
@@ -60,11 +62,15 @@ def hits(ctx: Context, measure: Measure) -> np.ndarray:
 
 
 def fall_out(ctx: Context, measure: Measure) -> np.ndarray:
-    """Non-relevant ranked items in the top k / non-relevant ranked items of the list (0 when there are none)."""
+    """Non-relevant ranked items in the top k / non-relevant ranked items of the list.
+
+    A non-empty list without a non-relevant item gets ``all_relevant`` (default 0), an empty one 0.
+    """
     other = ctx.tie_mean(1.0 - ctx.relevant(measure.param("min_rel")))
     top = ctx.sums_at(other, list(_cutoffs(measure)))
     total = ctx.sums_at(other, [None])
-    return np.divide(top, total, out=np.zeros_like(top), where=total > 0)
+    fill = np.where(ctx.lengths[:, None] > 0, float(measure.param("all_relevant", 0.0)), 0.0)
+    return np.divide(top, total, out=np.broadcast_to(fill, top.shape).copy(), where=total > 0)
 
 
 def recall(ctx: Context, measure: Measure) -> np.ndarray:
