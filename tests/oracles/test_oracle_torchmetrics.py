@@ -18,12 +18,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch
+import torchmetrics.functional.retrieval as functional
+import torchmetrics.retrieval as retrieval
 
 import rankmeter
-
-torch = pytest.importorskip("torch")  # in the test extra: CI installs it, so nothing is skipped there
-retrieval = pytest.importorskip("torchmetrics.retrieval")
-functional = pytest.importorskip("torchmetrics.functional.retrieval")
 
 CUTOFFS = (1, 2, 3, 5, 50)
 
@@ -150,3 +149,19 @@ def test_mean_over_queries_is_torchmetrics_default_aggregation() -> None:
     metric.update(torch.tensor(scores), torch.tensor(targets), indexes=torch.tensor(indexes))
     got = rankmeter.evaluate(qrels, run, "retrieval_fall_out@3").aggregate["fall_out(all_relevant=1)@3"]
     assert got == pytest.approx(float(metric.compute()), abs=1e-6)
+
+
+@pytest.mark.parametrize("name", ["fall_out(all_relevant=2)@3", "auroc(all_relevant=-0.5)", "auroc(all_relevant=x)"])
+def test_all_relevant_must_be_a_share(name: str) -> None:
+    with pytest.raises(rankmeter.errors.MeasureSyntaxError, match=r"all_relevant must be a number in \[0, 1\]|is not"):
+        rankmeter.parse(name)
+
+
+def test_all_relevant_as_a_python_value_and_empty_lists() -> None:
+    # an empty list (a judged query the run misses) stays 0 whatever all_relevant says
+    from rankmeter.measures.grammar import measure
+
+    res = rankmeter.evaluate(
+        {"a": {"d1": 1}, "b": {"d2": 1}}, {"a": {"d1": 0.5}}, [measure("fall_out", 2, all_relevant=1)]
+    )
+    assert dict(zip(res.query_ids.tolist(), res.values[:, 0].tolist(), strict=True)) == {"a": 1.0, "b": 0.0}
