@@ -1,31 +1,16 @@
-"""Every ``>>>`` block of the guides and of the pages with Python examples runs, its output checked (doctest).
+"""The site's hook: one page per measure family, each with a worked example computed at build time.
 
-The examples read ``examples/`` relative to the repository root, where the test suite runs.
+The code blocks of the pages are run by tests/test_docs_blocks.py.
 """
 
 from __future__ import annotations
 
-import doctest
 import math
 from pathlib import Path
 
 import pytest
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
-PAGES = sorted((DOCS / "guides").glob("*.md")) + [
-    DOCS / n for n in ("report.md", "semantics.md", "comparing.md", "vectors.md")
-]
-
-
-@pytest.mark.parametrize("page", PAGES, ids=[p.stem for p in PAGES])
-def test_guide_examples(page: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(DOCS.parent)
-    failures, attempted = doctest.testfile(
-        str(page), module_relative=False, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE, report=True
-    )
-    assert failures == 0
-    if page.stem != "trainers":
-        assert attempted >= 4, f"{page.name}: only {attempted} examples"
 
 
 def load_hook():
@@ -74,41 +59,3 @@ def test_hook_refuses_an_inconsistent_example(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setattr(hook.rankmeter, "evaluate", off_for_dicts)
     with pytest.raises(ValueError, match=r"ndcg@3: .* from TREC files, .* from dicts"):
         hook.page("ndcg")
-
-
-def commands(page: Path) -> list[list[str]]:
-    """The ``rankmeter ...`` command lines of a page's bash blocks (continuations joined, comments cut)."""
-    import re
-    import shlex
-
-    found = []
-    for block in re.findall(r"```bash\n(.*?)```", page.read_text(), re.S):
-        for line in block.replace("\\\n", " ").splitlines():
-            argv = shlex.split(line, comments=True)
-            if argv[:1] == ["rankmeter"]:
-                found.append(argv[1:])
-    return found
-
-
-@pytest.mark.parametrize("name", ["index.md", "report.md"])
-def test_documented_commands_run(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each documented ``rankmeter`` command runs on files of the names it uses (exit status 0)."""
-    import numpy as np
-
-    from rankmeter.cli.main import main
-
-    argvs = commands(DOCS / name)
-    assert argvs, f"no rankmeter command in {name}"
-    rng = np.random.default_rng(1)
-    queries = [str(q) for q in range(301, 321)]
-    rels = {(q, d): int(rng.integers(0, 3)) for q in queries for d in range(12)}
-    (tmp_path / "qrels.txt").write_text("".join(f"{q} 0 D{d} {r}\n" for (q, d), r in rels.items()))
-    for argv in argvs:
-        for arg in argv:
-            if arg.endswith((".run", ".txt")) and arg != "qrels.txt":
-                lines = [f"{q} Q0 D{d} 0 {rels[(q, d)] + rng.normal(0, 1.5):.3f} x\n" for (q, d) in rels]
-                (tmp_path / arg).write_text("".join(lines))
-    monkeypatch.chdir(tmp_path)
-    for argv in argvs:
-        assert main([*argv, "--n-resamples", "200"] if argv[0] == "report" else argv) == 0, argv
-    assert (tmp_path / "report.html").stat().st_size > 500_000
