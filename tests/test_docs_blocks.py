@@ -135,6 +135,27 @@ def is_synopsis(command: str) -> bool:
     return any(w.startswith("[") or re.fullmatch(r"[A-Z][A-Z_.]*(\.\w+)?", w) or "|" in w for w in words[1:])
 
 
+#: Placeholders of synopses and the example files that stand for them: a synopsis with no other
+#: placeholder (and no ``[...]`` or ``a|b``) is also run on them.
+EXAMPLE_FILES = {
+    "QRELS": "examples/qrels.txt",
+    "RUN": "examples/run.txt",
+    "RUN_A": "examples/run.txt",
+    "RUN_B": "examples/run_b.txt",
+}
+
+
+def runnable_synopsis(command: str) -> str | None:
+    """The synopsis with its placeholders replaced by example files, when every one of them has one."""
+    words = shlex.split(command)
+    if any(w.startswith("[") or "|" in w or "/" in w or "*" in w for w in words):
+        return None  # choices, optional parts, paths of the reader's own
+    placeholders = [w for w in words[1:] if re.fullmatch(r"[A-Z][A-Z_.]*(\.\w+)?", w)]
+    if not all(w in EXAMPLE_FILES for w in placeholders):
+        return None
+    return shlex.join(EXAMPLE_FILES.get(w, w) for w in words)
+
+
 def classify(block: Block) -> list[str]:
     """Why each part of a block is checked (raises ``LookupError`` for anything that would go unchecked)."""
     page = rel(block.page)
@@ -153,7 +174,12 @@ def classify(block: Block) -> list[str]:
         kinds = []
         for command in command_lines(block.text):
             if is_rankmeter(command):
-                kinds.append("synopsis: options checked" if is_synopsis(command) else "run")
+                if not is_synopsis(command):
+                    kinds.append("run")
+                elif runnable_synopsis(command):
+                    kinds.append("synopsis: run on the example files")
+                else:
+                    kinds.append("synopsis: options checked")
             elif (page, command) in ALLOWED:
                 kinds.append(ALLOWED[(page, command)])
             else:
@@ -317,7 +343,8 @@ def run_page(page: Path, workdir: Path) -> list[str]:
                     continue
                 if is_synopsis(command):
                     failures += [f"{block.where}: {command}: {p}" for p in check_synopsis(command)]
-                else:
+                    command = runnable_synopsis(command) or ""
+                if command:
                     status, got = run_cli(command)
                     if status != 0:
                         failures.append(f"{block.where}: {command} exited {status}:\n{got}")
@@ -376,6 +403,12 @@ def test_synopsis_check_names_unknown_options_and_choices() -> None:
     assert is_synopsis(command)
     assert check_synopsis(command) == ["--ties: no choice 'bogus'", "unknown option --nope"]
     assert not is_synopsis("rankmeter evaluate examples/qrels.txt examples/run.txt -m map")
+    assert runnable_synopsis(command) is None
+    assert runnable_synopsis("rankmeter compare QRELS RUN_A RUN_B -m map") == (
+        "rankmeter compare examples/qrels.txt examples/run.txt examples/run_b.txt -m map"
+    )
+    assert runnable_synopsis("rankmeter retrieval QUERIES.npy DATABASE.npy -m map") is None
+    assert runnable_synopsis("rankmeter evaluate QRELS runs/ -m map") is None
 
 
 def test_console_output_is_compared() -> None:
