@@ -433,3 +433,17 @@ def test_a_wrong_example_fails(workdir: Path) -> None:
     assert failures[1].endswith("wrong.md:7: ValueError: boom")
     assert "--- shown\nno such table\n--- printed (status 0)" in failures[2]
     assert "exited 1" in failures[3] and "no.txt" in failures[3]
+
+
+def test_allowed_commands_name_real_scripts_and_options() -> None:
+    """The commands that are not run still name scripts of the repository and options those scripts define."""
+    checked = 0
+    for _, command in ALLOWED:
+        words = shlex.split(command)
+        scripts = [w for w in words if w.endswith((".py", ".sh")) and "/" in w]
+        for script in scripts:
+            source = (ROOT / script).read_text(encoding="utf-8")
+            options = [w.split("=")[0] for w in words[words.index(script) + 1 :] if w.startswith("--")]
+            assert all(f'"{o}"' in source for o in options), (command, options)
+            checked += 1
+    assert checked >= 7
