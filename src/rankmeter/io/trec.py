@@ -22,6 +22,7 @@ import numpy as np
 
 from rankmeter.errors import InputFormatError, InvalidScoreError, where
 from rankmeter.io.arrow import arrow_to_numpy, combined, memory_pool
+from rankmeter.io.plain import PlainColumns, parse_plain
 from rankmeter.io.tables import Qrels, Run
 from rankmeter.io.validate import (
     check_finite,
@@ -38,6 +39,8 @@ PathLike = str | os.PathLike[str]
 _ASCII_FIELDS = re.compile(r"[^ \t\n\r\f\v]+")
 _QRELS_COLUMNS = 4
 _RUN_COLUMNS = 6
+PLAIN_MAX_BYTES = 32 << 20
+"""Files up to this size are offered to the NumPy parser before pyarrow's (whose import costs more than it saves)."""
 
 
 def _read_bytes(path: PathLike) -> bytes:
@@ -292,7 +295,9 @@ def read_qrels(path: PathLike) -> Qrels:
     (['D#1', 'D2'], [2.0, 0.0])
     >>> os.unlink(f.name)
     """
-    qids, dids, relevance, lines, _, _ = _parse_columns(_file_or_bytes(path), str(path), 1, qrels=True, path=path)
+    qids, dids, relevance, lines, _, _ = _parse_columns(
+        _file_or_bytes(path), str(path), 1, qrels=True, path=path, plain_first=True
+    )
     return Qrels(qids, dids, relevance, source=str(path), lines=lines)
 
 
@@ -320,7 +325,9 @@ def read_run(path: PathLike) -> Run:
     (['D1', 'D2'], [2.5, 1.5], 'bm25')
     >>> os.unlink(f.name)
     """
-    qids, dids, scores, lines, name, _ = _parse_columns(_file_or_bytes(path), str(path), 1, qrels=False, path=path)
+    qids, dids, scores, lines, name, _ = _parse_columns(
+        _file_or_bytes(path), str(path), 1, qrels=False, path=path, plain_first=True
+    )
     return Run(qids, dids, scores, source=str(path), lines=lines, name=name)
 
 
@@ -368,25 +375,60 @@ def _first_line_tag(data: bytes | None, path: PathLike | None = None) -> str | N
     return fields[5] if len(fields) > 5 else None
 
 
+def _plain_columns(
+    data: bytes | None, path: PathLike | None, n_columns: int, value_col: int
+) -> tuple[PlainColumns | None, bytes | None]:
+    """The NumPy parser's columns of a file up to :data:`PLAIN_MAX_BYTES` (else None), and the bytes it read."""
+    if data is None:
+        try:
+            if os.stat(path).st_size > PLAIN_MAX_BYTES:  # type: ignore[arg-type]
+                return None, None
+            with open(path, "rb") as fh:  # type: ignore[arg-type]
+                data = fh.read()
+        except OSError:
+            return None, None  # the other parsers report why the file cannot be read
+    if len(data) > PLAIN_MAX_BYTES:
+        return None, data
+    return parse_plain(data, n_columns, value_col, max_line_bytes()), data
+
+
 def _parse_columns(
-    data: bytes | None, source: str, first_line: int, *, qrels: bool, path: PathLike | None = None
+    data: bytes | None,
+    source: str,
+    first_line: int,
+    *,
+    qrels: bool,
+    path: PathLike | None = None,
+    plain_first: bool = False,
 ) -> tuple[Any, Any, np.ndarray, Any, Any, bool]:
     """(query ids, doc ids, values, line numbers, run tag, fast) of qrels or run bytes: fast path, else line by line.
 
-    ``data`` None means: the plain file at ``path``. On the fast path query ids
-    come back as a pyarrow dictionary array (their codes are free there).
+    ``data`` None means: the plain file at ``path``. With ``plain_first`` a
+    file of up to :data:`PLAIN_MAX_BYTES` is offered to the NumPy parser
+    first (:mod:`rankmeter.io.plain`), which spares pyarrow's import. On the
+    pyarrow path query ids come back as a pyarrow dictionary array (their
+    codes are free there).
     """
     n_columns, value_col, what = (_QRELS_COLUMNS, 3, "relevance") if qrels else (_RUN_COLUMNS, 4, "score")
     layout = "qid iter docno rel" if qrels else "qid Q0 docno rank score tag"
-    kinds = {0: "d", 2: "s", value_col: "f"}
-    fast = _arrow_table(data, n_columns, _arrow_types(kinds), path)
+    qids: Any
+    dids: Any
+    plain, fast = None, None
+    if plain_first:
+        plain, data = _plain_columns(data, path, n_columns, value_col)
+    if plain is not None:
+        qids, dids, values = plain.query_ids, plain.doc_ids, plain.values
+        lines = None
+        name = None if qrels else plain.first_line[5]
+    else:
+        fast = _arrow_table(data, n_columns, _arrow_types({0: "d", 2: "s", value_col: "f"}), path)
     if fast is not None:
         table, qids = fast
         dids = combined(table.column("c2"))
         values = arrow_to_numpy(table.column(f"c{value_col}"))
         lines = None if first_line == 1 else np.arange(first_line, first_line + len(values), dtype=np.int64)
         name = None if qrels else _first_line_tag(data, path)
-    else:
+    elif plain is None:
         if data is None:
             data = _read_bytes(path)  # type: ignore[arg-type]
         check_no_nul(data, source, first_line)
@@ -398,7 +440,7 @@ def _parse_columns(
         qids, dids = fields[:, 0].astype(str), fields[:, 2].astype(str)
         name = None if qrels else str(fields[0, 5])
     check_finite(values, what, qids, dids, source, lines)
-    return qids, dids, values, lines, name, fast is not None
+    return qids, dids, values, lines, name, fast is not None or plain is not None
 
 
 def read_columns_fast(path: PathLike, *, qrels: bool, values_as_text: bool = False) -> tuple[Any, Any, Any] | None:
