@@ -13,6 +13,12 @@ import time
 
 def run_command(argv: list[str]) -> tuple[str, float, float]:
     """Run a command; return (its standard output, wall seconds, its own peak RSS in MB)."""
+    out, wall, rss, _ = run_command_cpu(argv)
+    return out, wall, rss
+
+
+def run_command_cpu(argv: list[str]) -> tuple[str, float, float, float]:
+    """Run a command; return (its standard output, wall seconds, its own peak RSS in MB, its CPU seconds: user + sys)."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
         proc = subprocess.Popen(argv, stdout=out, stderr=err)
@@ -22,7 +28,7 @@ def run_command(argv: list[str]) -> tuple[str, float, float]:
         err.seek(0)
         if status != 0:
             raise RuntimeError(f"{argv[0]} failed ({status}):\n{err.read().decode()[-2000:]}")
-        return out.read().decode(), wall, usage.ru_maxrss / 1024
+        return out.read().decode(), wall, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
 
 
 def run_child(code: str, *args: str, env: dict[str, str] | None = None) -> tuple[dict, float, float]:

@@ -10,8 +10,7 @@ qrels, with ndcg@10, ndcg and map:
 Every per-run value of the one process must equal the loop's (exactly for rankmeter, to trec_eval's four
 printed decimals for trec_eval).
 
-CLI: ``rankmeter evaluate`` on W2 against the same evaluation from a bare Python script calling
-``rankmeter.evaluate``, and against ``trec_eval -c`` (when on PATH); variants alternate, medians.
+CLI: ``rankmeter evaluate`` on W2 against a bare API script and trec_eval (benchmarks/cli_startup.py).
 
 Usage::
 
@@ -39,12 +38,6 @@ from harness import print_table, run_command  # noqa: E402
 MEASURES = ["ndcg@10", "ndcg", "map"]
 TREC_NAMES = {"ndcg@10": "ndcg_cut_10", "ndcg": "ndcg", "map": "map"}
 TREC_ARGS = ["-c", "-m", "ndcg_cut.10", "-m", "ndcg", "-m", "map"]
-
-API_SCRIPT = """
-import json, sys, rankmeter
-res = rankmeter.evaluate(sys.argv[1], sys.argv[2], sys.argv[3].split(';'))
-print(json.dumps(res.aggregate))
-"""
 
 
 def many_w2_runs(n_runs: int) -> tuple[Path, list[Path]]:
@@ -138,29 +131,6 @@ def many_benchmark(n_runs: int, repeats: int) -> None:
     print_table(f"MANY: {n_runs} W2-sized runs ({', '.join(MEASURES)}; whole processes, medians of {repeats})", rows)
 
 
-def cli_benchmark(repeats: int) -> None:
-    qrels, run = (str(p) for p in workloads.w2())
-    flags = [a for m in MEASURES for a in ("-m", m)]
-    variants = {
-        "rankmeter evaluate (CLI, table output)": [_rankmeter(), "evaluate", qrels, run, *flags],
-        "python script calling rankmeter.evaluate": [sys.executable, "-c", API_SCRIPT, qrels, run, ";".join(MEASURES)],
-    }
-    trec_eval = shutil.which("trec_eval")
-    if trec_eval:
-        variants["trec_eval -c (C)"] = [trec_eval, *TREC_ARGS, qrels, run]
-    walls: dict[str, list[float]] = {label: [] for label in variants}
-    rss: dict[str, float] = dict.fromkeys(variants, 0.0)
-    for _ in range(repeats):
-        for label, argv in variants.items():
-            _, wall, peak = run_command(argv)
-            walls[label].append(wall)
-            rss[label] = max(rss[label], peak)
-    rows = [(label, statistics.median(walls[label]), rss[label], "") for label in variants]
-    print_table(f"CLI: W2 whole process, variants alternating, medians of {repeats}", rows)
-    if not trec_eval:
-        print("\ntrec_eval (C) not on PATH: its row is left out")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=100, help="runs in MANY (default: 100)")
@@ -171,6 +141,8 @@ def main() -> None:
     if "MANY" in only:
         many_benchmark(args.runs, max(1, args.repeats // 2))
     if "CLI" in only:
+        from cli_startup import cli_benchmark
+
         cli_benchmark(args.repeats)
 
 

@@ -478,13 +478,14 @@ def main() -> None:
             timed("pytrec_eval, one evaluator per job", CHILD_TINY_MANY, ["pytrec_eval/each"], repeats, rows, ref)
             timed("pytrec_eval, all jobs in one evaluator", CHILD_TINY_MANY, ["pytrec_eval/all"], repeats, rows, ref)
         print_table("W4 x 1,000: a thousand tiny jobs in one process (ndcg@10, ndcg, map; in-process timing)", rows)
-    if "MANY" in only or "CLI" in only:
-        from many_runs import cli_benchmark, many_benchmark
+    if "MANY" in only:
+        from many_runs import many_benchmark
 
-        if "MANY" in only:
-            many_benchmark(100, max(1, repeats // 2))
-        if "CLI" in only:
-            cli_benchmark(7 if repeats > 1 else 1)
+        many_benchmark(100, max(1, repeats // 2))
+    if "CLI" in only:
+        from cli_startup import cli_benchmark
+
+        cli_benchmark(21 if repeats > 1 else 1)
     if "ENGINES" in only:
         from engines import engines_benchmark
 

@@ -39,7 +39,7 @@ PathLike = str | os.PathLike[str]
 _ASCII_FIELDS = re.compile(r"[^ \t\n\r\f\v]+")
 _QRELS_COLUMNS = 4
 _RUN_COLUMNS = 6
-PLAIN_MAX_BYTES = 32 << 20
+PLAIN_MAX_BYTES = 16 << 20
 """Files up to this size are offered to the NumPy parser before pyarrow's (whose import costs more than it saves)."""
 
 
