@@ -20,6 +20,7 @@ any other number goes through NumPy's string-to-float conversion.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import NamedTuple
 
 import numpy as np
@@ -30,7 +31,6 @@ _SPACE, _NEWLINE, _DOT, _MINUS, _ZERO = 32, 10, 46, 45, 48
 _NUMBER_BYTES = np.zeros(256, dtype=bool)  # (and 0: the padding past a field's end)
 _NUMBER_BYTES[0] = True
 _NUMBER_BYTES[[*range(48, 58), _DOT, _MINUS, ord("+"), ord("e"), ord("E")]] = True
-_DELIMITERS = {n: np.array([_SPACE] * (n - 1) + [_NEWLINE], dtype=np.uint8) for n in (4, 6)}
 _MAX_EXACT_DIGITS = 15  # 10**15 < 2**53: the mantissa is an exact float64
 _POWERS = 10.0 ** np.arange(_MAX_EXACT_DIGITS + 1)
 
@@ -75,41 +75,59 @@ def parse_plain(data: bytes, n_columns: int, value_col: int, max_line: int) -> P
     if data[-1:] != b"\n":
         data += b"\n"
     raw = np.frombuffer(data, dtype=np.uint8)
-    ends = np.flatnonzero(raw <= _SPACE)  # spaces and newlines; any other control byte makes the file not plain
-    if len(ends) % n_columns or not (raw[ends].reshape(-1, n_columns) == _DELIMITERS[n_columns]).all():
-        return None
-    starts = np.empty_like(ends)
-    starts[0] = 0
-    np.add(ends[:-1], 1, out=starts[1:])
-    lengths = (ends - starts).reshape(-1, n_columns)
-    starts, ends = starts.reshape(-1, n_columns), ends.reshape(-1, n_columns)  # type: ignore[assignment]
-    if int(lengths.min()) == 0 or int((ends[:, -1] - starts[:, 0]).max()) > max_line:
-        return None
-    if int(raw.max()) > 127 or (raw[starts[:, 0]] == ord("#")).any():
-        return None
-    fields = _Fields(data, int(lengths[:, [0, 2, value_col]].max()))
-    values = fields.numbers(starts[:, value_col], lengths[:, value_col])
+    blank = raw <= _SPACE  # spaces and newlines; any other control byte makes the file not plain
+    ends: np.ndarray = np.flatnonzero(blank)
+    if len(ends) % n_columns or blank[0] or (blank[1:] & blank[:-1]).any():
+        return None  # a field too many or too few, or an empty one: a doubled or edge space, a blank line
+    ends = ends.reshape(-1, n_columns)
+    if not (raw[ends[:, -1]] == _NEWLINE).all() or np.count_nonzero(raw < _SPACE) != len(ends):
+        return None  # every n-th separator ends a line, and the others are spaces (no tab, CR, ...)
+    line_starts = np.zeros(len(ends), dtype=np.int64)
+    np.add(ends[:-1, -1], 1, out=line_starts[1:])
+    if int((ends[:, -1] - line_starts).max()) > max_line or int(raw.max()) > 127 or (raw[line_starts] == 35).any():
+        return None  # a line over the limit, a byte over 127, a comment ('#' first)
+
+    def field(column: int) -> tuple[np.ndarray, np.ndarray]:
+        starts = line_starts if column == 0 else ends[:, column - 1] + 1
+        return starts, ends[:, column] - starts
+
+    fields = _Fields(raw)
+    values = fields.numbers(*field(value_col))
     if values is None:
         return None
     first_line = data[: int(ends[0, -1])].decode("ascii").split(" ")
-    query_ids = fields.coded(starts[:, 0], lengths[:, 0])
-    return PlainColumns(query_ids, fields.plain(starts[:, 2], lengths[:, 2]), values, first_line)
+    return PlainColumns(fields.coded(*field(0)), fields.plain(*field(2)), values, first_line)
+
+
+@cache
+def _prefixes(width: int) -> np.ndarray:
+    """Item ``k``: ``width`` booleans, the first ``k`` true (one item per field length, gathered a row at a time)."""
+    table = np.arange(width) < np.arange(width + 1)[:, None]
+    return table.view(f"V{width}").reshape(-1)
 
 
 class _Fields:
     """Fields of one file read as byte matrices: row ``i`` holds the bytes from a field's start on."""
 
-    def __init__(self, data: bytes, widest: int) -> None:
-        self.raw = np.frombuffer(data + bytes(widest), dtype=np.uint8)  # (padded: a window never leaves the buffer)
-        self.size = len(data)
+    def __init__(self, raw: np.ndarray) -> None:
+        self.raw = raw
 
     def matrix(self, starts: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The fields as a (rows, widest) byte matrix, cells past a field's end zeroed, and which cells are inside."""
+        """The fields as a (rows, widest) byte matrix, cells past a field's end zeroed, and which cells are inside.
+
+        Rows are gathered as items of ``widest`` bytes (one copy each, not a cell at a time).
+        """
         width = int(lengths.max())
-        windows = np.lib.stride_tricks.as_strided(self.raw, shape=(self.size, width), strides=(1, 1), writeable=False)
-        inside = np.arange(width) < lengths[:, None]
-        matrix = windows[starts]
-        matrix *= inside
+        last = len(self.raw) - width  # the last window inside the buffer (a field is never longer than the file)
+        windows = np.ndarray((last + 1,), dtype=f"V{width}", buffer=self.raw, strides=(1,))
+        matrix = windows[np.minimum(starts, last)].view(np.uint8).reshape(-1, width)
+        for row in np.flatnonzero(
+            starts > last
+        ).tolist():  # fields near the end of the file, whose window would leave it
+            matrix[row] = 0
+            matrix[row, : int(lengths[row])] = self.raw[starts[row] : starts[row] + lengths[row]]
+        inside = _prefixes(width)[lengths].view(np.bool_).reshape(-1, width)
+        np.multiply(matrix, inside.view(np.uint8), out=matrix)
         return matrix, inside
 
     def plain(self, starts: np.ndarray, lengths: np.ndarray) -> IdColumn:
