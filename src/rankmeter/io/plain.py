@@ -77,11 +77,15 @@ def parse_plain(data: bytes, n_columns: int, value_col: int, max_line: int) -> P
     raw = np.frombuffer(data, dtype=np.uint8)
     blank = raw <= _SPACE  # spaces and newlines; any other control byte makes the file not plain
     ends: np.ndarray = np.flatnonzero(blank)
-    if len(ends) % n_columns or blank[0] or (blank[1:] & blank[:-1]).any():
-        return None  # a field too many or too few, or an empty one: a doubled or edge space, a blank line
+    if len(ends) % n_columns or blank[0]:
+        return None  # a field too many or too few, or a blank first
     ends = ends.reshape(-1, n_columns)
-    if not (raw[ends[:, -1]] == _NEWLINE).all() or np.count_nonzero(raw < _SPACE) != len(ends):
+    scratch = raw < _SPACE
+    if not (raw[ends[:, -1]] == _NEWLINE).all() or np.count_nonzero(scratch) != len(ends):
         return None  # every n-th separator ends a line, and the others are spaces (no tab, CR, ...)
+    if np.logical_and(blank[1:], blank[:-1], out=scratch[1:]).any():  # (the scratch buffer reused: fewer page faults)
+        return None  # an empty field: a doubled or edge space, a blank line
+    del blank, scratch  # (7 MB each on W2's run: freed before the fields are gathered)
     line_starts = np.zeros(len(ends), dtype=np.int64)
     np.add(ends[:-1, -1], 1, out=line_starts[1:])
     if int((ends[:, -1] - line_starts).max()) > max_line or int(raw.max()) > 127 or (raw[line_starts] == 35).any():
