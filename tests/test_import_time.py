@@ -76,3 +76,19 @@ def test_lazy_public_names_are_the_real_ones() -> None:
         "  {'Run', 'read_run'} <= set(dir(rankmeter.io))]))"
     )
     assert got == [True] * 8
+
+
+def test_cli_evaluate_of_small_trec_files_loads_no_optional_dependency(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """W2-sized plain files are parsed by NumPy: no pyarrow (its import cost more than the parse), nor stats."""
+    qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
+    qrels.write_text("q1 0 a 2\nq1 0 b 0\nq2 0 c 1\n")
+    run.write_text("q1 Q0 a 1 2.5 bm25\nq1 Q0 b 2 1.5 bm25\nq2 Q0 c 1 0.5 bm25\n")
+    got = fresh(
+        "import contextlib, io, json, sys\nfrom rankmeter.cli.main import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        f"    status = main(['evaluate', {str(qrels)!r}, {str(run)!r}, '-m', 'ndcg@10', '-m', 'map'])\n"
+        f"print(json.dumps([status, out.getvalue().count('1.0000'), [m for m in sys.modules if m.split('.')[0] in "
+        f"{HEAVY!r} or m.startswith('rankmeter.stats')]]))"
+    )
+    assert got[0] == 0 and got[1] >= 2
+    assert got[2] == []
