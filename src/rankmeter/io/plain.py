@@ -21,11 +21,14 @@ any other number goes through NumPy's string-to-float conversion.
 from __future__ import annotations
 
 from functools import cache
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from rankmeter.io.ids import IdColumn
+
+if TYPE_CHECKING:
+    import mmap
 
 _SPACE, _NEWLINE, _DOT, _MINUS, _ZERO = 32, 10, 46, 45, 48
 _NUMBER_BYTES = np.zeros(256, dtype=bool)  # (and 0: the padding past a field's end)
@@ -44,13 +47,13 @@ class PlainColumns(NamedTuple):
     first_line: list[str]
 
 
-def parse_plain(data: bytes, n_columns: int, value_col: int, max_line: int) -> PlainColumns | None:
+def parse_plain(data: bytes | mmap.mmap, n_columns: int, value_col: int, max_line: int) -> PlainColumns | None:
     """Columns 0 (query ids), 2 (document ids) and ``value_col`` of ``data``, or None if it is not plain.
 
     Parameters
     ----------
-    data : bytes
-        The whole file.
+    data : bytes or buffer
+        The whole file (bytes, or a memory map of it).
     n_columns : int
         Fields on every line (4 for qrels, 6 for runs).
     value_col : int
@@ -73,7 +76,7 @@ def parse_plain(data: bytes, n_columns: int, value_col: int, max_line: int) -> P
     if not data:
         return None
     if data[-1:] != b"\n":
-        data += b"\n"
+        data = bytes(data) + b"\n"
     raw = np.frombuffer(data, dtype=np.uint8)
     blank = raw <= _SPACE  # spaces and newlines; any other control byte makes the file not plain
     ends: np.ndarray = np.flatnonzero(blank)
