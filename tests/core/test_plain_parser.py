@@ -156,3 +156,13 @@ def test_errors_of_small_files_name_file_line_query_document_and_value(tmp_path)
     short = write(tmp_path, "short.run", b"q1 Q0 a 1 2.5 t\nq1 Q0 b 2\n")
     with pytest.raises(InputFormatError, match=r"short\.run:2: expected at least 6 whitespace-separated columns"):
         trec.read_run(short)
+
+
+@pytest.mark.parametrize("end", [b"", b"\n"])
+def test_fields_at_the_very_end_of_the_file(tmp_path, end: bytes) -> None:  # type: ignore[no-untyped-def]
+    """The widest grade on the last line: its window would leave the buffer (with or without a final newline)."""
+    data = b"q1 0 a 1\nq1 0 b 0\nq2 0 longest_doc_id 12.25" + end
+    assert_same(data, qrels=True)
+    qrels = trec.read_qrels(write(tmp_path, "q.txt", data))  # memory-mapped
+    assert qrels.doc_ids.tolist() == ["a", "b", "longest_doc_id"] and qrels.relevance.tolist() == [1.0, 0.0, 12.25]
+    assert qrels.query_ids.codes.tolist() == [0, 0, 1] and qrels.query_ids.dictionary.tolist() == ["q1", "q2"]
