@@ -192,3 +192,71 @@ def test_dense_row_sums_are_numpys_sums_of_the_complete_rows(width: int) -> None
         offsets = np.concatenate(([0], np.cumsum(np.bincount(row, minlength=9))))
         got = dense_row_sums(rows[row, pos], offsets, pos, width)
         assert np.array_equal(got, segment_sum(rows.reshape(-1), np.arange(10) * width)), density
+
+
+def _brute_force_row(grades: list[float], scores: list[float]) -> dict[str, float]:
+    """ndcg, dcg, map and rr of one row with a relevant item, averaged over every order of its tied groups."""
+    import itertools
+    from math import log2
+
+    levels = sorted(set(scores), reverse=True)
+    groups = [[g for g, s in zip(grades, scores, strict=True) if s == level] for level in levels]
+    relevant = sum(1 for g in grades if g > 0)
+    ideal = sum(g / log2(i + 2) for i, g in enumerate(sorted((max(g, 0.0) for g in grades), reverse=True)))
+    totals = {"ndcg": 0.0, "dcg": 0.0, "map": 0.0, "rr": 0.0}
+    orders = list(itertools.product(*(itertools.permutations(group) for group in groups)))
+    for order in orders:
+        ranked = [g for group in order for g in group]
+        dcg = sum(max(g, 0.0) / log2(i + 2) for i, g in enumerate(ranked))
+        hits = [i for i, g in enumerate(ranked) if g > 0]
+        totals["dcg"] += dcg
+        totals["ndcg"] += dcg / ideal
+        totals["map"] += sum((k + 1) / (i + 1) for k, i in enumerate(hits)) / relevant
+        totals["rr"] += 1.0 / (hits[0] + 1)
+    return {name: total / len(orders) for name, total in totals.items()}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_expected_values_are_the_mean_over_every_order_of_the_tied_groups(dtype: type) -> None:
+    # rows with few score levels (big tied groups), all tied, without positives, -0.0 against 0.0
+    rng = np.random.default_rng(17)
+    y = np.where(rng.random((40, 7)) < 0.4, rng.integers(-1, 4, (40, 7)), 0).astype(np.float64)
+    s = np.round(rng.random((40, 7)) * rng.integers(1, 4, (40, 1)), 1) / 2
+    s[0], y[1], s[2, :3], s[2, 3:] = 0.5, 0.0, -0.0, 0.0
+    s = s.astype(dtype)
+    res = rankmeter.evaluate_arrays(y, s, ["ndcg", "dcg", "map", "rr"], empty="nan")
+    for i in range(len(y)):
+        if not (y[i] > 0).any():  # no relevant item: empty="nan" holds for every measure
+            assert np.isnan(res.values[i]).all()
+            continue
+        want = _brute_force_row(y[i].tolist(), s[i].tolist())
+        got = dict(zip(res.measure_names, res.values[i], strict=True))
+        for name, value in want.items():
+            assert got[name] == pytest.approx(value, abs=1e-12, nan_ok=True), (i, name)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf])
+def test_a_score_that_is_not_finite_is_reported_where_it_sorts(value: float, dtype: type) -> None:
+    from rankmeter.errors import InvalidScoreError
+
+    y, s = case(8, levels=None)
+    s = s.astype(dtype)
+    for col in (0, 100, 259):  # NaN and inf sort last, -inf first: each is found at its row's end after the sort
+        bad = s.copy()
+        bad[5, col] = value
+        with pytest.raises(InvalidScoreError, match=rf"y_score\[5, {col}\] is {value}"):
+            rankmeter.evaluate_arrays(y, bad, ["ndcg", "map"])
+
+
+@pytest.mark.filterwarnings("ignore:overflow:RuntimeWarning")
+def test_grades_are_checked_one_by_one_when_their_sum_overflows() -> None:
+    from rankmeter.errors import InvalidScoreError
+
+    y, s = case(9, levels=None)
+    y[4, :3] = 1e308  # finite grades whose sum is inf
+    ref = masked(y, s, ["ndcg", "map"])
+    assert_close(rankmeter.evaluate_arrays(y, s, ["ndcg", "map"]), ref, exact=False)
+    y[6, 2] = -np.inf
+    with pytest.raises(InvalidScoreError, match=r"y_true\[6, 2\] is -inf"):
+        rankmeter.evaluate_arrays(y, s, ["ndcg", "map"])

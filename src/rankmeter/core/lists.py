@@ -10,18 +10,16 @@ from __future__ import annotations
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sized
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TypeVar
 
 import numpy as np
 
 from rankmeter.core.ranked_lists import RankedLists
 from rankmeter.core.ties import (
-    descending_keys,
     exact_float32,
     rank_order,
     row_order,
-    scores_of_keys,
     tie_group_starts,
     tied_items,
 )
@@ -410,33 +408,65 @@ def rank_dense(
     )
 
 
-def _group_starts_of(ordered: np.ndarray, rows: np.ndarray, keys: np.ndarray, chunk: int = 32) -> np.ndarray:
-    """Flat position of the first item of ``ordered[rows[i]]`` that is >= ``keys[i]`` (``rows`` ascending).
+SORT_BLOCK_ITEMS = 1 << 17
+"""Items :func:`rank_dense_positives` sorts at a time: 512 KB of float32 scores, searched while in cache."""
 
-    ``ordered`` holds sorted rows (uint32 keys or float64). Each binary search
-    runs over a table of ``chunk`` rows, the row in the high part of the key
-    (uint64 ``row << 32 | key``, or the complex number ``row + key j``, which
-    NumPy orders lexicographically), small enough to stay in cache.
+
+def _all_finite(a: np.ndarray) -> bool:
+    """Whether every value of a float array is finite: its sum is (one pass, no temporary), else each value."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        if np.isfinite(np.add.reduce(a, axis=None)):
+            return True
+    return bool(np.isfinite(a).all())  # the sum overflowed, or a value is not finite
+
+
+@dataclass
+class _SortedPositives:
+    """Each positive item of some rows, with where its score falls among its row's sorted scores."""
+
+    where: np.ndarray  # flat (row-major) position of each item with a grade > 0
+    grades: np.ndarray  # its grade (the input's dtype)
+    scores: np.ndarray  # its score
+    below: np.ndarray  # items of its row with a lower score
+    not_above: np.ndarray  # items of its row with a score <= its own (its own included)
+    tied_at: np.ndarray  # flat position, in ascending order of its row, of the first item of each equal pair
+    tied_scores: np.ndarray  # the pair's score
+
+
+def _sort_positives(y_true: np.ndarray, scores: np.ndarray, first: int, check_finite: bool) -> _SortedPositives:
+    """One sort of every row of ``scores`` and a binary search of each positive item's score in its row.
+
+    Rows with a tie are searched from both sides, the others need one search:
+    an item's score is in its row, so without ties exactly one item (itself)
+    has it. Flat positions count from row ``first`` of the matrix.
     """
-    n, m = ordered.shape
-    out = np.empty(len(rows), dtype=np.int64)
-    bounds = np.searchsorted(rows, np.arange(0, n + chunk, chunk))
-    for i, a in enumerate(range(0, n, chunk)):
-        lo, hi = int(bounds[i]), int(bounds[i + 1])
-        if lo == hi:
-            continue
-        part, local = ordered[a : a + chunk], rows[lo:hi] - a
-        if ordered.dtype == np.uint32:
-            table = part.astype(np.uint64)
-            table |= np.left_shift(np.arange(len(part), dtype=np.uint64), np.uint64(32))[:, None]
-            needles = np.left_shift(local.astype(np.uint64), np.uint64(32)) | keys[lo:hi]
-        else:
-            table = np.empty(part.shape, dtype=np.complex128)
-            table.real = np.arange(len(part))[:, None]
-            table.imag = part
-            needles = local + 1j * keys[lo:hi]
-        out[lo:hi] = np.searchsorted(table.reshape(-1), needles) + a * m
-    return out
+    n, m = scores.shape
+    flat_y = y_true.reshape(-1)
+    where = np.flatnonzero(flat_y > 0)
+    needles = scores.reshape(-1)[where]
+    ordered = np.sort(scores, axis=1)  # ascending
+    if check_finite and m and not (np.isfinite(ordered[:, 0]).all() and np.isfinite(ordered[:, -1]).all()):
+        raise NonFiniteInput  # NaN sorts last
+    pairs = np.flatnonzero(ordered[:, 1:] == ordered[:, :-1])  # item c of a row ties with item c + 1
+    tied_at = pairs + pairs // max(m - 1, 1)
+    tied_rows = set((pairs // max(m - 1, 1)).tolist())
+    bounds = np.searchsorted(where, np.arange(n + 1) * m).tolist()
+    below = np.empty(len(where), dtype=np.int64)
+    upper: list[tuple[int, int, np.ndarray]] = []
+    for i in range(n):  # NumPy has no batched search; ~40 positives per 2,000-item row cost ~2 us a row
+        lo, hi = bounds[i], bounds[i + 1]
+        if lo < hi:
+            row, x = ordered[i], needles[lo:hi]
+            below[lo:hi] = row.searchsorted(x)
+            if i in tied_rows:
+                upper.append((lo, hi, row.searchsorted(x, side="right")))
+    not_above = below + 1
+    for lo, hi, values in upper:
+        not_above[lo:hi] = values
+    offset = first * m
+    return _SortedPositives(
+        where + offset, flat_y[where], needles, below, not_above, tied_at + offset, ordered.reshape(-1)[tied_at]
+    )
 
 
 def rank_dense_positives(
@@ -455,14 +485,18 @@ def rank_dense_positives(
     tied group of two or more items, whole (its other items with grade 0).
     Measures that read only grades > 0 (see ``rankmeter.evaluate``) have the
     values of the complete rows on it, and the tie diagnostics are those of
-    the complete rows. Inside a tied group the positive grades come first:
-    ``expected`` averages over the orders of each group, so its order is
-    immaterial.
+    the complete rows. Inside a tied group the positive grades come first, in
+    column order: ``expected`` averages over the orders of each group, so its
+    order is immaterial.
 
-    One sort of each row's scores is the only pass that is not linear: the
-    rank of a positive item is where its score falls in its sorted row (one
-    binary search per positive item, :func:`_group_starts_of`), the ideal is
-    the positive grades as in :func:`rank_dense`.
+    One sort of each row's scores is the only pass that is not linear. A
+    positive item with score x in a row of m items whose ``below`` items score
+    less than x and ``not_above`` items at most x has ``m - not_above`` items
+    above it: its tied group fills ranks ``m - not_above`` to
+    ``m - below - 1`` (0-based), found by a binary search of x in the sorted
+    row. Rows are sorted :data:`SORT_BLOCK_ITEMS` items at a time and searched
+    while in cache; float64 scores that are exactly float32 are sorted as
+    float32. The ideal is the positive grades, as in :func:`rank_dense`.
 
     Parameters
     ----------
@@ -485,59 +519,55 @@ def rank_dense_positives(
     ([2.0, 1.0, 0.0], [0, 1, 2], [0, 1, 3], [5])
     """
     n, m = y_score.shape
-    if check_finite:
-        _check_finite(y_true, y_score)
-    flat_y = y_true.reshape(-1)
-    where = np.flatnonzero(flat_y > 0)
+    if check_finite and y_true.dtype.kind == "f" and not _all_finite(y_true):
+        raise NonFiniteInput
+    narrow = y_score if y_score.dtype == np.float32 else exact_float32(y_score)
+    work = y_score if narrow is None else narrow
+    step = max(1, SORT_BLOCK_ITEMS // max(m, 1))
+    parts = [_sort_positives(y_true[a : a + step], work[a : a + step], a, check_finite) for a in range(0, n, step)]
+    where, below, not_above = (np.concatenate([getattr(p, f) for p in parts]) for f in ("where", "below", "not_above"))
+    raw = np.concatenate([p.grades for p in parts])
+    scores = np.concatenate([p.scores for p in parts])
     rows = where // m
-    narrow = y_score if y_score.dtype == np.float32 and check_finite else exact_float32(y_score)
-    if narrow is not None:  # 32-bit keys, ascending in descending score order
-        keys = descending_keys(narrow)
-        ordered = np.sort(keys, axis=1)
-        needle_keys = keys.reshape(-1)[where]
-    else:
-        ordered = np.sort(np.negative(y_score), axis=1)
-        needle_keys = np.negative(y_score.reshape(-1)[where])
-    flat = ordered.reshape(-1)
-    slot = _group_starts_of(ordered, rows, needle_keys)  # the first item of each positive item's group
-    values = flat_y[where].astype(np.float64)
-    same = np.flatnonzero(ordered[:, 1:] == ordered[:, :-1])  # item p of a row ties with item p + 1
-    if len(same):
-        follows = same + same // (m - 1)  # positions in the flat block
-        tied_items = np.unique(np.concatenate((follows, follows + 1)))
-        inside = slot % m < m - 1
-        nxt = np.where(inside, slot + 1, slot)
-        shared = np.flatnonzero(inside & (flat[nxt] == flat[slot]))  # the positive items in tied groups
+    slot = rows * m + (m - not_above)  # flat position of the first item of each positive item's tied group
+    grades = raw.astype(np.float64)
+    tied_at = np.concatenate([p.tied_at for p in parts])
+    if len(tied_at):
+        pairs = np.concatenate((tied_at, tied_at + 1))
+        tied, first = np.unique(pairs, return_index=True)  # the items of every tied group, ascending order
+        tied_scores = np.tile(np.concatenate([p.tied_scores for p in parts]), 2)[first]
+        tied += m - 1 - 2 * (tied % m)  # in descending order of their row
+        shared = np.flatnonzero(not_above - below > 1)  # positive items in tied groups
         by_group = shared[np.argsort(slot[shared], kind="stable")]  # column order inside each group
         starts = slot[by_group]
         rank = np.arange(len(starts))
         new_group = np.concatenate(([True], starts[1:] != starts[:-1]))
         slot[by_group] = starts + rank - np.maximum.accumulate(np.where(new_group, rank, 0))
-        others = np.setdiff1d(tied_items, slot[by_group], assume_unique=True)  # their items with grade <= 0
-        slot = np.concatenate((slot, others))
-        values = np.concatenate((values, np.zeros(len(others))))
-    order = np.argsort(slot)
-    stored, grades = slot[order], values[order]
-    ranked_scores = ordered.reshape(-1)[stored]
-    scores = scores_of_keys(ranked_scores).astype(np.float64) if narrow is not None else -ranked_scores
+        others = ~np.isin(tied, slot[by_group], assume_unique=True)  # the groups' items with grade <= 0
+        slot = np.concatenate((slot, tied[others]))
+        grades = np.concatenate((grades, np.zeros(int(others.sum()))))
+        scores = np.concatenate((scores, tied_scores[others]))
+    order = np.argsort(slot, kind="stable")  # slots grouped by row: the stable sort takes ~40% of the default's time
+    stored = slot[order]
+    ranked_scores = np.add(scores[order], 0.0, dtype=np.float64)  # -0.0 + 0.0 = 0.0
     query = stored // m
     counts = np.bincount(query, minlength=n)
     ideal_offsets, ideal_grades, compact = _ideal_arrays(
-        y_true, [(np.bincount(rows, minlength=n), flat_y[where])], min_ideal_width
+        y_true, [(np.bincount(rows, minlength=n), raw)], min_ideal_width
     )
     return RankedLists(
         query_ids=np.arange(first_row, first_row + n).astype(str),
         offsets=np.concatenate(([0], np.cumsum(counts))).astype(np.int64),
-        grades=grades,
+        grades=grades[order],
         judged=np.ones(len(stored), dtype=bool),
-        scores=scores,
-        group_starts=tie_group_starts(query, scores),
+        scores=ranked_scores,
+        group_starts=tie_group_starts(query, ranked_scores),
         ideal_offsets=ideal_offsets,
         ideal_grades=ideal_grades,
         ties="expected",
         ideal_is_list=True,
         ideal_positive_only=compact,
-        item_positions=(stored - query * m).astype(np.int64),
+        item_positions=stored - query * m,
         list_lengths=np.full(n, m, dtype=np.int64),
     )
 

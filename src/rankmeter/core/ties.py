@@ -407,19 +407,6 @@ def descending_keys(scores: np.ndarray) -> np.ndarray:
     return u
 
 
-def scores_of_keys(keys: np.ndarray) -> np.ndarray:
-    """The float32 scores of :func:`descending_keys` (``-0.0`` comes back as ``0.0``).
-
-    >>> import numpy as np
-    >>> s = np.array([0.5, -2.0, 3.0, -0.0, np.inf], dtype=np.float32)
-    >>> scores_of_keys(descending_keys(s)).tolist()
-    [0.5, -2.0, 3.0, 0.0, inf]
-    """
-    keys = np.asarray(keys, dtype=np.uint32)
-    flip = np.where(keys < np.uint32(0x80000000), np.uint32(0x7FFFFFFF), np.uint32(0))
-    return np.bitwise_xor(keys, flip).view(np.float32)
-
-
 def fast_row_order(scores: np.ndarray, ties: str) -> np.ndarray | None:
     """:func:`rankmeter.core.ties.rank_rows` for ``stable``, ``expected`` and ``trec``, without a stable argsort.
 
