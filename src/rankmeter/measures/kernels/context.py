@@ -51,8 +51,8 @@ class Context:
             self._cache[key] = compute()  # type: ignore[operator]
         return self._cache[key]
 
-    def discounts(self, discount: object) -> np.ndarray:
-        """Discount multiplier at each item's rank, from a per-rank table computed once per discount."""
+    def discount_table(self, discount: object) -> np.ndarray:
+        """Discount multiplier at ranks 1, 2, ... up to the longest list or ideal, computed once per discount."""
         from rankmeter.measures.params import discount_values
 
         key = ("discount", str(discount) if isinstance(discount, str) else id(discount))
@@ -61,7 +61,11 @@ class Context:
         if table is None or len(table) < longest:
             table = discount_values(discount, np.arange(1, longest + 1, dtype=np.float64))
             self._cache[key] = table
-        return table[self.positions]
+        return table
+
+    def discounts(self, discount: object) -> np.ndarray:
+        """Discount multiplier at each item's rank (:meth:`discount_table` read at each position)."""
+        return self.discount_table(discount)[self.positions]
 
     def relevant(self, min_rel: float | None) -> np.ndarray:
         """Binary relevance of each ranked item: judged and grade >= min_rel (grade > 0 by default)."""

@@ -65,7 +65,7 @@ def ideal_dcg(ctx: Context, measure: Measure, discounted: bool = True) -> np.nda
     )
     positions = ctx.cached(("ideal-positions", source), lambda: segment_positions(offsets, len(gains)))
     if discounted:
-        gains = gains * discount_values(measure.param("discount", "log2"), positions + 1.0)
+        gains = gains * ctx.discount_table(measure.param("discount", "log2"))[positions]
     return sums_at_cutoffs(gains, offsets, positions, list(_cutoffs(measure)))
 
 
