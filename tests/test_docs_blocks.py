@@ -60,6 +60,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("docs/performance.md", "python benchmarks/run.py --only CHOICES"): "a benchmark (minutes)",
     ("docs/performance.md", "python benchmarks/run.py --only ENGINES"): "a benchmark (minutes)",
     ("docs/performance.md", "python benchmarks/bench_vectors.py"): "a benchmark (minutes)",
+    ("docs/performance.md", "python benchmarks/bench_dense.py"): "a benchmark (minutes)",
 }
 
 #: (page, first line) -> the module whose functions a ``text`` block of signatures shows (checked by
