@@ -1,13 +1,18 @@
 """Training-loop metrics side by side: per-batch NDCG@10 update of rankmeter.keras and keras-rs, and dense input
 from torch tensors against NumPy.
 
-Usage: python benchmarks/bench_frameworks.py [--backends jax,torch] [--batch 1024] [--list 100] [--repeats 20]
-                                             [--dense 20000x2000]
+Usage: python benchmarks/bench_frameworks.py [--backends jax,torch,tensorflow] [--batch 1024] [--list 100]
+                                             [--repeats 20] [--threads 1] [--dense 20000x2000]
 
-Each Keras backend runs in its own child process (Keras fixes its backend at import); inside it every metric
-updates the same (batch, list) batch of tie-free float32 scores (and a tie-heavy variant: one decimal), eager
-and -- on JAX -- compiled with jax.jit over ``stateless_update_state``. The median of ``--repeats`` updates is
-reported, after one warm-up update (compilation). CPU only: no GPU is lent to this project's benchmarks.
+Each Keras backend runs in its own child process (Keras fixes its backend at import; a backend that is not
+installed is skipped); inside it every metric updates the same (batch, list) batch of float32 scores, tie-free
+(a permutation per row) and tie-heavy (normal scores rounded to one decimal), eager and compiled (``jax.jit``
+on JAX, ``tf.function`` on TensorFlow, over ``stateless_update_state``; Keras runs PyTorch eagerly). Every
+cell is warmed up once (compilation), then the cells take turns, one update each, ``--repeats`` rounds, so
+that a change in the machine's load touches them alike; the median wall and CPU time per update are
+reported, with the ratio to keras-rs's default (``shuffle_ties=True``) in the same mode on the same scores.
+``--threads`` (default 1) caps every backend's intra-op threads: on a shared machine, thread pools that
+wait for busy cores make single ops many times slower, whatever the library. CPU only.
 """
 
 from __future__ import annotations
@@ -17,20 +22,24 @@ import sys
 import time
 
 import numpy as np
-from harness import run_child
+from harness import have, run_child
 
 CHILD = r"""
 import json, os, statistics, sys, time
 import numpy as np
+batch, size, repeats, threads = (int(a) for a in sys.argv[1:5])
 import keras, keras_rs
 import rankmeter.keras as rk
+from keras import ops
 
-batch, size, repeats = (int(a) for a in sys.argv[1:4])
-rng = np.random.default_rng(0)
-y = rng.integers(0, 4, (batch, size)).astype(np.float32)
-distinct = rng.permuted(np.tile(np.arange(size, dtype=np.float32), (batch, 1)), axis=1)
-tied = np.round(rng.normal(size=(batch, size)), 1).astype(np.float32)
 backend = keras.backend.backend()
+if backend == "torch" and threads:
+    import torch
+    torch.set_num_threads(threads)
+rng = np.random.default_rng(0)
+y = ops.convert_to_tensor(rng.integers(0, 4, (batch, size)).astype(np.float32))
+distinct = ops.convert_to_tensor(rng.permuted(np.tile(np.arange(size, dtype=np.float32), (batch, 1)), axis=1))
+tied = ops.convert_to_tensor(np.round(rng.normal(size=(batch, size)), 1).astype(np.float32))
 metrics = {
     "keras-rs NDCG(k=10) shuffle_ties=True": lambda: keras_rs.metrics.NDCG(k=10, seed=1),
     "keras-rs NDCG(k=10) shuffle_ties=False": lambda: keras_rs.metrics.NDCG(k=10, shuffle_ties=False),
@@ -41,48 +50,80 @@ metrics = {
 
 def eager(make, scores):
     m = make()
-    m.update_state(y, scores)
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter(); m.update_state(y, scores); float(m.result()); times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    def once():
+        m.update_state(y, scores)
+        float(m.result())
+    return once
 
-def jitted(make, scores):
-    import jax
+def compiled(make, scores):
     m = make()
-    step = jax.jit(lambda v, yy, ss: m.stateless_update_state(v, yy, ss))
     v = [x.value for x in m.variables]
-    jax.block_until_ready(step(v, y, scores))
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter(); jax.block_until_ready(step(v, y, scores)); times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    if backend == "jax":
+        import jax
+        step = jax.jit(lambda v, yy, ss: m.stateless_update_state(v, yy, ss))
+        return lambda: jax.block_until_ready(step(v, y, scores))
+    import tensorflow as tf
+    step = tf.function(lambda v, yy, ss: m.stateless_update_state(v, yy, ss))
+    return lambda: [x.numpy() for x in step(v, y, scores)]
 
-rows = []
+modes = {"eager": eager}
+if backend in ("jax", "tensorflow"):
+    modes["jit"] = compiled
+cells = []
 for label, make in metrics.items():
     for scores_name, scores in (("tie-free", distinct), ("ties", tied)):
-        rows.append({"metric": label, "scores": scores_name, "mode": "eager", "seconds": eager(make, scores)})
-        if backend == "jax":
-            rows.append({"metric": label, "scores": scores_name, "mode": "jit", "seconds": jitted(make, scores)})
+        for mode, build in modes.items():
+            run = build(make, scores)
+            run()  # warm-up: compilation
+            cells.append(({"metric": label, "scores": scores_name, "mode": mode}, run, [], []))
+for _ in range(repeats):
+    for _, run, wall, cpu in cells:
+        w, c = time.perf_counter(), time.process_time()
+        run()
+        cpu.append(time.process_time() - c)
+        wall.append(time.perf_counter() - w)
+rows = [{**key, "seconds": statistics.median(wall), "cpu": statistics.median(cpu)} for key, _, wall, cpu in cells]
 print(json.dumps({"backend": backend, "rows": rows}))
 """
 
+BASE = "keras-rs NDCG(k=10) shuffle_ties=True"
+SHUFFLE = "rankmeter.keras NDCG(k=10) ties=shuffle"
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "TF_NUM_INTRAOP_THREADS", "TF_NUM_INTEROP_THREADS")
 
-def keras_table(backends: list[str], batch: int, size: int, repeats: int) -> None:
-    print(f"Per-batch update of NDCG@10 on a {batch} x {size} batch (median of {repeats}; shared, busy 2-core CPU)\n")
-    print("| backend | mode | scores | metric | ms per update | / keras-rs shuffle |")
-    print("|---|---|---|---|---:|---:|")
+
+def thread_env(threads: int) -> dict[str, str]:
+    """Environment capping the backends' thread pools at ``threads`` (0: their defaults)."""
+    if not threads:
+        return {}
+    env = {name: str(threads) for name in THREAD_VARIABLES}
+    env["XLA_FLAGS"] = f"--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads={threads}"
+    return env
+
+
+def keras_table(backends: list[str], batch: int, size: int, repeats: int, threads: int) -> None:
+    print(
+        f"Per-batch update of NDCG@10 on a {batch} x {size} float32 batch: median of {repeats} rounds, "
+        f"{threads or 'default'} thread(s); ratios to keras-rs shuffle_ties=True in the same mode on the same scores\n"
+    )
+    print(
+        "| backend | mode | scores | metric | ms per update | CPU ms | / keras-rs | CPU / keras-rs | CPU expected / shuffle |"
+    )
+    print("|---|---|---|---|---:|---:|---:|---:|---:|")
     for backend in backends:
-        out, _, _ = run_child(CHILD, str(batch), str(size), str(repeats), env={"KERAS_BACKEND": backend})
-        base = {
-            (r["mode"], r["scores"]): r["seconds"]
-            for r in out["rows"]
-            if r["metric"] == "keras-rs NDCG(k=10) shuffle_ties=True"
-        }
+        if not have(backend):
+            print(f"| {backend} | – | – | not installed | – | – | – | – | – |")
+            continue
+        env = {"KERAS_BACKEND": backend, **thread_env(threads)}
+        out, _, _ = run_child(CHILD, str(batch), str(size), str(repeats), str(threads), env=env)
+        cells = {(r["metric"], r["mode"], r["scores"]): r for r in out["rows"]}
         for r in out["rows"]:
-            ratio = r["seconds"] / base[(r["mode"], r["scores"])]
+            base = cells[(BASE, r["mode"], r["scores"])]
+            own = ""
+            if r["metric"].endswith("ties=expected"):
+                own = f"{r['cpu'] / cells[(SHUFFLE, r['mode'], r['scores'])]['cpu']:.2f}"
             print(
-                f"| {backend} | {r['mode']} | {r['scores']} | {r['metric']} | {1000 * r['seconds']:.2f} | {ratio:.2f} |"
+                f"| {backend} | {r['mode']} | {r['scores']} | {r['metric']} | {1000 * r['seconds']:.2f} "
+                f"| {1000 * r['cpu']:.2f} | {r['seconds'] / base['seconds']:.2f} | {r['cpu'] / base['cpu']:.2f} | {own} |"
             )
     print()
 
@@ -114,13 +155,14 @@ def dense_torch(shape: tuple[int, int], repeats: int) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--backends", default="jax,torch")
+    p.add_argument("--backends", default="jax,torch,tensorflow")
     p.add_argument("--batch", type=int, default=1024)
     p.add_argument("--list", type=int, default=100)
     p.add_argument("--repeats", type=int, default=20)
+    p.add_argument("--threads", type=int, default=1, help="intra-op threads of every backend (0: their defaults)")
     p.add_argument("--dense", default="20000x2000", help="shape of the torch-vs-NumPy dense workload ('' to skip)")
     args = p.parse_args(argv)
-    keras_table([b for b in args.backends.split(",") if b], args.batch, args.list, args.repeats)
+    keras_table([b for b in args.backends.split(",") if b], args.batch, args.list, args.repeats, args.threads)
     if args.dense:
         n, m = (int(x) for x in args.dense.split("x"))
         dense_torch((n, m), 3)

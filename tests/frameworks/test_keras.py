@@ -142,7 +142,24 @@ def test_metric_equals_evaluate_arrays_on_tied_scores(ties, weighting):
         assert close(v, res[name], 1e-6), (ties, name, v, res[name])
 
 
-def test_expected_ties_float64_to_1e12():
+@pytest.mark.parametrize("small_depth", [64, 0])  # the (batch, depth, depth) groups; one sort and segment sums
+@pytest.mark.parametrize("measures", [MEASURES, ["ndcg@3", "map@5", "rr@4", "p@[2,5]", "success@2", "dcg@5"]])
+def test_expected_ties_at_every_depth_equal_evaluate_arrays(measures, small_depth, monkeypatch):
+    """Cutoffs below the list size keep that many positions: the group of the last one runs past them."""
+    monkeypatch.setattr("rankmeter.keras.ranking.SMALL_DEPTH", small_depth)
+    rng = np.random.default_rng(150 + small_depth + len(measures))
+    y, s, mask, w = make_batch(rng, scores="ties", weighting="item", negative=True)
+    s = np.round(s, 0)  # a handful of groups per row, most longer than the depth
+    res = rm_values(y, s, measures, mask, w)
+    got = jitted(rk.Metric(measures), y, s, mask, w)
+    assert sorted(got) == sorted(res.aggregate)
+    for name, v in got.items():
+        assert close(v, res[name], 1e-6), (small_depth, name, v, res[name])
+
+
+@pytest.mark.parametrize("small_depth", [64, 0])
+def test_expected_ties_float64_to_1e12(small_depth, monkeypatch):
+    monkeypatch.setattr("rankmeter.keras.ranking.SMALL_DEPTH", small_depth)
     rng = np.random.default_rng(200)
     y, s, mask, w = make_batch(rng, scores="ties", weighting="item")
     res = rm_values(y, s, MEASURES, mask, w)

@@ -2,7 +2,7 @@ r"""Per-list sums at cutoffs in ``keras.ops``: the formulas of :mod:`rankmeter.m
 
 Every function takes items in input order, shape ``(batch, m)``, ranks them
 with a :class:`~rankmeter.keras.ranking.Ranked` and returns ``(batch, C)``, a
-column per cutoff (``None``: the whole list):
+column per cutoff (``None``: the whole list; every cutoff within the ranking's depth):
 
 * ``dcg_at``      :math:`\sum_{i \le k} E[g_{(i)}] d(i)` -- tie means are exact for DCG, which is linear in the gains
 * ``ideal_at``    the same over the gains sorted descending (no ties matter)
@@ -35,34 +35,34 @@ def discounts(discount: Any, ranked: Ranked) -> Tensor:
     if discount is None:
         return 1.0 / ops.log2(ranks + 1.0)
     if isinstance(discount, np.ndarray):
-        return ops.convert_to_tensor(discount.astype(ranked.dtype))
+        return ops.convert_to_tensor(discount[: ranked.width].astype(ranked.dtype))
     return ops.cast(discount(ranks), ranked.dtype)
 
 
 def dcg_at(ranked: Ranked, gains: Tensor, discount: Tensor, cutoffs: Cutoffs) -> Tensor:
     """Expected DCG@k of each row (``gains`` per item, input order)."""
-    return at_cutoffs(ranked, ranked.tie_mean(ranked.take(gains)) * discount, cutoffs)
+    return at_cutoffs(ranked, ranked.mean_at(gains) * discount, cutoffs)
 
 
 def ideal_at(ranked: Ranked, gains: Tensor, discount: Tensor, cutoffs: Cutoffs) -> Tensor:
-    """IDCG@k: the gains of each row sorted descending."""
-    return at_cutoffs(ranked, ops.flip(ops.sort(gains, axis=1), axis=1) * discount, cutoffs)
+    """IDCG@k: the largest gains of each row, descending (as many as the ranking keeps)."""
+    return at_cutoffs(ranked, ops.top_k(gains, ranked.width, sorted=True)[0] * discount, cutoffs)
 
 
 def relevant_at(ranked: Ranked, relevant: Tensor, cutoffs: Cutoffs) -> Tensor:
     """Expected number of relevant items in the top k (``relevant`` per item, input order)."""
-    return at_cutoffs(ranked, ranked.tie_mean(ranked.take(relevant)), cutoffs)
+    return at_cutoffs(ranked, ranked.mean_at(relevant), cutoffs)
 
 
 def precision_sum_at(ranked: Ranked, b: Tensor, g: Tensor, cutoffs: Cutoffs) -> Tensor:
     """:math:`\\sum_{i \\le k} E[b_i \\sum_{j \\le i} g_j] / i`: AP@k times the number of relevant items."""
-    products = ranked.prefix_products(ranked.take(b), ranked.take(g))
+    products = ranked.prefix_products(b, g)
     return at_cutoffs(ranked, products / (ranked.positions + 1.0), cutoffs)
 
 
 def first_hit_at(ranked: Ranked, relevant: Tensor, cutoffs: Cutoffs, reciprocal: bool = True) -> Tensor:
     """Expected reciprocal rank of the first relevant item within k (or the probability it is within k)."""
-    prob = ranked.first_hit(ranked.take(relevant))
+    prob = ranked.first_hit(relevant)
     return at_cutoffs(ranked, prob / (ranked.positions + 1.0) if reciprocal else prob, cutoffs)
 
 

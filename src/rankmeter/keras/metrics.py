@@ -73,12 +73,16 @@ class RankingMetric(keras.metrics.Metric):  # type: ignore[misc]
         self.total = self.add_variable(shape=shape, initializer="zeros", name="total", dtype=self.dtype)
         self.count = self.add_variable(shape=shape, initializer="zeros", name="count", dtype=self.dtype)
 
+    def depth(self) -> int | None:
+        """Ranked positions every value needs: the largest cutoff, None for the whole list."""
+        return None
+
     def rank(self, batch: Batch, grades: Tensor) -> Ranked:
         """The batch ranked under this metric's tie policy (``grades``: the relevance the bounds order by)."""
         noise = None
         if self.seed_generator is not None:
             noise = keras.random.uniform(ops.shape(batch.scores), seed=self.seed_generator, dtype=self.dtype)
-        return Ranked(batch.scores, batch.valid, self.ties, grades=grades, noise=noise)
+        return Ranked(batch.scores, batch.valid, self.ties, grades=grades, noise=noise, depth=self.depth())
 
     def per_list(self, batch: Batch) -> tuple[Tensor, Tensor]:  # pragma: no cover - every subclass defines it
         """Per-list values and weights, both ``(batch, C)``."""
@@ -139,6 +143,9 @@ class KerasRsMetric(RankingMetric):
         self.k = _check_k(k)
         self.shuffle_ties = shuffle_ties
         super().__init__(["value"], _tie_policy(ties, shuffle_ties), seed, **kwargs)
+
+    def depth(self) -> int | None:
+        return self.k
 
     def get_config(self) -> dict[str, Any]:
         config = super().get_config()
@@ -342,6 +349,10 @@ class Metric(RankingMetric):
         columns = [str(single) for m in self.measures for single in m.expand()]
         kwargs.setdefault("name", ",".join(str(m) for m in self.measures))
         super().__init__(columns, choose(ties, TIE_POLICIES, "ties"), seed, **kwargs)
+
+    def depth(self) -> int | None:
+        cutoffs = [k for m in self.measures for k in (m.cutoffs if m.cutoffs is not None else [None])]
+        return None if None in cutoffs else max(c for c in cutoffs if c is not None)
 
     def get_config(self) -> dict[str, Any]:
         config = super().get_config()

@@ -16,7 +16,7 @@ policies differ only inside a tied group:
   each (McSherry & Najork, ECIR 2008), exactly:
 
   - a quantity linear in per-item values (DCG, rel@k) takes the group mean
-    of the values at each position (:meth:`Ranked.tie_mean`);
+    of the values at each position (:meth:`Ranked.mean_at`);
   - the products :math:`E[b_i \sum_{j \le i} g_j]` of average precision
     follow :meth:`Ranked.prefix_products`;
   - the rank of the first relevant item follows the hypergeometric law of
@@ -24,6 +24,14 @@ policies differ only inside a tied group:
 
 A group of one makes every formula the deterministic one, so one code path
 serves every policy.
+
+Only the first ``depth`` positions are kept (the largest cutoff), found with
+``top_k`` rather than a sort of the whole row. Under ``expected`` with a small
+depth (at most :data:`SMALL_DEPTH`) the tied groups come from comparing the
+``depth`` top scores with one another, a ``(batch, depth, depth)`` matrix,
+and the one group that may run past the depth (the group of the last kept
+position) from comparing its score with the whole row; a larger depth sorts
+the row once and sums each group by segment.
 """
 
 from __future__ import annotations
@@ -36,6 +44,8 @@ from keras import ops
 Tensor = Any
 
 POLICIES = ("expected", "stable", "trec", "shuffle", "optimistic", "pessimistic")
+SMALL_DEPTH = 64
+"""Largest depth whose ``expected`` groups come from the ``(batch, depth, depth)`` comparisons."""
 
 
 def divide_no_nan(a: Tensor, b: Tensor) -> Tensor:
@@ -89,13 +99,30 @@ def _lexsort(keys: list[Tensor], columns: Tensor) -> Tensor:
     return perm
 
 
+def top_columns(key: Tensor, depth: int) -> Tensor:
+    """Columns of the ``depth`` largest keys of each row, largest first, equal keys in column order.
+
+    ``top_k`` keeps equal keys in column order on JAX and TensorFlow; PyTorch's
+    ``topk`` does not, so that backend sorts the row stably.
+
+    >>> import numpy as np
+    >>> ops.convert_to_numpy(top_columns(ops.convert_to_tensor(np.array([[1.0, 3.0, 1.0, 3.0]])), 3)).tolist()
+    [[1, 3, 0]]
+    """
+    if keras.backend.backend() == "torch":
+        import torch
+
+        return torch.sort(key, dim=1, descending=True, stable=True).indices[:, :depth]
+    return ops.top_k(key, depth, sorted=True)[1]
+
+
 class Ranked:
-    """One batch ranked row by row: the permutation, and the tied groups at each ranked position.
+    """One batch ranked row by row: the first ``depth`` positions and the tied groups at each.
 
     Parameters
     ----------
     scores : tensor, shape (batch, m)
-        Higher first.
+        Higher first; finite where ``valid``.
     valid : tensor of bool, shape (batch, m)
         ``False`` items go last, in groups of their own, and must carry zero
         values (they take positions after every valid item, which cutoffs
@@ -106,16 +133,22 @@ class Ranked:
         Non-negative gains for ``optimistic`` / ``pessimistic``.
     noise : tensor, optional
         Random keys for ``shuffle``.
+    depth : int, optional
+        Positions needed (the largest cutoff); None or more than m: all m.
+        ``expected`` keeps all m beyond :data:`SMALL_DEPTH`.
 
     Attributes
     ----------
-    order : tensor of int, shape (batch, m)
-        Column of the item at each ranked position.
-    positions : tensor, shape (m,)
+    order : tensor of int, shape (batch, depth)
+        Column of the item at each ranked position (under ``expected``, one
+        item of the position's tied group).
+    positions : tensor, shape (depth,)
         0-based ranked positions as floats of the scores' dtype.
-    size, start : tensor, shape (batch, m)
+    size, start : tensor, shape (batch, depth)
         Size and 0-based first position of the tied group at each ranked
         position (1 and the position itself unless ``ties='expected'``).
+
+    Every method taking per-item values takes them in input order, shape ``(batch, m)``.
     """
 
     def __init__(
@@ -125,45 +158,68 @@ class Ranked:
         ties: str,
         grades: Tensor | None = None,
         noise: Tensor | None = None,
+        depth: int | None = None,
     ) -> None:
         dtype = keras.backend.standardize_dtype(scores.dtype)
         batch, m = ops.shape(scores)
-        columns = ops.broadcast_to(ops.expand_dims(ops.arange(m, dtype="int32"), 0), (batch, m))
-        keys = [ops.negative(scores), ops.cast(ops.logical_not(valid), "int32")]
-        if ties == "trec":
-            keys.insert(0, ops.negative(columns))
-        elif ties == "shuffle":
-            keys.insert(0, noise)
-        elif ties in ("optimistic", "pessimistic"):
-            keys.insert(0, ops.negative(grades) if ties == "optimistic" else grades)
-        self.order = _lexsort(keys, columns)
+        depth = m if depth is None else min(depth, m)
         self.expected = ties == "expected"
+        self.small = self.expected and depth <= SMALL_DEPTH
+        if self.expected and not self.small:
+            depth = m  # the segment sums need each group whole
         self.dtype = dtype
-        self.positions = ops.arange(m, dtype=dtype)
-        self.rows, self.width = batch, m
-        if not self.expected:
-            self.size = ops.ones((batch, m), dtype=dtype)
-            self.start = ops.broadcast_to(self.positions, (batch, m))
+        self.positions = ops.arange(depth, dtype=dtype)
+        self.rows, self.width = batch, depth
+        key = ops.where(valid, scores, ops.full_like(scores, float("-inf")))  # masked items last
+        key = ops.where(ops.equal(key, 0.0), ops.zeros_like(key), key)  # -0.0 ties 0.0 (JAX's top_k puts it after)
+        if self.small:
+            self._top_groups(key, valid, depth)
             return
-        ranked = self.take(scores)
-        ranked_valid = self.take(valid)
-        change = ops.logical_or(
-            ops.not_equal(ranked[:, 1:], ranked[:, :-1]), ops.not_equal(ranked_valid[:, 1:], ranked_valid[:, :-1])
-        )
-        new_group = ops.concatenate([ops.ones((batch, 1), dtype="int32"), ops.cast(change, "int32")], axis=1)
-        row_base = ops.expand_dims(ops.arange(batch, dtype="int32") * m, 1)
+        if ties in ("stable", "expected"):
+            self.order = top_columns(key, depth)
+        elif ties == "shuffle":
+            perm = ops.argsort(noise, axis=1)  # a random order of the columns, then stable within it
+            self.order = _take(perm, top_columns(_take(key, perm), depth))
+        else:
+            columns = ops.broadcast_to(ops.expand_dims(ops.arange(m, dtype="int32"), 0), (batch, m))
+            first = grades if ties == "pessimistic" else ops.negative(columns if ties == "trec" else grades)
+            self.order = _lexsort([first, ops.negative(key)], columns)[:, :depth]
+        if not self.expected:
+            self.size = ops.ones((batch, depth), dtype=dtype)
+            self.start = ops.broadcast_to(self.positions, (batch, depth))
+            return
+        ranked = self.take(key)
+        change = ops.cast(ops.not_equal(ranked[:, 1:], ranked[:, :-1]), "int32")
+        new_group = ops.concatenate([ops.ones((batch, 1), dtype="int32"), change], axis=1)
+        row_base = ops.expand_dims(ops.arange(batch, dtype="int32") * depth, 1)
         self.group = ops.reshape(ops.cumsum(new_group, axis=1, dtype="int32") - 1 + row_base, (-1,))
-        self.size = self._gather(self._segment_sum(ops.ones((batch * m,), dtype=dtype)))
+        self.size = self._gather(self._segment_sum(ops.ones((batch * depth,), dtype=dtype)))
         first = ops.segment_max(
-            ops.reshape(ops.broadcast_to(-self.positions, (batch, m)), (-1,)),
+            ops.reshape(ops.broadcast_to(-self.positions, (batch, depth)), (-1,)),
             self.group,
-            num_segments=batch * m,
+            num_segments=batch * depth,
         )
         self.start = ops.cast(-self._gather(first), dtype)  # positions < 2**24: exact in any float
 
+    def _top_groups(self, key: Tensor, valid: Tensor, depth: int) -> None:
+        """``expected`` at a small depth: the groups among the top ``depth`` scores, and the last one's rest."""
+        values, self.order = ops.top_k(key, depth, sorted=True)  # the order inside a group does not matter
+        live = ops.isfinite(values)  # a valid item (masked ones hold -inf)
+        row, col = ops.expand_dims(values, 2), ops.expand_dims(values, 1)
+        live_col = ops.expand_dims(live, 1)
+        self._same = ops.cast(ops.logical_and(ops.equal(row, col), live_col), self.dtype)
+        self._above = ops.cast(ops.logical_and(ops.greater(col, row), live_col), self.dtype)
+        last = values[:, -1:]
+        self._in_last = ops.logical_and(ops.equal(values, last), live)  # the group that may run past the depth
+        self._last = ops.cast(ops.logical_and(ops.equal(key, last), valid), self.dtype)
+        size = self.group_sum(ops.ones_like(key))
+        start = ops.sum(self._above, axis=2)
+        self.size = ops.where(live, size, ops.ones_like(size))  # masked positions: groups of one
+        self.start = ops.where(live, start, ops.broadcast_to(self.positions, ops.shape(start)))
+
     # --- helpers -----------------------------------------------------------
     def take(self, values: Tensor) -> Tensor:
-        """``values`` (one per item, input order) in ranked order."""
+        """``values`` (one per item, input order) at the ranked positions."""
         return _take(values, self.order)
 
     def _segment_sum(self, flat: Tensor) -> Tensor:
@@ -172,43 +228,53 @@ class Ranked:
     def _gather(self, per_group: Tensor) -> Tensor:
         return ops.reshape(ops.take(per_group, self.group, axis=0), (self.rows, self.width))
 
-    def group_sum(self, ranked: Tensor) -> Tensor:
-        """Sum of ``ranked`` (ranked order) over the tied group of each position."""
+    def group_sum(self, values: Tensor) -> Tensor:
+        """Sum of ``values`` over the tied group of each position."""
+        taken = self.take(values)
         if not self.expected:
-            return ranked
-        return self._gather(self._segment_sum(ops.reshape(ranked, (-1,))))
+            return taken
+        if self.small:
+            inside = ops.sum(self._same * ops.expand_dims(taken, 1), axis=2)
+            return ops.where(self._in_last, ops.sum(self._last * values, axis=1, keepdims=True), inside)
+        return self._gather(self._segment_sum(ops.reshape(taken, (-1,))))
+
+    def sum_before(self, values: Tensor) -> Tensor:
+        """Sum of ``values`` over the groups ranked before each position's group."""
+        taken = self.take(values)
+        if self.small:
+            return ops.sum(self._above * ops.expand_dims(taken, 1), axis=2)
+        before = cumulative(taken) - taken
+        return before if not self.expected else _take(before, ops.cast(self.start, "int32"))
 
     def within(self, k: int | None) -> Tensor:
-        """1.0 at the positions inside the cutoff ``k`` (all when None), else 0.0: shape (m,)."""
+        """1.0 at the positions inside the cutoff ``k`` (all when None), else 0.0: shape (depth,)."""
         if k is None:
             return ops.ones_like(self.positions)
         return ops.cast(ops.less(self.positions, float(k)), self.dtype)
 
     # --- the tie-aware primitives --------------------------------------------
-    def tie_mean(self, ranked: Tensor) -> Tensor:
+    def mean_at(self, values: Tensor) -> Tensor:
         """Expected value at each position of a per-item quantity: its tied group's mean."""
-        return ranked if not self.expected else self.group_sum(ranked) / self.size
+        return self.take(values) if not self.expected else self.group_sum(values) / self.size
 
     def prefix_products(self, b: Tensor, g: Tensor) -> Tensor:
-        r"""E[b_i * sum_{j<=i} g_j] at each ranked position (``b``, ``g`` in ranked order).
+        r"""E[b_i * sum_{j<=i} g_j] at each ranked position.
 
         With n, B, G, BG the group's size and sums of b, g, b*g, t the offset
         in the group and G_before the sum of g over earlier groups:
 
         .. math:: E = \frac{B}{n} G_{before} + \frac{BG}{n} + t \frac{B G - BG}{n (n - 1)}
         """
-        running = cumulative(g)
         if not self.expected:
-            return b * running
+            return self.take(b) * cumulative(self.take(g))
         n = self.size
         big_b, big_g, big_bg = self.group_sum(b), self.group_sum(g), self.group_sum(b * g)
-        before = _take(running - g, ops.cast(self.start, "int32"))
         t = self.positions - self.start
         pair = divide_no_nan(big_b * big_g - big_bg, n * (n - 1.0))
-        return big_b / n * before + big_bg / n + t * pair
+        return big_b / n * self.sum_before(g) + big_bg / n + t * pair
 
     def first_hit(self, relevant: Tensor) -> Tensor:
-        r"""Probability that the first relevant item sits at each ranked position (``relevant``: 0/1, ranked).
+        r"""Probability that the first relevant item sits at each ranked position (``relevant``: 0/1).
 
         Only the first tied group holding a relevant item can hold it: with n
         items, r relevant, the first relevant item is at offset t (0-based)
@@ -219,11 +285,10 @@ class Ranked:
         (hypergeometric); a group of one gives probability 1 at the first
         relevant position.
         """
-        m = self.width
-        is_rel = ops.greater(relevant, 0.0)
-        first_start = ops.min(ops.where(is_rel, self.start, ops.full_like(self.start, float(m))), axis=1, keepdims=True)
-        in_first = ops.equal(self.start, first_start)
         n, r = self.size, self.group_sum(relevant)
+        has = ops.greater(r, 0.0)
+        first_start = ops.min(ops.where(has, self.start, ops.full_like(self.start, 2.0**24)), axis=1, keepdims=True)
+        in_first = ops.equal(self.start, first_start)
         t = self.positions - self.start
         factor = ops.where(in_first, (n - r - t) / (n - t), ops.ones_like(n))
         before = ops.concatenate([ops.ones((self.rows, 1), dtype=self.dtype), factor[:, :-1]], axis=1)
