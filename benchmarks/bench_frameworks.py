@@ -88,6 +88,7 @@ print(json.dumps({"backend": backend, "rows": rows}))
 
 BASE = "keras-rs NDCG(k=10) shuffle_ties=True"
 SHUFFLE = "rankmeter.keras NDCG(k=10) ties=shuffle"
+TORCHMETRICS = "torchmetrics RetrievalNormalizedDCG(top_k=10)"
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "TF_NUM_INTRAOP_THREADS", "TF_NUM_INTEROP_THREADS")
 
 
@@ -128,6 +129,84 @@ def keras_table(backends: list[str], batch: int, size: int, repeats: int, thread
     print()
 
 
+TORCH_CHILD = r"""
+import json, statistics, sys, time
+import numpy as np
+batch, size, repeats, threads, updates = (int(a) for a in sys.argv[1:6])
+import torch
+if threads:
+    torch.set_num_threads(threads)
+import torchmetrics.retrieval as tm
+import rankmeter.torch as rt
+
+rng = np.random.default_rng(0)
+target = torch.from_numpy(rng.integers(0, 4, (batch, size)))
+preds = {
+    "tie-free": torch.from_numpy(rng.permuted(np.tile(np.arange(size, dtype=np.float32), (batch, 1)), axis=1)),
+    "ties": torch.from_numpy(np.round(rng.normal(size=(batch, size)), 1).astype(np.float32)),
+}
+indexes = torch.arange(batch)[:, None].expand(batch, size).reshape(-1)
+metrics = {
+    "torchmetrics RetrievalNormalizedDCG(top_k=10)": lambda: tm.RetrievalNormalizedDCG(top_k=10),
+    "rankmeter.torch RetrievalNormalizedDCG(top_k=10)": lambda: rt.RetrievalNormalizedDCG(top_k=10),
+}
+
+def cell(make, p):
+    kept = make()
+
+    def update():  # into one metric: its states grow by a batch per round, as in an epoch
+        kept.update(p.reshape(-1), target.reshape(-1), indexes=indexes)
+    def epoch():
+        m = make()
+        for u in range(updates):
+            m.update(p.reshape(-1), target.reshape(-1), indexes=indexes + u * batch)
+        return float(m.compute())
+    return {"update": update, f"{updates} updates + compute": epoch}
+
+cells, values = [], {}
+for label, make in metrics.items():
+    for scores, p in preds.items():
+        for what, run in cell(make, p).items():
+            out = run()
+            if out is not None:
+                values[(label, scores)] = out
+            cells.append(({"metric": label, "scores": scores, "what": what}, run, [], []))
+for _ in range(repeats):
+    for _, run, wall, cpu in cells:
+        w, c = time.perf_counter(), time.process_time()
+        run()
+        cpu.append(time.process_time() - c)
+        wall.append(time.perf_counter() - w)
+rows = [{**key, "seconds": statistics.median(wall), "cpu": statistics.median(cpu)} for key, _, wall, cpu in cells]
+print(json.dumps({"rows": rows, "values": [[*k, v] for k, v in values.items()]}))
+"""
+
+
+def torch_table(batch: int, size: int, repeats: int, threads: int, updates: int = 10) -> None:
+    """rankmeter.torch against torchmetrics's RetrievalNormalizedDCG with ``indexes``: one update, and an epoch."""
+    if not (have("torch") and have("torchmetrics")):
+        print("rankmeter.torch vs torchmetrics: torch or torchmetrics not installed\n")
+        return
+    out, _, _ = run_child(TORCH_CHILD, str(batch), str(size), str(repeats), str(threads), str(updates),
+                          env=thread_env(threads))  # fmt: skip
+    print(
+        f"rankmeter.torch vs torchmetrics 'RetrievalNormalizedDCG(top_k=10)', flat input with indexes, {batch} queries "
+        f"x {size} items per update: median of {repeats} rounds, {threads or 'default'} thread(s)\n"
+    )
+    print("| work | scores | metric | ms | CPU ms | CPU / torchmetrics |")
+    print("|---|---|---|---:|---:|---:|")
+    cells = {(r["metric"], r["what"], r["scores"]): r for r in out["rows"]}
+    for r in out["rows"]:
+        base = cells[(TORCHMETRICS, r["what"], r["scores"])]
+        print(
+            f"| {r['what']} | {r['scores']} | {r['metric']} | {1000 * r['seconds']:.2f} | {1000 * r['cpu']:.2f} "
+            f"| {r['cpu'] / base['cpu']:.2f} |"
+        )
+    for label, scores, value in out["values"]:
+        print(f"\n{label} on {scores} scores: {value:.6f}", end="")
+    print("\n")
+
+
 def dense_torch(shape: tuple[int, int], repeats: int) -> None:
     import torch
 
@@ -160,9 +239,12 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--list", type=int, default=100)
     p.add_argument("--repeats", type=int, default=20)
     p.add_argument("--threads", type=int, default=1, help="intra-op threads of every backend (0: their defaults)")
+    p.add_argument("--torch", action=argparse.BooleanOptionalAction, default=True, help="rankmeter.torch rows")
     p.add_argument("--dense", default="20000x2000", help="shape of the torch-vs-NumPy dense workload ('' to skip)")
     args = p.parse_args(argv)
     keras_table([b for b in args.backends.split(",") if b], args.batch, args.list, args.repeats, args.threads)
+    if args.torch:
+        torch_table(args.batch, args.list, args.repeats, args.threads)
     if args.dense:
         n, m = (int(x) for x in args.dense.split("x"))
         dense_torch((n, m), 3)

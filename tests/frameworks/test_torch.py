@@ -127,6 +127,20 @@ def test_dense_rows_flat_form_and_evaluate_arrays_agree():
     assert isinstance(dense, torchmetrics.Metric)
 
 
+def test_updates_of_mixed_dtypes_keep_their_values_until_compute_converts():
+    """update keeps the tensors given (no copy); compute converts them, whatever each update's dtypes."""
+    rng = np.random.default_rng(75)
+    y = rng.integers(0, 3, (10, 8))
+    s = np.round(rng.random((10, 8)), 1)
+    metric = rt.Metric(["ndcg@3", "map"])
+    metric.update(torch.tensor(s[:4], dtype=torch.float32), torch.tensor(y[:4], dtype=torch.int32))
+    metric.update(torch.tensor(s[4:]), torch.tensor(y[4:], dtype=torch.float64))
+    want = rankmeter.evaluate_arrays(y, np.vstack([s[:4].astype(np.float32), s[4:]]), ["ndcg@3", "map"])
+    got = metric.compute()
+    for name in ("ndcg@3", "map"):
+        assert got[name].dtype == torch.float64 and float(got[name]) == pytest.approx(want[name], abs=1e-12), name
+
+
 def test_forward_returns_the_batch_value_and_accumulates():
     preds, target, indexes = flat_case(80)
     metric = rt.RetrievalRecall(top_k=3)

@@ -4,8 +4,9 @@ A metric keeps every update's scores, grades and query ids (list states
 concatenated across processes) and evaluates them all at ``compute`` with
 rankmeter's own kernels (:func:`rankmeter.pipeline.evaluate_ranked` on the
 queries formed by ``indexes``): the values are rankmeter's, exactly, whatever
-the batching. ``compute`` copies the states to the host once; ``update`` only
-detaches and keeps them.
+the batching. ``compute`` converts the states to float64 / int64 and copies
+them to the host once; ``update`` only detaches and keeps them (views of the
+tensors given, as torchmetrics keeps them: no copy per batch).
 
 Input, as torchmetrics's ``Retrieval*`` metrics take it:
 
@@ -52,8 +53,8 @@ def _cat(state: Any, dtype: torch.dtype) -> np.ndarray:
     elif len(state) == 0:
         tensor = torch.zeros(0, dtype=dtype)
     else:
-        tensor = torch.cat([t.reshape(-1) for t in state])
-    return tensor.detach().cpu().numpy()
+        tensor = torch.cat([t.reshape(-1).to(dtype) for t in state])
+    return tensor.detach().to(dtype).cpu().numpy()
 
 
 class Metric(Base):  # type: ignore[misc,valid-type]
@@ -138,7 +139,8 @@ class Metric(Base):  # type: ignore[misc,valid-type]
 
     def update(self, preds: torch.Tensor, target: torch.Tensor, indexes: torch.Tensor | None = None) -> None:
         """Keep a batch: flat with ``indexes`` (query ids), or dense ``(batch, list_size)`` rows."""
-        preds, target = torch.as_tensor(preds), torch.as_tensor(target)
+        preds = preds if isinstance(preds, torch.Tensor) else torch.as_tensor(preds)
+        target = target if isinstance(target, torch.Tensor) else torch.as_tensor(target)
         if preds.shape != target.shape:
             raise InputFormatError(f"preds has shape {tuple(preds.shape)} but target has shape {tuple(target.shape)}")
         if not preds.is_floating_point():
@@ -153,19 +155,20 @@ class Metric(Base):  # type: ignore[misc,valid-type]
             self._rows += preds.shape[0]
             indexes = rows[:, None].expand(preds.shape)
         else:
-            indexes = torch.as_tensor(indexes)
+            indexes = indexes if isinstance(indexes, torch.Tensor) else torch.as_tensor(indexes)
             if indexes.shape != preds.shape:
                 raise InputFormatError(
                     f"indexes has shape {tuple(indexes.shape)} but preds has shape {tuple(preds.shape)}"
                 )
             if indexes.is_floating_point() or indexes.dtype == torch.bool:
                 raise InputFormatError(f"indexes must be an integer tensor; got dtype {indexes.dtype}")
-        keep = None if self.ignore_index is None else target.reshape(-1) != self.ignore_index
-        flat = [t.detach().reshape(-1) for t in (preds, target, indexes)]
-        if keep is not None:
-            flat = [t[keep] for t in flat]
-        for name, tensor, dtype in zip(STATES, flat, (torch.float64, torch.float64, torch.int64), strict=True):
-            getattr(self, name).append(tensor.to(dtype))
+        flat = preds.detach().flatten(), target.detach().flatten(), indexes.flatten()  # views: compute converts
+        if self.ignore_index is not None:
+            keep = flat[1] != self.ignore_index
+            flat = flat[0][keep], flat[1][keep], flat[2][keep]
+        self.preds.append(flat[0])
+        self.target.append(flat[1])
+        self.indexes.append(flat[2])
 
     def _states(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if isinstance(self, PlainMetric):
