@@ -76,15 +76,18 @@ for label, make in metrics.items():
             run = build(make, scores)
             run()  # warm-up: compilation
             cells.append(({"metric": label, "scores": scores_name, "mode": mode}, run, [], []))
-for _ in range(repeats):
+"""
+ROUNDS = r"""
+for _ in range(repeats):  # the cells take turns: a change in the machine's load touches them alike
     for _, run, wall, cpu in cells:
         w, c = time.perf_counter(), time.process_time()
         run()
         cpu.append(time.process_time() - c)
         wall.append(time.perf_counter() - w)
 rows = [{**key, "seconds": statistics.median(wall), "cpu": statistics.median(cpu)} for key, _, wall, cpu in cells]
-print(json.dumps({"backend": backend, "rows": rows}))
 """
+CHILD += ROUNDS + 'print(json.dumps({"backend": backend, "rows": rows}))\n'
+
 
 BASE = "keras-rs NDCG(k=10) shuffle_ties=True"
 SHUFFLE = "rankmeter.keras NDCG(k=10) ties=shuffle"
@@ -171,15 +174,8 @@ for label, make in metrics.items():
             if out is not None:
                 values[(label, scores)] = out
             cells.append(({"metric": label, "scores": scores, "what": what}, run, [], []))
-for _ in range(repeats):
-    for _, run, wall, cpu in cells:
-        w, c = time.perf_counter(), time.process_time()
-        run()
-        cpu.append(time.process_time() - c)
-        wall.append(time.perf_counter() - w)
-rows = [{**key, "seconds": statistics.median(wall), "cpu": statistics.median(cpu)} for key, _, wall, cpu in cells]
-print(json.dumps({"rows": rows, "values": [[*k, v] for k, v in values.items()]}))
 """
+TORCH_CHILD += ROUNDS + 'print(json.dumps({"rows": rows, "values": [[*k, v] for k, v in values.items()]}))\n'
 
 
 def torch_table(batch: int, size: int, repeats: int, threads: int, updates: int = 10) -> None:

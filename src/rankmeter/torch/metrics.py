@@ -166,9 +166,8 @@ class Metric(Base):  # type: ignore[misc,valid-type]
         if self.ignore_index is not None:
             keep = flat[1] != self.ignore_index
             flat = flat[0][keep], flat[1][keep], flat[2][keep]
-        self.preds.append(flat[0])
-        self.target.append(flat[1])
-        self.indexes.append(flat[2])
+        for name, tensor in zip(STATES, flat, strict=True):
+            getattr(self, name).append(tensor)
 
     def _states(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if isinstance(self, PlainMetric):
