@@ -26,6 +26,7 @@ FLOORS = {
     "rankmeter.aggregate": 4,
     "rankmeter.results": 4,
     "rankmeter.pipeline": 5,
+    "rankmeter.xp": 5,
     "rankmeter.stream": 6,
     "rankmeter.evaluate": 6,
     "rankmeter.vectors": 6,

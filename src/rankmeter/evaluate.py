@@ -33,7 +33,7 @@ from rankmeter.core.semantics import Semantics, SemanticsOptions
 from rankmeter.core.ties import straddling_queries
 from rankmeter.errors import InputFormatError, MeasureSyntaxError, QueryOrderError, RankmeterError
 from rankmeter.io.dense import dense_arrays, flatten_dense, flatten_ragged
-from rankmeter.io.foreign import host_array, host_arrays
+from rankmeter.io.foreign import array_library, host_array, host_arrays
 from rankmeter.io.frames import is_frame
 from rankmeter.io.load import as_qrels, as_run
 from rankmeter.io.tables import Qrels, Run
@@ -51,6 +51,8 @@ from rankmeter.pipeline import (
 )
 from rankmeter.progress import progress_bar, wanted
 from rankmeter.results import EvaluationResult, SystemResults
+from rankmeter.xp.arrays import padded_rows, placement
+from rankmeter.xp.evaluate import evaluate_on_device, route
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -364,8 +366,13 @@ def evaluate_arrays(
     sem = Semantics.build(semantics, "dense", **options)
     ties, empty, seed = sem.tie_policy, sem.empty, sem.seed
     parsed = parse_measures(measures)
-    y_true, y_score, mask, sample_weight = host_arrays(y_true, y_score, mask, sample_weight)  # torch, JAX, CuPy
     extra: dict[str, Any] = {"input": "dense", "semantics": sem.as_dict()}
+    where = placement({"y_true": y_true, "y_score": y_score, "mask": mask, "sample_weight": sample_weight})
+    if where is not None:  # torch, JAX, CuPy: on their device, or NumPy's view of CPU arrays (see xp.evaluate.route)
+        extra["array_api"] = route(where, parsed, ties, sample_weight)
+        if extra["array_api"]["path"] == "device":
+            return evaluate_on_device(where, y_true, y_score, mask, parsed, sem, extra)
+        y_true, y_score, mask, sample_weight = host_arrays(y_true, y_score, mask, sample_weight)
     if mask is not None or sample_weight is not None:
         ranked = rank_flat_lists(flatten_dense(y_true, y_score, mask, sample_weight), ties=ties, seed=seed)
         return evaluate_ranked(ranked, parsed, empty=empty, metadata=extra)
@@ -484,6 +491,19 @@ def evaluate_lists(
     """
     sem = Semantics.build(semantics, "ragged", **options)
     parsed = parse_measures(measures)
-    y_true, y_score = ([host_array(x) for x in host_array(v)] for v in (y_true, y_score))  # torch, JAX, CuPy
+    extra: dict[str, Any] = {"input": "ragged", "semantics": sem.as_dict()}
+    where = placement({"y_true": _first_list(y_true), "y_score": _first_list(y_score)})
+    if where is not None:  # torch, JAX, CuPy: on their device, or NumPy's view of CPU arrays (see xp.evaluate.route)
+        extra["array_api"] = route(where, parsed, sem.tie_policy)
+        if extra["array_api"]["path"] == "device":
+            return evaluate_on_device(where, *padded_rows(where, y_true, y_score), parsed, sem, extra)
+    y_true, y_score = ([host_array(x) for x in host_array(v)] for v in (y_true, y_score))
     ranked = rank_flat_lists(flatten_ragged(y_true, y_score), ties=sem.tie_policy, seed=sem.seed)
-    return evaluate_ranked(ranked, parsed, empty=sem.empty, metadata={"input": "ragged", "semantics": sem.as_dict()})
+    return evaluate_ranked(ranked, parsed, empty=sem.empty, metadata=extra)
+
+
+def _first_list(lists: Any) -> Any:
+    """``lists`` when it is one array of a foreign library, else its first list (None when empty)."""
+    if array_library(lists) is not None:
+        return lists
+    return lists[0] if len(lists) else None

@@ -44,6 +44,9 @@ from rankmeter.vectors.hamming import (
 )
 from rankmeter.vectors.ranking import rank_block
 from rankmeter.vectors.relevance import Relevance, RelevanceArg, prepare_relevance
+from rankmeter.xp.arrays import placement
+from rankmeter.xp.evaluate import route
+from rankmeter.xp.vectors import evaluate_vectors_on_device, prepare
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -318,6 +321,27 @@ def evaluate_vectors(
     plan = _plan(measures, radius)
     if plan.radii and metric != "hamming":
         raise PolicyError(f"precision/recall within a Hamming radius needs metric='hamming', got {metric!r}")
+    where = placement(
+        {"queries": queries, "database": database, "query_labels": query_labels, "database_labels": database_labels}
+    )
+    on_host: dict[str, Any] = {}
+    if where is not None:  # torch, JAX, CuPy: on their device, or NumPy's view of CPU arrays (see xp.evaluate.route)
+        on_host = route(where, plan.measures, ties)
+        if plan.radii:
+            on_host.update(path="numpy-view" if where.on_cpu else "host", why="radius measures count on the host")
+        if on_host["path"] == "device":
+            device = prepare(where, queries, database, query_labels, database_labels, metric, codes, relevance)
+            if not isinstance(device, str):
+                return evaluate_vectors_on_device(
+                    device,
+                    plan.measures,
+                    sem,
+                    relevance=str(relevance),
+                    exclude_self=exclude_self,
+                    batch_size=batch_size,
+                    metadata={"semantics": sem.as_dict(), **({"seed": seed} if ties == "shuffle" else {})},
+                )
+            on_host.update(path="numpy-view" if where.on_cpu else "host", why=device)
     queries, database, query_labels, database_labels = host_arrays(queries, database, query_labels, database_labels)
     data = prepare_inputs(queries, database, metric, codes, query_labels, database_labels, relevance)
     n_q, n_d = data.n_queries, data.n_database
@@ -376,6 +400,8 @@ def evaluate_vectors(
         meta["queries_empty_radius"] = {str(r): int(v) for r, v in evaluator.empty_ball.items()}
     if ties == "shuffle":
         meta["seed"] = seed
+    if on_host:
+        meta["array_api"] = on_host
     names = [col.name for col in plan.columns]
     return EvaluationResult(query_ids, names, values, included, aggregate, meta)
 
