@@ -23,7 +23,6 @@ import argparse
 import sys
 import time
 
-import numpy as np
 from harness import have, run_child
 
 CHILD = r"""
@@ -209,28 +208,38 @@ def torch_table(batch: int, size: int, repeats: int, threads: int, updates: int 
 
 
 def dense_torch(shape: tuple[int, int], repeats: int) -> None:
+    """W3 (benchmarks/workloads.w3: float32 scores, graded labels) from NumPy and from torch CPU tensors.
+
+    Three contenders, alternated: NumPy arrays; torch tensors by default (NumPy views CPU tensors without a
+    copy: ``metadata['array_api']['path'] == 'numpy-view'``); torch tensors through the array-API kernels
+    (``RANKMETER_ARRAY_API=device``, the path GPU tensors take). Best CPU time (user + sys) of ``repeats``.
+    """
+    import os
+
     import torch
+    from workloads import w3
 
     import rankmeter
 
-    rng = np.random.default_rng(0)
-    y = rng.integers(0, 4, shape).astype(np.float64)
-    s = rng.random(shape)
+    y, s = w3(shape[0], shape[1])
     ty, ts = torch.from_numpy(y.copy()), torch.from_numpy(s.copy())
-    measures = ["ndcg@10", "map@100"]
-    times: dict[str, list[float]] = {"numpy": [], "torch": []}
-    values = {}
-    for _ in range(repeats):
-        for name, args in (("numpy", (y, s)), ("torch", (ty, ts))):
-            start = time.perf_counter()
-            values[name] = rankmeter.evaluate_arrays(*args, measures).aggregate
-            times[name].append(time.perf_counter() - start)
-    assert values["numpy"] == values["torch"]
-    best = {k: min(v) for k, v in times.items()}
-    print(f"evaluate_arrays on {shape[0]} x {shape[1]} ({', '.join(measures)}), best of {repeats}, CPU")
-    print(
-        f"numpy {best['numpy']:.3f} s, torch tensors {best['torch']:.3f} s, ratio {best['torch'] / best['numpy']:.2f}"
-    )
+    for measures in (["ndcg@10"], ["ndcg@10", "ndcg", "map"]):
+        times: dict[str, list[float]] = {"numpy": [], "torch": [], "torch array-API": []}
+        values = {}
+        for _ in range(repeats):
+            for name, args in (("numpy", (y, s)), ("torch", (ty, ts)), ("torch array-API", (ty, ts))):
+                if name == "torch array-API":
+                    os.environ["RANKMETER_ARRAY_API"] = "device"
+                start = time.process_time()
+                values[name] = rankmeter.evaluate_arrays(*args, measures).aggregate
+                times[name].append(time.process_time() - start)
+                os.environ.pop("RANKMETER_ARRAY_API", None)
+        for name in values:
+            assert all(abs(values[name][k] - values["numpy"][k]) < 1e-12 for k in values["numpy"]), values
+        best = {k: min(v) for k, v in times.items()}
+        print(f"evaluate_arrays on {shape[0]} x {shape[1]} ({', '.join(measures)}), CPU seconds, best of {repeats}")
+        for name, t in best.items():
+            print(f"  {name:16s} {t:7.3f} s  ratio to NumPy {t / best['numpy']:.2f}")
 
 
 def main(argv: list[str] | None = None) -> None:

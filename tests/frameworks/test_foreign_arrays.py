@@ -1,4 +1,7 @@
-"""evaluate_arrays / evaluate_lists / evaluate_vectors take torch tensors and JAX arrays (copied to NumPy once).
+"""evaluate_arrays / evaluate_lists / evaluate_vectors take torch tensors and JAX arrays (CPU: NumPy's view).
+
+By default CPU arrays are viewed by NumPy without a copy and take NumPy's
+kernels (test_array_api.py checks the array-API kernels against them).
 
 The result must be the NumPy input's, exactly, for tensors that track
 gradients too. (CuPy is not installed in the tests; no GPU is lent to them.)
