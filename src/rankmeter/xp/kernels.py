@@ -193,8 +193,8 @@ class Kernels:
         return self.rows.sums_at(self._first_hit(m) / (self.rows.positions + 1.0), cutoffs_of(m))
 
     def success(self, m: Measure) -> Array:
-        xp = self.xp
-        return xp.minimum(self.rows.sums_at(self._first_hit(m), cutoffs_of(m)), xp.asarray(1.0, dtype=self.rows.dtype))
+        sums = self.rows.sums_at(self._first_hit(m), cutoffs_of(m))
+        return self.xp.minimum(sums, self.xp.ones_like(sums))  # summed probabilities can round to 1 + 1e-16
 
     def num_q(self, m: Measure) -> Array:
         return self.xp.ones_like(self.lengths)
