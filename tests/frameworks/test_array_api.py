@@ -32,7 +32,7 @@ MEASURES = [
     "ndcg@[1,3,5]", "ndcg", "ndcg(gain=exp)@10", "ndcg(discount=jarvelin(2))@5", "ndcg(gain={0:1,1:3})@4",
     "dcg@5", "idcg@3", "cg@4", "map", "map@10", "wap", "p@5", "p(min_rel=2)@3", "p(divisor=min)@40", "r@10",
     "r(min_rel=0)@5", "f1@5", "hits@5", "rprec", "rr", "rr@3", "success@[1,3]", "judged@5", "acg@5",
-    "fall_out@5", "num_rel", "num_ret", "num_rel_ret", "num_q",
+    "fall_out@5", "fall_out(all_relevant=1)@3", "num_rel", "num_ret", "num_rel_ret", "num_q",
 ]  # fmt: skip
 TIES = ["expected", "stable", "trec", "optimistic", "pessimistic"]
 # JAX compiles each (shape, measures, policy) once, seconds on a busy CI core: the namespace's own traits

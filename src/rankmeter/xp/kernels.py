@@ -170,7 +170,10 @@ class Kernels:
     def fall_out(self, m: Measure) -> Array:
         xp, rows = self.xp, self.rows
         other = rows.tie_mean(xp.astype(rows.valid, rows.dtype) - self.relevant(m.param("min_rel")))
-        return ratio(xp, rows.sums_at(other, cutoffs_of(m)), rows.sums_at(other, [None]), 0.0)
+        top, total = rows.sums_at(other, cutoffs_of(m)), rows.sums_at(other, [None])
+        # a non-empty list without a non-relevant item gets ``all_relevant`` (default 0), an empty one 0
+        fill = xp.where(self.lengths > 0, float(m.param("all_relevant", 0.0)), 0.0)
+        return xp.where(total > 0, top / xp.where(total > 0, total, xp.ones_like(total)), fill + xp.zeros_like(top))
 
     def _average_precision(self, m: Measure, g: Array) -> Array:
         rows = self.rows
