@@ -39,7 +39,13 @@ MEASURES = ["ndcg@10", "ndcg", "map", "p@10", "r@100", "rr"]
 
 
 def w1_cut(n_queries: int, copies: int) -> tuple[str, str]:
-    """W1's first ``n_queries`` queries, written ``copies`` times with query ids prefixed ``0.``, ``1.``, ..."""
+    """W1's first ``n_queries`` queries, written ``copies`` times with query ids prefixed ``0.``, ``1.``, ...
+
+    All of W1 (6,980 queries): ``workloads.w1_copies`` (``w1x3.run``, ``w1x10.run``; W1 itself for one copy).
+    """
+    if n_queries >= 6980:
+        paths = workloads.w1() if copies == 1 else workloads.w1_copies(copies)
+        return str(paths[0]), str(paths[1])
     qrels_path = workloads.DATA / f"w1q{n_queries}x{copies}.qrels"
     run_path = workloads.DATA / f"w1q{n_queries}x{copies}.run"
     if not (qrels_path.exists() and run_path.exists()):
@@ -69,21 +75,77 @@ def timed(call):  # noqa: ANN001, ANN201
     return value, time.perf_counter() - start
 
 
-def scaling(spark, copies: list[int], n_queries: int, partitions: int) -> None:  # noqa: ANN001
+class PeakMemory:
+    """Peak resident memory of this process's children, sampled every 0.2 s while a call runs (psutil).
+
+    Spark ``local[2]``: the JVM (driver and executor in one) and its Python workers
+    (``pyspark.daemon`` and the workers it forks); dask: each worker process.
+    """
+
+    def __init__(self) -> None:
+        import threading
+
+        self.peaks: dict[str, float] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def __enter__(self) -> PeakMemory:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _sample(self) -> None:
+        import psutil
+
+        me = psutil.Process()
+        while not self._stop.wait(0.2):
+            now: dict[str, float] = {}
+            for child in me.children(recursive=True):
+                try:
+                    rss = child.memory_info().rss / 2**20
+                    line = " ".join(child.cmdline())
+                except psutil.Error:
+                    continue
+                if "java" in child.name():
+                    key = "spark JVM"
+                elif "pyspark" in line:
+                    key = "spark Python workers (sum)"
+                else:
+                    now[f"dask worker {child.pid}"] = rss
+                    continue
+                now[key] = now.get(key, 0.0) + rss
+            for key, value in now.items():
+                self.peaks[key] = max(self.peaks.get(key, 0.0), value)
+
+    def text(self, prefix: str) -> str:
+        """The peaks (MiB) of the processes whose label starts with ``prefix``; dask workers: the largest."""
+        found = {k: v for k, v in self.peaks.items() if k.startswith(prefix)}
+        if prefix == "dask":
+            return f"max dask worker {max(found.values(), default=0):.0f} MiB"
+        return ", ".join(f"{k} {v:.0f} MiB" for k, v in sorted(found.items()))
+
+
+def scaling(spark, copies: list[int], n_queries: int, partitions: int, per_partition: int) -> None:  # noqa: ANN001
     from rankmeter.dask import evaluate as on_dask
     from rankmeter.spark import evaluate as on_spark
 
     rows = []
     base: dict[str, float] = {}
-    warm = w1_cut(n_queries, copies[0])  # one call each first: Python workers started, files cached
-    on_spark(*warm, MEASURES, partitions=partitions, spark=spark)
-    on_dask(*warm, MEASURES, partitions=partitions)
+    warm = w1_cut(min(n_queries, 300), 1)  # one call each first: Python workers started
+    on_spark(*warm, MEASURES, partitions=2, spark=spark)
+    on_dask(*warm, MEASURES, partitions=2)
     for k in copies:
         qrels, run = w1_cut(n_queries, k)
         n_rows = n_queries * 1000 * k
+        n_parts = partitions or max(2, -(-n_rows // per_partition))
         local, t_local = timed(lambda: rankmeter.evaluate_stream(qrels, run, MEASURES))  # noqa: B023
-        spark_res, t_spark = timed(lambda: on_spark(qrels, run, MEASURES, partitions=partitions, spark=spark))  # noqa: B023
-        dask_res, t_dask = timed(lambda: on_dask(qrels, run, MEASURES, partitions=partitions))  # noqa: B023
+        with PeakMemory() as spark_memory:
+            spark_res, t_spark = timed(lambda: on_spark(qrels, run, MEASURES, partitions=n_parts, spark=spark))  # noqa: B023
+        with PeakMemory() as dask_memory:
+            dask_res, t_dask = timed(lambda: on_dask(qrels, run, MEASURES, partitions=n_parts))  # noqa: B023
         same_spark = agree(local.aggregate, spark_res.aggregate, tol=1e-12)
         same_dask = agree(local.aggregate, dask_res.aggregate, tol=1e-12)
         exact = np.allclose(local.values, spark_res.result.values, rtol=0, atol=1e-12) and np.allclose(
@@ -94,9 +156,23 @@ def scaling(spark, copies: list[int], n_queries: int, partitions: int) -> None: 
         rows.append(
             (f"x{k} ({n_rows / 1e6:.2f}M rows): evaluate_stream", t_local, f"{t_local / base['local']:.2f} x x1", "")
         )
-        rows.append((f"x{k}: rankmeter.spark, local[2]", t_spark, f"{t_spark / base['spark']:.2f} x x1", ""))
-        rows.append((f"x{k}: rankmeter.dask, 2 workers", t_dask, f"{t_dask / base['dask']:.2f} x x1", note))
-    print_table(f"Scaling: W1's first {n_queries} queries x copies, {partitions} partitions by query", rows)
+        rows.append(
+            (
+                f"x{k}: rankmeter.spark, local[2], {n_parts} partitions",
+                t_spark,
+                f"{t_spark / base['spark']:.2f} x x1",
+                spark_memory.text("spark"),
+            )
+        )
+        rows.append(
+            (
+                f"x{k}: rankmeter.dask, 2 workers, {n_parts} partitions",
+                t_dask,
+                f"{t_dask / base['dask']:.2f} x x1",
+                f"{dask_memory.text('dask')}; {note}",
+            )
+        )
+        print_table(f"Scaling: W1's first {n_queries} queries x copies (peak resident memory in the last column)", rows)
 
 
 def operators(spark, n_queries: int, partitions: int, repeats: int) -> None:  # noqa: ANN001
@@ -171,31 +247,72 @@ def operators(spark, n_queries: int, partitions: int, repeats: int) -> None:  # 
     )
 
 
-def ranking_evaluator(spark, n_queries: int, partitions: int) -> None:  # noqa: ANN001
-    """Spark's RankingEvaluator and RankmeterEvaluator on the same rows of prediction / label arrays."""
+def ranking_evaluator(spark, n_queries: int, partitions: int, repeats: int) -> None:  # noqa: ANN001
+    """Spark's RankingEvaluator against rankmeter on the same data, in turns, median of ``repeats`` rounds.
+
+    Arrays (RankingEvaluator's input: one row of 100 predicted items and 5 labels
+    per query): ``RankingEvaluator`` vs ``RankmeterEvaluator``. Long rows (one row
+    per (query, item), as a run and qrels): Spark's ``groupBy`` into those arrays +
+    ``RankingEvaluator`` vs ``rankmeter.spark.evaluate``.
+    """
     from pyspark.ml.evaluation import RankingEvaluator
+    from pyspark.sql import functions as F
 
     from rankmeter.spark import RankmeterEvaluator
+    from rankmeter.spark import evaluate as on_spark
 
     rng = np.random.default_rng(7)
-    rows = []
-    for _ in range(n_queries):
+    rows, run_rows, qrels_rows = [], [], []
+    for q in range(n_queries):
         predicted = rng.permutation(100_000)[:100].astype(float).tolist()
         labels = rng.choice(predicted + list(range(100_000, 100_010)), size=5, replace=False).astype(float).tolist()
         rows.append((predicted, labels))
+        run_rows.extend((f"q{q}", d, -float(i)) for i, d in enumerate(predicted))
+        qrels_rows.extend((f"q{q}", d, 1) for d in labels)
     frame = spark.createDataFrame(rows, "prediction array<double>, label array<double>").cache()
-    frame.count()
+    run = spark.createDataFrame(run_rows, "query_id string, doc_id double, score double").cache()
+    qrels = spark.createDataFrame(qrels_rows, "query_id string, doc_id double, relevance int").cache()
+    frame.count(), run.count(), qrels.count()
+
+    def grouped():  # noqa: ANN202 - Spark's own way from long rows to RankingEvaluator's input
+        ranked = F.array_sort(F.collect_list(F.struct((-F.col("score")).alias("s"), F.col("doc_id").alias("d"))))
+        predicted = run.groupBy("query_id").agg(F.transform(ranked, lambda x: x.getField("d")).alias("prediction"))
+        labels = qrels.groupBy("query_id").agg(F.collect_list("doc_id").alias("label"))
+        return predicted.join(labels, "query_id", "left").select(
+            "prediction", F.coalesce("label", F.array()).alias("label")
+        )
+
     table = []
-    for metric, k in (("ndcgAtK", 10), ("meanAveragePrecision", 10)):
-        theirs, t_theirs = timed(lambda: RankingEvaluator(metricName=metric, k=k).evaluate(frame))  # noqa: B023
-        ours, t_ours = timed(
-            lambda: RankmeterEvaluator(metricName=metric, k=k, partitions=partitions).evaluate(frame)  # noqa: B023
-        )
-        table.append((f"{metric} k={k}: Spark RankingEvaluator", t_theirs, "", f"{theirs:.12f}"))
-        table.append(
-            (f"{metric} k={k}: RankmeterEvaluator", t_ours, f"{t_ours / t_theirs:.2f} x Spark", f"{ours:.12f}")
-        )
-    print_table(f"RankingEvaluator vs RankmeterEvaluator: {n_queries} rows of 100 predictions, 5 labels", table)
+    for metric, measure in (("ndcgAtK", "ndcg@10"), ("meanAveragePrecision", "map")):
+        variants = [
+            ("arrays: Spark RankingEvaluator", lambda m=metric: RankingEvaluator(metricName=m, k=10).evaluate(frame)),
+            ("arrays: RankmeterEvaluator", lambda m=metric: RankmeterEvaluator(metricName=m, k=10).evaluate(frame)),
+            (
+                "long rows: Spark groupBy + RankingEvaluator",
+                lambda m=metric: RankingEvaluator(metricName=m, k=10).evaluate(grouped()),
+            ),
+            (
+                "long rows: rankmeter.spark.evaluate",
+                lambda m=measure: on_spark(qrels, run, m, partitions=partitions, spark=spark)[m],
+            ),
+        ]
+        for _, call in variants:  # warm: Python workers started, plans compiled
+            call()
+        times: list[list[float]] = [[] for _ in variants]
+        values = [0.0] * len(variants)
+        for _ in range(repeats):
+            for i, (_, call) in enumerate(variants):
+                values[i], seconds = timed(call)
+                times[i].append(seconds)
+        medians = [float(np.median(t)) for t in times]
+        for i, (label, _) in enumerate(variants):
+            ratio = "" if i % 2 == 0 else f"{medians[i] / medians[i - 1]:.2f} x Spark"
+            table.append((f"{metric} (k=10): {label}", medians[i], ratio, f"{values[i]:.12f}"))
+    print_table(
+        f"Spark's RankingEvaluator vs rankmeter: {n_queries} queries of 100 predictions, 5 labels, "
+        f"median of {repeats} rounds in turns",
+        table,
+    )
 
 
 def main() -> None:
@@ -203,6 +320,13 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=6980, help="W1's first N queries (default: all 6,980)")
     parser.add_argument("--copies", type=int, nargs="+", default=[1, 3, 10])
     parser.add_argument("--partitions", type=int, default=8)
+    parser.add_argument(
+        "--scale-partitions",
+        type=int,
+        default=0,
+        help="partitions of the scaling runs (default: by --rows-per-partition)",
+    )
+    parser.add_argument("--rows-per-partition", type=int, default=1_000_000)
     parser.add_argument("--operators", action="store_true")
     parser.add_argument("--ranking-evaluator", action="store_true")
     parser.add_argument("--no-scaling", action="store_true")
@@ -222,11 +346,11 @@ def main() -> None:
     print(f"Spark local[2] session: {t_spark:.1f} s to start; dask 2-worker LocalCluster: {t_dask:.1f} s")
     try:
         if not args.no_scaling:
-            scaling(spark, args.copies, args.queries, args.partitions)
+            scaling(spark, args.copies, args.queries, args.scale_partitions, args.rows_per_partition)
         if args.operators:
             operators(spark, args.queries, args.partitions, args.repeats)
         if args.ranking_evaluator:
-            ranking_evaluator(spark, args.queries, args.partitions)
+            ranking_evaluator(spark, args.queries, args.partitions, args.repeats)
     finally:
         client.close()
         cluster.close()

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from rankmeter.aggregate import GMEAN_FLOOR
 from rankmeter.core.align import AlignInfo, align, merge_infos, missing_queries_error
 from rankmeter.core.semantics import Semantics
 from rankmeter.errors import RankmeterError
@@ -238,6 +239,40 @@ def combine(payloads: list[bytes], measures: list[Measure], sem: Semantics, sour
         nothing = align(_no_qrels(sources.qrels), Run.empty(sources.run), sem)[0]
         parts = [evaluate_ranked(nothing, measures, empty=sem.empty)]
     return concatenate_results(parts, measures, extra, sort_by_query=True)
+
+
+def partial_sum(values: np.ndarray, included: np.ndarray, kind: str) -> tuple[float, int]:
+    """One partition's share of a measure's aggregate: the sum of its terms and how many there are.
+
+    ``kind`` is the family's aggregation (:func:`rankmeter.aggregate.aggregate_column`):
+    the terms are the included, non-NaN values, or their logarithms (floored
+    at ``GMEAN_FLOOR``) for ``"gmean"``. :func:`aggregate_of_sums` turns the
+    partitions' shares into the aggregate, so that it is a sum of per-query
+    terms, never a mean of partition means.
+
+    >>> partial_sum(np.array([0.5, np.nan, 0.25]), np.array([True, True, True]), "mean")
+    (0.75, 2)
+    """
+    keep = included & ~np.isnan(values)
+    terms = np.log(np.maximum(values[keep], GMEAN_FLOOR)) if kind == "gmean" else values[keep]
+    return float(terms.sum()), int(keep.sum())
+
+
+def aggregate_of_sums(sums: list[tuple[float, int]], kind: str) -> float:
+    """The aggregate from every partition's :func:`partial_sum`: the sum, the mean, or the geometric mean.
+
+    >>> aggregate_of_sums([(0.75, 2), (0.25, 2)], "mean"), aggregate_of_sums([(0.75, 2), (0.25, 2)], "sum")
+    (0.25, 1.0)
+    >>> aggregate_of_sums([], "mean")
+    nan
+    """
+    total = float(sum(s for s, _ in sums))
+    count = sum(c for _, c in sums)
+    if kind == "sum":
+        return total
+    if not count:
+        return float("nan")
+    return float(np.exp(total / count)) if kind == "gmean" else total / count
 
 
 def tidy_table(result: EvaluationResult) -> Any:

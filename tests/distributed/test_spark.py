@@ -10,17 +10,10 @@ import pytest
 
 import rankmeter
 from rankmeter.errors import DuplicateEntryError, InputFormatError, InvalidScoreError, PolicyError
-from rankmeter.spark import evaluate, local_session
+from rankmeter.spark import evaluate
 from tests.distributed.data import EXPECTED_MEASURES, MEASURES, TIES, same_result, tables, trec_lines
 
 QRELS, RUN = tables()
-
-
-@pytest.fixture(scope="module")
-def spark():
-    session = local_session("local[2]", partitions=4)
-    yield session
-    session.stop()
 
 
 @pytest.fixture(scope="module")
@@ -278,3 +271,25 @@ def test_compare_on_per_query_values_from_spark(spark, frames) -> None:
     for theirs, ours in zip(local.pairs, remote.pairs, strict=True):
         assert (ours.measure, ours.system) == (theirs.measure, theirs.system)
         assert ours.p_value == pytest.approx(theirs.p_value, abs=1e-12)
+
+
+def test_evaluator_top_k_with_a_repeat_reads_the_whole_rows(spark) -> None:
+    """``ndcgAtK`` sends only the first k items, unless a row repeats one there: the items after it move up."""
+    from rankmeter.spark import RankmeterEvaluator
+
+    rows = [([1.0, 1.0, 2.0, 3.0], [3.0]), ([4.0, 5.0, 6.0], [6.0, 7.0])]  # row 0: 3.0 moves from 4th to 3rd
+    frame = spark.createDataFrame(rows, "prediction array<double>, label array<double>")
+    assert RankmeterEvaluator(metricName="ndcgAtK", k=3).evaluate(frame) == pytest.approx(
+        _local_value(rows, "ndcg@3"), abs=1e-12
+    )
+    assert RankmeterEvaluator(metricName="precisionAtK", k=3).evaluate(frame) == pytest.approx(1 / 3, abs=1e-12)
+
+
+def test_evaluator_errors_are_raised_on_the_driver(spark) -> None:
+    from rankmeter.spark import RankmeterEvaluator
+
+    frame = spark.createDataFrame([(["a", "b"], ["b", None])], "prediction array<string>, label array<string>")
+    with pytest.raises(InputFormatError, match=r"partition \d+, row 0: column 'label' holds a null item"):
+        RankmeterEvaluator(metricName="recallAtK", k=2).evaluate(frame)
+    with pytest.raises(PolicyError, match="duplicates must be 'first' or 'error', got 'max'"):
+        RankmeterEvaluator(duplicates="max").evaluate(frame)

@@ -3,11 +3,13 @@
 Each row is one query: ``predictionCol`` holds the ranked items (best first),
 ``labelCol`` the relevant items, and the optional ``relevanceCol`` a grade per
 label. A row already holds a whole query, so there is no shuffle: each
-partition's rows are turned into a run (item at position i gets score -i, so
-the given order is kept) and qrels (every label judged, grade 1 or its
-relevance) by :func:`partition_rows` and evaluated by
-:func:`rankmeter.partitions.evaluate_partition`, the step
-:func:`rankmeter.spark.evaluate` runs on each partition.
+partition's Arrow batches (``mapInArrow``, the array columns as they are, no
+cast) become ranked lists, one per row, by
+:func:`rankmeter.spark.arrays.ranked_from_arrays` (item i of a row has
+score -i; every label is judged, grade 1 or its relevance), which
+:func:`rankmeter.pipeline.evaluate_ranked` evaluates with rankmeter's
+kernels; each partition sends back one :func:`rankmeter.partitions.partial_sum`
+(a float and a count) and the driver computes the aggregate from them.
 
 Spark's metric names map to rankmeter measures:
 
@@ -32,22 +34,23 @@ with ``duplicates="error"``. Any other rankmeter measure name is accepted as
 
 from __future__ import annotations
 
+import pickle
 from typing import Any
 
 from pyspark.ml.evaluation import Evaluator
 from pyspark.ml.param import Param, Params, TypeConverters
 from pyspark.ml.param.shared import HasLabelCol, HasPredictionCol
 
-from rankmeter.core.semantics import Semantics
-from rankmeter.errors import MeasureSyntaxError
-from rankmeter.measures import parse
-from rankmeter.partitions import QRELS, RUN, Sources, combine, evaluate_partition
-from rankmeter.pipeline import parse_measures
+from rankmeter.errors import DuplicateEntryError, MeasureSyntaxError, PolicyError, RankmeterError
+from rankmeter.measures import FAMILIES, Measure, parse
+from rankmeter.partitions import aggregate_of_sums, partial_sum
+from rankmeter.pipeline import evaluate_ranked, parse_measures
+from rankmeter.spark.arrays import ranked_from_arrays
 
-NO_LABEL = "\x00rankmeter: no label"
-"""The document id judged non-relevant for a row without labels (no predicted item has it)."""
 SPARK_METRICS = ("meanAveragePrecision", "meanAveragePrecisionAtK", "precisionAtK", "recallAtK", "ndcgAtK")
 """The metric names of ``pyspark.ml.evaluation.RankingEvaluator``."""
+TOP_K_METRICS = ("meanAveragePrecisionAtK", "precisionAtK", "recallAtK", "ndcgAtK")
+"""The metrics that read only each row's first k predicted items."""
 
 
 def measure_for(metric: str, k: int, graded: bool) -> str:
@@ -162,85 +165,66 @@ class RankmeterEvaluator(Evaluator, HasPredictionCol, HasLabelCol):
         return True
 
     def _evaluate(self, dataset: Any) -> float:
+        measure = parse_measures(self.measure())
+        duplicates = self.getOrDefault(self.duplicates)
+        if duplicates not in ("first", "error"):
+            raise PolicyError(f"duplicates must be 'first' or 'error', got {duplicates!r}")
+        # Spark's ...AtK metrics read the first k distinct items: only those cross to Python, unless a row
+        # repeats an item among them (then the items after it move up: the whole lists are sent again)
+        top = self.getK() if self.getMetricName() in TOP_K_METRICS and duplicates == "first" else None
+        sums = self._sums(dataset, measure, duplicates, top)
+        if sums is None:
+            sums = self._sums(dataset, measure, duplicates, None)
+        assert sums is not None  # the whole lists never ask for themselves
+        return aggregate_of_sums(sums, FAMILIES[measure[0].family].aggregate)
+
+    def _sums(self, dataset: Any, measure: list[Measure], duplicates: str, top: int | None) -> list | None:
+        """Each partition's :func:`partial_sum` (None: a row repeats an item among its first ``top``)."""
         from pyspark.sql import functions as F
 
-        measure = self.measure()
-        measures = parse_measures(measure)
-        sem = Semantics(ties="stable", duplicates=self.getOrDefault(self.duplicates))
-        sources = Sources("<label column>", "<prediction column>")
-        relevance = self.getOrDefault(self.relevanceCol) if self.isDefined(self.relevanceCol) else None
-
-        def as_text(name: str) -> Any:
-            return F.transform(F.col(name), lambda item: item.cast("string"))
-
-        columns = [
-            F.monotonically_increasing_id().alias("query"),
-            as_text(self.getOrDefault(self.predictionCol)).alias("prediction"),
-            as_text(self.getOrDefault(self.labelCol)).alias("label"),
-        ]
-        if relevance is not None:
-            columns.append(F.transform(F.col(relevance), lambda r: r.cast("double")).alias("relevance"))
+        kind = FAMILIES[measure[0].family].aggregate
+        names = (self.getOrDefault(self.predictionCol), self.getOrDefault(self.labelCol))
+        graded = self.isDefined(self.relevanceCol)
+        columns = [F.col(names[0]) if top is None else F.slice(names[0], 1, top), F.col(names[1])]
+        if graded:
+            columns.append(F.col(self.getOrDefault(self.relevanceCol)).cast("array<double>"))
         rows = dataset.select(*columns)
         if self.isDefined(self.partitions):
             rows = rows.repartition(self.getOrDefault(self.partitions))
 
-        def evaluate_batches(batches: Any) -> Any:
+        def partition_sum(batches: Any) -> Any:
             import pyarrow as pa
+            from pyspark import TaskContext
 
-            full = [b for b in batches if b.num_rows]
-            if full:
-                table = partition_rows(pa.Table.from_batches(full))
-                yield pa.RecordBatch.from_pydict({"payload": [evaluate_partition(table, measures, sem, sources)]})
+            context = TaskContext.get()
+            where = f"partition {context.partitionId() if context else 0}, "
+            sums, error, repeat, seen = [], b"", False, 0
+            try:
+                for batch in batches:
+                    if batch.num_rows:
+                        prediction, label = batch.column(0), batch.column(1)
+                        relevance = batch.column(2) if graded else None
+                        policy = duplicates if top is None else "error"
+                        ranked = ranked_from_arrays(prediction, label, relevance, policy, names, where, first_row=seen)
+                        result = evaluate_ranked(ranked, measure)
+                        sums.append(partial_sum(result.values[:, 0], result.included[:, 0], kind))
+                    seen += batch.num_rows
+            except DuplicateEntryError as exc:
+                repeat, error = top is not None, b"" if top is not None else pickle.dumps(exc)
+            except RankmeterError as exc:  # raised on the driver, as it was raised here
+                error = pickle.dumps(exc)
+            schema = pa.schema(
+                [("total", pa.float64()), ("count", pa.int64()), ("repeat", pa.bool_()), ("error", pa.binary())]
+            )
+            total, count = sum(s for s, _ in sums), sum(c for _, c in sums)
+            yield pa.RecordBatch.from_pydict(
+                {"total": [total], "count": [count], "repeat": [repeat], "error": [error]}, schema=schema
+            )
 
-        payloads = rows.mapInArrow(evaluate_batches, "payload binary").toArrow().column("payload").to_pylist()
-        return float(combine(payloads, measures, sem, sources).aggregate[measure])
-
-
-def partition_rows(rows: Any) -> Any:
-    """The rows of :data:`rankmeter.partitions.COLUMNS` from rows of (query, prediction, label[, relevance]) arrays.
-
-    Each row is one whole query (so no shuffle is needed): its predicted
-    items form the run (the item at position i gets score -i; ``line`` keeps
-    the position, so ``duplicates="first"`` keeps the first copy), its labels
-    the qrels (grade 1, or the row's relevance); a row without labels is
-    judged all the same (one placeholder item, not relevant), so that it
-    counts 0 in the mean as in Spark.
-
-    >>> import pyarrow as pa
-    >>> rows = pa.table({"query": [7, 8], "prediction": [["a", "b"], ["c"]], "label": [["b"], []]})
-    >>> t = partition_rows(rows)
-    >>> t.column("query_id").to_pylist(), t.column("doc_id").to_pylist()[1:], t.column("value").to_pylist()
-    (['7', '8', '7', '7', '8'], ['\\x00rankmeter: no label', 'a', 'b', 'c'], [1.0, 0.0, 0.0, -1.0, 0.0])
-    """
-    import numpy as np
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    query = pc.cast(rows.column("query"), pa.string()).combine_chunks()
-    label = rows.column("label").combine_chunks()
-    prediction = rows.column("prediction").combine_chunks()
-    label_sizes = pc.fill_null(pc.list_value_length(label), 0).to_numpy(zero_copy_only=False)
-    unlabelled = np.flatnonzero(label_sizes == 0)
-    q_rows = pc.list_parent_indices(label).to_numpy()
-    if "relevance" in rows.column_names:
-        grades = pc.list_flatten(rows.column("relevance").combine_chunks()).to_numpy(zero_copy_only=False)
-    else:
-        grades = np.ones(len(q_rows))
-    p_rows = pc.list_parent_indices(prediction).to_numpy()
-    p_sizes = np.bincount(p_rows, minlength=len(rows))
-    position = np.arange(len(p_rows)) - np.repeat(np.cumsum(p_sizes) - p_sizes, p_sizes)
-    n_q, n_u, n_p = len(q_rows), len(unlabelled), len(p_rows)
-    return pa.table(
-        {
-            "role": pa.array(np.repeat(np.array([QRELS, QRELS, RUN], dtype=np.int8), [n_q, n_u, n_p])),
-            "query_id": pa.concat_arrays(
-                [query.take(pa.array(q_rows)), query.take(pa.array(unlabelled)), query.take(pa.array(p_rows))]
-            ),
-            "doc_id": pa.concat_arrays(
-                [pc.list_flatten(label), pa.array([NO_LABEL] * n_u, pa.string()), pc.list_flatten(prediction)]
-            ),
-            "value": pa.array(np.concatenate([grades, np.zeros(n_u), (-position).astype(np.float64)])),
-            "text": pa.nulls(n_q + n_u + n_p, pa.string()),
-            "line": pa.array(np.concatenate([np.arange(1, n_q + 1), np.zeros(n_u, np.int64), position + 1])),
-        }
-    )
+        table = rows.mapInArrow(partition_sum, "total double, count long, repeat boolean, error binary").toArrow()
+        for error in table.column("error").to_pylist():
+            if error:
+                raise pickle.loads(error)  # noqa: S301 - written by partition_sum on this cluster
+        if any(table.column("repeat").to_pylist()):
+            return None
+        return list(zip(table.column("total").to_pylist(), table.column("count").to_pylist(), strict=True))
