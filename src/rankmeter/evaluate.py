@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any, NamedTuple, overload
 
 import numpy as np
 
 from rankmeter import stream
 from rankmeter.core import lists
-from rankmeter.core.align import align
+from rankmeter.core.align import align, prepare_qrels
 from rankmeter.core.lists import (
-    MAX_THREADS,
     NonFiniteInput,
     map_blocks,
     rank_dense,
@@ -28,6 +27,7 @@ from rankmeter.core.lists import (
     row_blocks,
     usable_cpus,
 )
+from rankmeter.core.processes import forks, map_processes
 from rankmeter.core.ranked_lists import RankedLists
 from rankmeter.core.semantics import Semantics, SemanticsOptions
 from rankmeter.core.ties import straddling_queries
@@ -70,6 +70,7 @@ def evaluate(
     qrels_columns: Mapping[str, str] | None = None,
     run_columns: Mapping[str, str] | None = None,
     threads: int | None = None,
+    workers: int | None = None,
     progress: bool | None = None,
     **options: Unpack[SemanticsOptions],
 ) -> EvaluationResult: ...
@@ -85,6 +86,7 @@ def evaluate(
     qrels_columns: Mapping[str, str] | None = None,
     run_columns: Mapping[str, str] | None = None,
     threads: int | None = None,
+    workers: int | None = None,
     progress: bool | None = None,
     **options: Unpack[SemanticsOptions],
 ) -> SystemResults: ...
@@ -100,6 +102,7 @@ def evaluate(
     qrels_columns: Mapping[str, str] | None = None,
     run_columns: Mapping[str, str] | None = None,
     threads: int | None = None,
+    workers: int | None = None,
     progress: bool | None = None,
     **options: Unpack[SemanticsOptions],
 ) -> EvaluationResult: ...
@@ -114,6 +117,7 @@ def evaluate(
     qrels_columns: Mapping[str, str] | None = None,
     run_columns: Mapping[str, str] | None = None,
     threads: int | None = None,
+    workers: int | None = None,
     progress: bool | None = None,
     **options: Unpack[SemanticsOptions],
 ) -> EvaluationResult | SystemResults:
@@ -129,9 +133,9 @@ def evaluate(
         System output: a TREC run file, a table with query_id, doc_id, score,
         or ``{query_id: {doc_id: score}}``. Several runs as
         ``{system_name: run}``: the qrels are read once, the runs are
-        evaluated in parallel on the machine's cores and a
-        :class:`~rankmeter.results.SystemResults` is returned (values equal to
-        evaluating each run alone).
+        evaluated in parallel on the machine's cores (``workers``) and a
+        :class:`~rankmeter.results.SystemResults` is returned in the given
+        order (values equal to evaluating each run alone).
     measures : str, Measure or iterable of them
         E.g. ``["ndcg@10", "map", "p(min_rel=2)@[5,10]"]``.
     semantics : Semantics, optional
@@ -142,8 +146,14 @@ def evaluate(
         Column renames for table input, e.g. ``{"query_id": "qid"}``.
     threads : int, optional
         Threads for runs of a million rows or more, each ranking a block of
-        queries, or for several runs, each evaluating a run (default: one per
-        CPU, at most 8; 1: one thread). Values do not depend on it.
+        queries (default: one per CPU, at most 8; 1: one thread). Values do
+        not depend on it.
+    workers : int, optional
+        For several runs: processes, each evaluating one run at a time
+        (default: ``threads`` when given, else one per CPU; 1: the runs one
+        after the other in this process). Runs of fewer than
+        :data:`PROCESS_MIN_ROWS` rows in all are evaluated in this process.
+        Values do not depend on it.
     progress : bool, optional
         Show a progress bar on stderr while a run file is read (default: for
         files over 256 MiB when stderr is a terminal).
@@ -188,7 +198,7 @@ def evaluate(
 
         return SystemResults.of({str(k): diversity(r) for k, r in run.items()}) if is_runs(run) else diversity(run)
     if is_runs(run):
-        return _evaluate_runs(as_qrels(qrels, qrels_columns), run, parsed, sem, run_columns, threads, progress)
+        return _evaluate_runs(as_qrels(qrels, qrels_columns), run, parsed, sem, run_columns, threads, workers, progress)
     if stream.run_file_in_blocks(run):
         try:
             result = stream.evaluate_stream(
@@ -254,6 +264,63 @@ def _same_name(runs: Mapping[Any, Any]) -> str:
     return ""
 
 
+class _RunsJob(NamedTuple):
+    """What every run of a many-runs call shares: the qrels (read once), the runs, measures and semantics."""
+
+    qrels: Qrels
+    runs: dict[str, Any]
+    measures: list[Measure]
+    semantics: Semantics
+    run_columns: Mapping[str, str] | None
+    threads: int | None
+
+
+def _evaluate_named(job: _RunsJob, item: tuple[str, Any]) -> EvaluationResult:
+    """One run of a many-runs call: ``item`` is its name and the run (None: look it up in ``job.runs``).
+
+    An error names the system: ``system 'bm25': run.txt:3: ...``.
+    """
+    name, run = item
+    try:
+        return evaluate(
+            job.qrels,
+            job.runs[name] if run is None else run,
+            job.measures,
+            semantics=job.semantics,
+            run_columns=job.run_columns,
+            threads=job.threads,
+        )
+    except RankmeterError as exc:
+        raise type(exc)(f"system {name!r}: {exc}") from exc
+
+
+PROCESS_MIN_ROWS = 1 << 17
+"""Fewest run rows, all runs together, that several runs are evaluated on worker processes for.
+
+Under that, starting the workers costs more than it saves and the runs are evaluated in the
+calling process. A file counts as its size over 40 bytes (a TREC run line).
+"""
+
+
+def _estimated_rows(run: Any) -> int:
+    """About how many rows a run holds, without reading it: a file's size over 40 bytes, a table's length.
+
+    >>> _estimated_rows({"q1": {"a": 1.0, "b": 0.5}, "q2": {"c": 0.1}})
+    3
+    """
+    if isinstance(run, str | os.PathLike):
+        try:
+            return os.path.getsize(run) // 40
+        except OSError:
+            return 0  # the reader names the file
+    if isinstance(run, Mapping):
+        return sum(len(docs) if isinstance(docs, Mapping) else 1 for docs in run.values())
+    try:
+        return len(run)
+    except TypeError:
+        return 0
+
+
 def _evaluate_runs(
     qrels: Qrels,
     runs: Mapping[str, Any],
@@ -261,33 +328,26 @@ def _evaluate_runs(
     semantics: Semantics,
     run_columns: Mapping[str, str] | None,
     threads: int | None,
+    workers: int | None,
     progress: bool | None,
 ) -> SystemResults:
-    """Every run of ``runs`` against the same qrels (read once), a run per thread, results in the given order."""
+    """Every run of ``runs`` against the same qrels (read once), on worker processes, results in the given order."""
     by_name = {str(name): run for name, run in runs.items()}
     if len(by_name) < len(runs):
         raise InputFormatError(f"runs: two systems have the same name {_same_name(runs)!r} once written as text")
     names = list(by_name)
-    workers = min(MAX_THREADS, usable_cpus()) if threads is None else threads
+    if workers is None:
+        workers = threads if threads is not None else usable_cpus()
+    if sum(_estimated_rows(r) for r in by_name.values()) < PROCESS_MIN_ROWS:
+        workers = 1
     parallel = workers > 1 and len(names) > 1
-
-    def one(name: str) -> EvaluationResult:
-        try:
-            return evaluate(
-                qrels,
-                by_name[name],
-                measures,
-                semantics=semantics,
-                run_columns=run_columns,
-                threads=1 if parallel else threads,
-                progress=None if parallel else progress,
-            )
-        except RankmeterError as exc:
-            raise type(exc)(f"system {name!r}: {exc}") from exc
-
+    prepare_qrels(qrels, semantics)  # once here (and inherited by forked workers); a problem of the qrels raised here
+    inherit = not parallel or forks()  # a spawned worker gets each run with its task, not all of them
+    job = _RunsJob(qrels, by_name if inherit else {}, measures, semantics, run_columns, 1 if parallel else threads)
+    items = [(name, None if inherit else by_name[name]) for name in names]
     results: dict[str, EvaluationResult] = {}
     with progress_bar(len(names), "rankmeter evaluate", show=wanted(progress, False), unit="runs") as done:
-        for name, result in zip(names, map_blocks(one, names, workers if parallel else 1), strict=True):
+        for name, result in zip(names, map_processes(_evaluate_named, job, items, workers), strict=True):
             results[name] = result
             done(len(results))
     return SystemResults.of(results)

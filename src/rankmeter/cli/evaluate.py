@@ -1,8 +1,8 @@
 """``rankmeter evaluate QRELS RUN [RUN ...] -m MEASURE ...``: evaluate runs and print a table, JSON or CSV.
 
 One run prints its measures (and per-query values); several runs (files, directories, globs) are
-evaluated against qrels read once, a run per CPU, and print one systems x measures table (per-query
-rows in long format with a ``system`` column). Systems are named as by ``rankmeter compare``.
+evaluated against qrels read once, a run per worker process (one per CPU), and print one systems x
+measures table (per-query rows in long format with a ``system`` column). Systems are named as by ``rankmeter compare``.
 """
 
 from __future__ import annotations
@@ -66,8 +66,15 @@ def add_parser(sub: Any) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="threads for runs of a million rows or more, or for several runs a run per thread (default: one per CPU, "
-        "at most 8); values do not depend on it",
+        help="threads for runs of a million rows or more (default: one per CPU, at most 8); values do not depend on it",
+    )
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        metavar="N",
+        help="for several runs: processes, each evaluating a run at a time (default: --threads when given, else one "
+        "per CPU; 1: one run after the other); values do not depend on it",
     )
     add_engine_options(p)
     p.add_argument("--per-query", action="store_true", help="also print per-query values")
@@ -226,7 +233,7 @@ def _evaluate_one(args: argparse.Namespace, qrels: Any, path: str, measures: lis
 
 
 def _evaluate_many(args: argparse.Namespace, paths: list[str], measures: list[str], semantics: Any) -> Any:
-    """Every run against qrels read once: a run per thread, or (``--stream``) one after the other in blocks."""
+    """Every run against qrels read once: a run per worker process, or (``--stream``) one after the other in blocks."""
     from rankmeter.evaluate import evaluate
 
     if "-" in paths:
@@ -239,6 +246,7 @@ def _evaluate_many(args: argparse.Namespace, paths: list[str], measures: list[st
             measures,
             semantics=semantics,
             threads=args.threads,
+            workers=args.workers,
             progress=True if args.progress else None,
         )
     from rankmeter.io.load import as_qrels

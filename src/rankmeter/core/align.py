@@ -9,6 +9,8 @@ import numpy as np
 
 from rankmeter.core.arrays import code_counts, sorted_unique
 from rankmeter.core.ids import (
+    HASH_MIN_ROWS,
+    PairIndex,
     document_keys,
     document_pair_keys,
     duplicate_rows,
@@ -17,6 +19,7 @@ from rankmeter.core.ids import (
     intern,
     lookup,
     match_pairs,
+    pair_index,
     string_sort_keys,
     subset,
     vocabulary,
@@ -24,6 +27,7 @@ from rankmeter.core.ids import (
 from rankmeter.core.lists import MAX_THREADS, map_blocks, usable_cpus
 from rankmeter.core.ranked_lists import RankedLists, concatenate
 from rankmeter.core.semantics import DUPLICATE_POLICIES, Semantics, SemanticsOptions, choose
+from rankmeter.core.string_keys import StringBuffers
 from rankmeter.core.ties import Ranking, ranking, shuffle_noise, tie_group_starts, tied_runs
 from rankmeter.errors import DuplicateEntryError, PolicyError, RankmeterError, where
 from rankmeter.io.tables import Qrels, Run
@@ -288,6 +292,74 @@ def merge_infos(infos: list[AlignInfo]) -> AlignInfo:
     return merged
 
 
+@dataclass
+class _Judgments:
+    """The qrels rows an alignment keeps (duplicates resolved), grouped by query code, and what derives from them."""
+
+    order: np.ndarray
+    """Kept rows, by query code (file order inside a query)."""
+    codes: np.ndarray
+    """Their query codes."""
+    queries: np.ndarray
+    """The judged query codes, ascending."""
+    dropped: int
+    """Rows the duplicates policy removed."""
+    index: PairIndex | None = None
+    indexed: bool = False
+
+    def pair_index(self, qq: np.ndarray, qrels: Qrels) -> PairIndex | None:
+        """The :class:`~rankmeter.core.ids.PairIndex` of the kept rows (built once; None when keys collide)."""
+        if not self.indexed:
+            self.index, self.indexed = pair_index(qq, qrels.doc_ids, self.order), True
+        return self.index
+
+
+def _judgments(qq: np.ndarray, qrels: Qrels, duplicates: str, n_queries: int) -> _Judgments:
+    """The :class:`_Judgments` of qrels whose rows have query codes ``qq``.
+
+    Kept with the qrels (in their document column's memo) for the same codes and policy: several
+    runs aligned with the same qrels, whose queries the qrels cover, derive them once.
+    """
+    memo = qrels.doc_ids.memo
+    found = memo.get("judgments")
+    if found is not None and found[0] == duplicates and np.array_equal(found[1], qq):
+        judgments: _Judgments = found[2]
+        return judgments
+    qdrop = _rows_to_drop(duplicate_rows(qq, qrels.doc_ids), qrels.relevance, duplicates, qrels, "qrels")
+    qkeep = np.ones(len(qq), dtype=bool)
+    qkeep[qdrop] = False
+    qorder = np.flatnonzero(qkeep)
+    qorder = qorder[np.argsort(qq[qorder], kind="stable")]
+    codes = qq[qorder]
+    queries = np.flatnonzero(np.bincount(codes, minlength=n_queries))
+    judgments = _Judgments(qorder, codes, queries, len(qdrop))
+    memo["judgments"] = (duplicates, qq, judgments)
+    return judgments
+
+
+def prepare_qrels(qrels: Qrels, semantics: Semantics | None = None) -> None:
+    """Derive once what aligning any run whose queries the qrels cover reads of the qrels.
+
+    The duplicates policy applied, the rows grouped by query, the hash keys of
+    the (query, document) pairs: kept with ``qrels`` and reused by
+    :func:`align` for every such run (in this process, and in workers forked
+    after this call). Values do not depend on it; a problem in the qrels
+    (a duplicate under ``duplicates="error"``) is raised here.
+
+    >>> import numpy as np
+    >>> q = Qrels(np.array(["q1", "q1"]), np.array(["a", "b"]), np.array([1.0, 0.0]), "qrels.txt")
+    >>> prepare_qrels(q)
+    >>> "judgments" in q.doc_ids.memo
+    True
+    """
+    sem = Semantics.build(semantics, "qrels")
+    qvocab, (qq,) = intern(qrels.query_ids)
+    judgments = _judgments(qq, qrels, sem.duplicates, len(qvocab))
+    if len(qq) >= HASH_MIN_ROWS:
+        judgments.pair_index(qq, qrels)
+        StringBuffers.of(qrels.doc_ids)  # the byte reader that confirms every match
+
+
 def _align_coded(
     qvocab: np.ndarray, qq: np.ndarray, rq: np.ndarray, qrels: Qrels, run: Run, options: _Options
 ) -> tuple[RankedLists, AlignInfo]:
@@ -295,23 +367,21 @@ def _align_coded(
     ties, missing, duplicates, depth, judged_only, seed, judged_items = options
     info = AlignInfo()
 
-    # qrels: duplicates resolved, rows grouped by query (file order inside a query)
-    qdrop = _rows_to_drop(duplicate_rows(qq, qrels.doc_ids), qrels.relevance, duplicates, qrels, "qrels")
-    qkeep = np.ones(len(qq), dtype=bool)
-    qkeep[qdrop] = False
-    qorder = np.flatnonzero(qkeep)
-    qorder = qorder[np.argsort(qq[qorder], kind="stable")]
-    qgrades_sorted, qq_sorted = qrels.relevance[qorder], qq[qorder]
+    # qrels: duplicates resolved, rows grouped by query (derived once for qrels shared by several runs)
+    judgments = _judgments(qq, qrels, duplicates, len(qvocab))
+    qorder, qq_sorted = judgments.order, judgments.codes
+    qgrades_sorted = qrels.relevance[qorder]
 
     # run: duplicates, then grades by exact (query, document) match against the kept qrels rows
     doc_keys, halves = document_pair_keys(rq, run.doc_ids)  # shared by the duplicate check and the join
     rdrop = _rows_to_drop(duplicate_rows(rq, run.doc_ids, doc_keys, halves), run.scores, duplicates, run, "run")
-    info.duplicates_dropped = len(qdrop) + len(rdrop)
-    match = match_pairs(rq, run.doc_ids, qq, qrels.doc_ids, doc_keys, qrels_rows=qorder, run_halves=halves)
+    info.duplicates_dropped = judgments.dropped + len(rdrop)
+    index = judgments.pair_index(qq, qrels) if doc_keys is not None else None
+    match = match_pairs(rq, run.doc_ids, qq, qrels.doc_ids, doc_keys, qrels_rows=qorder, run_halves=halves, index=index)
     del halves
     judged = match >= 0
 
-    judged_q = np.flatnonzero(np.bincount(qq_sorted, minlength=len(qvocab)))
+    judged_q = judgments.queries
     run_counts = code_counts(rq, len(qvocab))
     run_q = np.flatnonzero(run_counts)
     info.judged_queries, info.run_queries = len(judged_q), len(run_q)

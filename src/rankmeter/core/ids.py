@@ -11,7 +11,7 @@ uses), so sorting by code sorts by id.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -204,6 +204,41 @@ def document_pair_keys(query_codes: np.ndarray, doc_col: AnyIds) -> tuple[np.nda
     return keys, pair_halves(query_codes, keys)
 
 
+class PairIndex(NamedTuple):
+    """The (query code, document) pairs of qrels rows, hashed and sorted for :func:`match_pairs`.
+
+    Built once by :func:`pair_index` and reused for every run matched against the same qrels.
+    """
+
+    rows: np.ndarray
+    """The qrels rows, in the order of their keys."""
+    keys: np.ndarray
+    """Their :func:`~rankmeter.core.string_keys.pair_keys`, sorted (no two equal)."""
+    bitmap: np.ndarray
+    """``bitmap[half(key) & mask]`` is True for every key: a prefilter for run rows."""
+    mask: np.uint32
+
+
+def pair_index(qrels_codes: np.ndarray, qrels_docs: AnyIds, rows: np.ndarray) -> PairIndex | None:
+    """The :class:`PairIndex` of the qrels rows ``rows``, or None when two of their keys collide.
+
+    >>> import numpy as np
+    >>> index = pair_index(np.array([0, 0, 1]), np.array(["a", "b", "a"]), np.arange(3))
+    >>> sorted(index.rows.tolist()), bool(index.bitmap.any())
+    ([0, 1, 2], True)
+    """
+    qk = pair_keys(qrels_codes[rows], document_keys(qrels_docs)[rows])
+    qorder = np.argsort(qk)
+    sqk = qk[qorder]
+    if (sqk[1:] == sqk[:-1]).any():
+        return None
+    bits = max(12, min(24, int(len(sqk)).bit_length() + 6))  # ~1-2% of unmatched rows pass the bitmap
+    mask = np.uint32((1 << bits) - 1)
+    bitmap = np.zeros(1 << bits, dtype=bool)
+    bitmap[half(sqk) & mask] = True
+    return PairIndex(rows[qorder], sqk, bitmap, mask)
+
+
 def match_pairs(
     run_codes: np.ndarray,
     run_docs: AnyIds,
@@ -212,6 +247,7 @@ def match_pairs(
     run_keys: np.ndarray | None = None,
     qrels_rows: np.ndarray | None = None,
     run_halves: np.ndarray | None = None,
+    index: PairIndex | None = None,
 ) -> np.ndarray:
     """For each run row, the qrels row with the same (query code, document id), or -1 -- exactly.
 
@@ -228,6 +264,9 @@ def match_pairs(
         distinct (query, document) pairs.
     run_halves : ndarray of uint32, optional
         ``pair_halves(run_codes, run_keys)``, when already computed.
+    index : PairIndex, optional
+        ``pair_index(qrels_codes, qrels_docs, qrels_rows)``, when already
+        built (the qrels are shared by several runs).
 
     Returns
     -------
@@ -255,7 +294,9 @@ def match_pairs(
     run_docs, qrels_docs = as_ids(run_docs), as_ids(qrels_docs)
     if run_keys is not None or n >= HASH_MIN_ROWS:
         rkeys = document_keys(run_docs) if run_keys is None else run_keys
-        if _match_keyed(run_codes, run_docs, rkeys, run_halves, qrels_codes, qrels_docs, rows, out):
+        index = pair_index(qrels_codes, qrels_docs, rows) if index is None else index
+        if index is not None:
+            _match_keyed(run_codes, run_docs, rkeys, run_halves, qrels_codes, qrels_docs, index, out)
             return out
     vocab, qd = encode(subset(qrels_docs, rows))
     rd = lookup(run_docs, vocab)
@@ -283,35 +324,26 @@ def _match_keyed(
     run_halves: np.ndarray | None,
     qrels_codes: np.ndarray,
     qrels_docs: IdColumn,
-    rows: np.ndarray,
+    index: PairIndex,
     out: np.ndarray,
-) -> bool:
-    """:func:`match_pairs` through hash keys, into ``out``; False (``out`` untouched) when keys collide in the qrels."""
-    qk = pair_keys(qrels_codes[rows], document_keys(qrels_docs)[rows])
-    qorder = np.argsort(qk)
-    sqk = qk[qorder]
-    if (sqk[1:] == sqk[:-1]).any():
-        return False
-    bits = max(12, min(24, int(len(sqk)).bit_length() + 6))  # ~1-2% of unmatched rows pass the bitmap
-    mask = np.uint32((1 << bits) - 1)
-    table = np.zeros(1 << bits, dtype=bool)
-    table[half(sqk) & mask] = True
+) -> None:
+    """:func:`match_pairs` through the hash keys of ``index``, into ``out``."""
     if run_halves is None:
         slots = pair_halves(run_codes, rkeys)  # 32 bits of each key, masked in place
-        slots &= mask
+        slots &= index.mask
     else:
-        slots = run_halves & mask
-    cand = np.flatnonzero(table[slots])
+        slots = run_halves & index.mask
+    cand = np.flatnonzero(index.bitmap[slots])
     del slots
+    sqk = index.keys
     rk = pair_keys(run_codes[cand], rkeys[cand])
     pos = np.minimum(np.searchsorted(sqk, rk), len(sqk) - 1)
     hit = sqk[pos] == rk
-    cand, qrow = cand[hit], rows[qorder[pos[hit]]]
+    cand, qrow = cand[hit], index.rows[pos[hit]]
     same = (run_codes[cand] == qrels_codes[qrow]) & equal_strings(
         *_bytes_of(run_docs, cand), *_bytes_of(qrels_docs, qrow)
     )
     out[cand[same]] = qrow[same]
-    return True
 
 
 def subset(col: AnyIds, rows: np.ndarray | slice) -> IdColumn:
