@@ -3,12 +3,14 @@
 MANY: 100 W2-sized runs (200 queries x 1,000 documents, each run scored with its own seed) against W2's
 qrels, with ndcg@10, ndcg and map:
 
-- one ``rankmeter evaluate QRELS DIR`` process (qrels read once, runs evaluated on a thread per CPU);
+- one ``rankmeter evaluate QRELS DIR`` process (qrels read once, runs evaluated on a worker process per
+  CPU), and the same with ``--workers 1`` (the runs one after the other in that process);
 - a shell-style loop of one ``rankmeter evaluate QRELS RUN`` process per run;
 - a loop of NIST ``trec_eval -c`` processes per run (when ``trec_eval`` is on PATH).
 
-Every per-run value of the one process must equal the loop's (exactly for rankmeter, to trec_eval's four
-printed decimals for trec_eval).
+Wall seconds and CPU seconds (user + system, of each process and its workers). Every per-run value of
+the one process must equal the loop's (exactly for rankmeter, to trec_eval's four printed decimals for
+trec_eval).
 
 CLI: ``rankmeter evaluate`` on W2 against a bare API script and trec_eval (benchmarks/cli_startup.py).
 
@@ -21,11 +23,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -79,56 +85,75 @@ def _differ(reference: dict[str, dict[str, float]], other: dict[str, dict[str, f
     return "agree" if worst <= tol else f"DIFFER by {worst:.2e}"
 
 
+def _timed(argv: list[str]) -> tuple[str, float, float]:
+    """Run a command; return (its standard output, wall seconds, CPU seconds of it and its worker processes)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(argv, stdout=out, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)  # the usage counts the children it waited for (the pool's)
+        wall = time.perf_counter() - start
+        if status != 0:
+            err.seek(0)
+            raise RuntimeError(f"{argv[0]} failed ({status}):\n{err.read().decode()[-2000:]}")
+        out.seek(0)
+        return out.read().decode(), wall, usage.ru_utime + usage.ru_stime
+
+
+def _loop(argvs: list[list[str]], paths: list[Path], read: Any) -> tuple[dict[str, dict[str, float]], float, float]:
+    """One process per run, one after the other: (values by run name, wall seconds, CPU seconds)."""
+    start, cpu, values = time.perf_counter(), 0.0, {}
+    for argv, path in zip(argvs, paths, strict=True):
+        out, _, used = _timed(argv)
+        cpu += used
+        values[path.stem] = read(out)
+    return values, time.perf_counter() - start, cpu
+
+
 def many_benchmark(n_runs: int, repeats: int) -> None:
+    """The MANY table: one process over every run (its workers, then one run after the other) against loops."""
     qrels, paths = many_w2_runs(n_runs)
     flags = [a for m in MEASURES for a in ("-m", m)]
     one_process = [_rankmeter(), "evaluate", str(qrels), str(paths[0].parent), *flags, "--format", "json"]
-    walls: dict[str, list[float]] = {"one": [], "loop": [], "trec": []}
-    values: dict[str, dict[str, dict[str, float]]] = {}
+    rankmeter_loop = [[_rankmeter(), "evaluate", str(qrels), str(p), *flags, "--format", "json"] for p in paths]
     trec_eval = shutil.which("trec_eval")
-    for _ in range(repeats):  # the three variants in turns, so the machine's drift touches each alike
-        out, wall, rss_one = run_command(one_process)
-        walls["one"].append(wall)
-        values["one"] = json.loads(out)["aggregate"]
-        start, loop = time.perf_counter(), {}
-        for path in paths:
-            out, _, _ = run_command([_rankmeter(), "evaluate", str(qrels), str(path), *flags, "--format", "json"])
-            loop[path.stem] = json.loads(out)["aggregate"]
-        walls["loop"].append(time.perf_counter() - start)
-        values["loop"] = loop
-        if trec_eval:
-            start, loop = time.perf_counter(), {}
-            for path in paths:
-                out, _, _ = run_command([trec_eval, *TREC_ARGS, str(qrels), str(path)])
-                loop[path.stem] = _trec_values(out)
-            walls["trec"].append(time.perf_counter() - start)
-            values["trec"] = loop
-    rows = [
-        (
-            f"rankmeter evaluate QRELS DIR (one process, {n_runs} runs)",
-            statistics.median(walls["one"]),
-            rss_one,
-            "reference",
+    trec_loop = [[trec_eval, *TREC_ARGS, str(qrels), str(p)] for p in paths] if trec_eval else []
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    variants = {
+        f"`rankmeter evaluate QRELS DIR` (one process, {cores} workers)": ("one", one_process),
+        "`rankmeter evaluate QRELS DIR --workers 1` (one process, runs one after the other)": (
+            "one",
+            [*one_process, "--workers", "1"],
         ),
-        (
-            f"loop of {n_runs} `rankmeter evaluate QRELS RUN`",
-            statistics.median(walls["loop"]),
-            0.0,
-            _differ(values["one"], values["loop"], 0.0),
-        ),
-    ]
+        f"loop of {n_runs} `rankmeter evaluate QRELS RUN`": ("loop", rankmeter_loop),
+    }
     if trec_eval:
-        rows.append(
-            (
-                f"loop of {n_runs} `trec_eval -c` (C)",
-                statistics.median(walls["trec"]),
-                0.0,
-                _differ(values["one"], values["trec"], 5e-5),
-            )
-        )
-    else:
-        rows.append((f"loop of {n_runs} trec_eval", None, None, "trec_eval not on PATH"))
-    print_table(f"MANY: {n_runs} W2-sized runs ({', '.join(MEASURES)}; whole processes, medians of {repeats})", rows)
+        variants[f"loop of {n_runs} `trec_eval -c` (C)"] = ("trec", trec_loop)
+    walls: dict[str, list[float]] = {label: [] for label in variants}
+    cpus: dict[str, list[float]] = {label: [] for label in variants}
+    values: dict[str, dict[str, dict[str, float]]] = {}
+    for _ in range(repeats):  # the variants in turns, so the machine's drift touches each alike
+        for label, (kind, argv) in variants.items():
+            if kind == "one":
+                out, wall, cpu = _timed(argv)
+                values[label] = json.loads(out)["aggregate"]
+            else:
+                read = (lambda out: json.loads(out)["aggregate"]) if kind == "loop" else _trec_values
+                values[label], wall, cpu = _loop(argv, paths, read)
+            walls[label].append(wall)
+            cpus[label].append(cpu)
+    reference = next(iter(variants))
+    base_wall, base_cpu = statistics.median(walls[reference]), statistics.median(cpus[reference])
+    print(f"\n## MANY: {n_runs} W2-sized runs ({', '.join(MEASURES)}; whole processes, medians of {repeats})\n")
+    print("| variant | wall s | / one process | CPU s | / one process | values |")
+    print("|---|---:|---:|---:|---:|---|")
+    for label, (kind, _) in variants.items():
+        wall, cpu = statistics.median(walls[label]), statistics.median(cpus[label])
+        tol = 5e-5 if kind == "trec" else 0.0  # trec_eval prints four decimals
+        note = "reference" if label == reference else _differ(values[reference], values[label], tol)
+        print(f"| {label} | {wall:.2f} | {wall / base_wall:.1f}x | {cpu:.2f} | {cpu / base_cpu:.1f}x | {note} |")
+    if not trec_eval:
+        print(f"| loop of {n_runs} trec_eval | – | – | – | – | trec_eval not on PATH |")
+    print(f"\nload average after: {os.getloadavg()[0]:.1f} ({cores} CPUs)")
 
 
 def main() -> None:
