@@ -153,7 +153,10 @@ def evaluate(
         (default: ``threads`` when given, else one per CPU; 1: the runs one
         after the other in this process). Runs of fewer than
         :data:`PROCESS_MIN_ROWS` rows in all are evaluated in this process.
-        Values do not depend on it.
+        Where processes are spawned rather than forked (Windows, macOS) the
+        default is 1: spawned workers import the calling script again, so
+        pass ``workers=`` from a script whose top level is guarded by
+        ``if __name__ == "__main__":``. Values do not depend on it.
     progress : bool, optional
         Show a progress bar on stderr while a run file is read (default: for
         files over 256 MiB when stderr is a terminal).
@@ -336,8 +339,8 @@ def _evaluate_runs(
     if len(by_name) < len(runs):
         raise InputFormatError(f"runs: two systems have the same name {_same_name(runs)!r} once written as text")
     names = list(by_name)
-    if workers is None:
-        workers = threads if threads is not None else usable_cpus()
+    if workers is None:  # spawned workers re-import the caller's script: only when asked (its main guarded)
+        workers = (threads if threads is not None else usable_cpus()) if forks() else 1
     if sum(_estimated_rows(r) for r in by_name.values()) < PROCESS_MIN_ROWS:
         workers = 1
     parallel = workers > 1 and len(names) > 1

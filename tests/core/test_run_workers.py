@@ -145,7 +145,7 @@ def test_a_qrels_problem_is_reported_once_before_any_run(tmp_path: Path) -> None
         _same(kept[name], rankmeter.evaluate(qrels, path, MEASURES, duplicates="first"))
 
 
-def test_small_runs_stay_in_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_small_runs_and_spawning_platforms_stay_in_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(EVALUATE, "PROCESS_MIN_ROWS", 4)
     asked: list[int] = []
 
@@ -161,6 +161,10 @@ def test_small_runs_stay_in_this_process(monkeypatch: pytest.MonkeyPatch) -> Non
     assert rankmeter.evaluate(qrels, four_rows, "rr", workers=2).aggregate == {"x": {"rr": 0.5}, "y": {"rr": 1.0}}
     assert rankmeter.evaluate(qrels, four_rows, "rr", threads=3).aggregate == {"x": {"rr": 0.5}, "y": {"rr": 1.0}}
     assert asked == [1, 2, 3]
+    monkeypatch.setattr(EVALUATE, "forks", lambda: False)  # spawning platforms: workers only when asked
+    assert rankmeter.evaluate(qrels, four_rows, "rr").aggregate == {"x": {"rr": 0.5}, "y": {"rr": 1.0}}
+    assert rankmeter.evaluate(qrels, four_rows, "rr", workers=2).aggregate == {"x": {"rr": 0.5}, "y": {"rr": 1.0}}
+    assert asked == [1, 2, 3, 1, 2]
 
 
 def test_progress_counts_the_runs_as_the_workers_finish_them(tmp_path: Path, capsys) -> None:
