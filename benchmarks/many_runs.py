@@ -119,8 +119,9 @@ def many_benchmark(n_runs: int, repeats: int) -> None:
     trec_loop = [[trec_eval, *TREC_ARGS, str(qrels), str(p)] for p in paths] if trec_eval else []
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     variants = {
-        f"`rankmeter evaluate QRELS DIR` (one process, {cores} workers)": ("one", one_process),
-        "`rankmeter evaluate QRELS DIR --workers 1` (one process, runs one after the other)": (
+        f"`rankmeter evaluate QRELS DIR` (one process, {cores} workers, table output)": ("table", one_process[:-2]),
+        f"`rankmeter evaluate QRELS DIR --format json` (one process, {cores} workers)": ("one", one_process),
+        "`rankmeter evaluate QRELS DIR --format json --workers 1` (one process, runs one after the other)": (
             "one",
             [*one_process, "--workers", "1"],
         ),
@@ -133,23 +134,28 @@ def many_benchmark(n_runs: int, repeats: int) -> None:
     values: dict[str, dict[str, dict[str, float]]] = {}
     for _ in range(repeats):  # the variants in turns, so the machine's drift touches each alike
         for label, (kind, argv) in variants.items():
-            if kind == "one":
+            if kind in ("one", "table"):
                 out, wall, cpu = _timed(argv)
-                values[label] = json.loads(out)["aggregate"]
+                if kind == "one":
+                    values[label] = json.loads(out)["aggregate"]
             else:
                 read = (lambda out: json.loads(out)["aggregate"]) if kind == "loop" else _trec_values
                 values[label], wall, cpu = _loop(argv, paths, read)
             walls[label].append(wall)
             cpus[label].append(cpu)
-    reference = next(iter(variants))
-    base_wall, base_cpu = statistics.median(walls[reference]), statistics.median(cpus[reference])
+    first = next(iter(variants))
+    reference = next(label for label, (kind, _) in variants.items() if kind == "one")  # the values checked
+    base_wall, base_cpu = statistics.median(walls[first]), statistics.median(cpus[first])
     print(f"\n## MANY: {n_runs} W2-sized runs ({', '.join(MEASURES)}; whole processes, medians of {repeats})\n")
     print("| variant | wall s | / one process | CPU s | / one process | values |")
     print("|---|---:|---:|---:|---:|---|")
     for label, (kind, _) in variants.items():
         wall, cpu = statistics.median(walls[label]), statistics.median(cpus[label])
         tol = 5e-5 if kind == "trec" else 0.0  # trec_eval prints four decimals
-        note = "reference" if label == reference else _differ(values[reference], values[label], tol)
+        if kind == "table":
+            note = "values in the JSON rows"
+        else:
+            note = "reference" if label == reference else _differ(values[reference], values[label], tol)
         print(f"| {label} | {wall:.2f} | {wall / base_wall:.1f}x | {cpu:.2f} | {cpu / base_cpu:.1f}x | {note} |")
     if not trec_eval:
         print(f"| loop of {n_runs} trec_eval | – | – | – | – | trec_eval not on PATH |")

@@ -215,3 +215,16 @@ def test_map_processes_raises_the_first_failure_in_the_items_order() -> None:
     with pytest.raises(KeyError, match="one"):
         list(map_processes(_fail_on_odd, 0.5, [0, 1, 2, 3], workers=2))
     assert list(map_processes(_fail_on_odd, 0.0, [0, 2, 4], workers=3)) == [0, 2, 4]
+
+
+def _die_on_one(_: None, item: int) -> int:
+    if item == 1:
+        os._exit(3)  # as a worker killed for memory
+    return item
+
+
+def test_a_worker_that_dies_is_an_error_not_a_hang() -> None:
+    from concurrent.futures.process import BrokenProcessPool
+
+    with pytest.raises(BrokenProcessPool):
+        list(map_processes(_die_on_one, None, [0, 1, 2, 3], workers=2))

@@ -80,7 +80,8 @@ def map_processes(fn: Callable[[S, B], T], shared: S, items: Sequence[B], worker
     object
         ``fn(shared, item)``, in the order of ``items``. An exception raised by a call is raised
         here when its item's turn comes (the first in the items' order, whatever finished first);
-        the workers are then stopped.
+        the items not yet started are then dropped. A worker that dies (killed for memory) raises
+        :class:`concurrent.futures.process.BrokenProcessPool`.
 
     Examples
     --------
@@ -91,11 +92,17 @@ def map_processes(fn: Callable[[S, B], T], shared: S, items: Sequence[B], worker
     if workers < 2 or not processes_allowed():
         yield from (fn(shared, item) for item in items)
         return
+    from concurrent.futures import ProcessPoolExecutor
+
     context = multiprocessing.get_context("fork" if forks() else "spawn")
-    with warnings.catch_warnings():
-        # Python 3.12+ warns of forking a process that has threads (pyarrow's idle pool): the workers
-        # only run NumPy and pyarrow code, both of which reinitialise what they need after a fork
-        warnings.filterwarnings("ignore", message=r".*multi-threaded.*fork", category=DeprecationWarning)
-        pool = context.Pool(workers, initializer=_install, initargs=(fn, shared))
-    with pool:  # leaving early (an error, a closed generator) terminates the workers
-        yield from pool.imap(_call, items, chunksize=1)
+    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_install, initargs=(fn, shared))
+    try:
+        with warnings.catch_warnings():
+            # Python 3.12+ warns of forking a process that has threads (pyarrow's idle pool): the workers
+            # only run NumPy and pyarrow code, both of which reinitialise what they need after a fork
+            warnings.filterwarnings("ignore", message=r".*multi-threaded.*fork", category=DeprecationWarning)
+            results = pool.map(_call, items)  # every item submitted: forked workers all start here
+        # a worker that dies (killed for memory) raises BrokenProcessPool here rather than hanging
+        yield from results
+    finally:  # an error or a closed generator: the items not started are dropped
+        pool.shutdown(wait=True, cancel_futures=True)
