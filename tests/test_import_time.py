@@ -10,7 +10,18 @@ import subprocess
 import sys
 from typing import Any
 
-HEAVY = ("pyarrow", "scipy", "pandas", "polars", "rich", "matplotlib", "pyspark", "dask", "distributed")
+HEAVY = (
+    "pyarrow",
+    "scipy",
+    "pandas",
+    "polars",
+    "rich",
+    "matplotlib",
+    "pyspark",
+    "dask",
+    "distributed",
+    "multiprocessing",
+)
 DEFERRED = (
     "rankmeter.measures.registry",
     "rankmeter.measures.trec_families",

@@ -13,7 +13,6 @@ per worker.
 
 from __future__ import annotations
 
-import multiprocessing
 import sys
 import warnings
 from collections.abc import Callable, Iterator, Sequence
@@ -32,9 +31,12 @@ def forks() -> bool:
     Not on macOS, where a fork of a process that has used system frameworks may crash; there and
     where ``fork`` does not exist the workers are spawned.
 
+    >>> import multiprocessing
     >>> forks() == (sys.platform != "darwin" and "fork" in multiprocessing.get_all_start_methods())
     True
     """
+    import multiprocessing  # here, not at import: 20-30 ms that a single run does not need
+
     return sys.platform != "darwin" and "fork" in multiprocessing.get_all_start_methods()
 
 
@@ -44,6 +46,8 @@ def processes_allowed() -> bool:
     >>> processes_allowed()
     True
     """
+    import multiprocessing
+
     return not multiprocessing.current_process().daemon
 
 
@@ -92,6 +96,7 @@ def map_processes(fn: Callable[[S, B], T], shared: S, items: Sequence[B], worker
     if workers < 2 or not processes_allowed():
         yield from (fn(shared, item) for item in items)
         return
+    import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     context = multiprocessing.get_context("fork" if forks() else "spawn")
