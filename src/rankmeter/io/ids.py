@@ -68,6 +68,25 @@ class IdColumn:
         self._coded: IdColumn | None = self if codes is not None else None
         self.memo: dict[str, Any] = {}  # what the core derives from the ids once (hash keys, byte readers)
 
+    def __getstate__(self) -> dict[str, Any]:
+        """What pickling keeps (for a spawned worker): the ids, not ``memo``, which is rebuilt on use.
+
+        ``memo`` holds derived data, such as byte readers eight times the size of the ids.
+
+        >>> import pickle
+        >>> ids = as_ids(np.array(["a", "b"]))
+        >>> ids.memo["keys"] = np.zeros(2)
+        >>> copy = pickle.loads(pickle.dumps(ids))
+        >>> copy.tolist(), copy.memo
+        (['a', 'b'], {})
+        """
+        return {name: getattr(self, name) for name in self.__slots__ if name != "memo"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for name, value in state.items():
+            setattr(self, name, value)
+        self.memo = {}
+
     # -- construction helpers ------------------------------------------------------------------------------------
 
     @classmethod
