@@ -6,7 +6,8 @@ qrels, with ndcg@10, ndcg and map:
 - one ``rankmeter evaluate QRELS DIR`` process (qrels read once, runs evaluated on a worker process per
   CPU), and the same with ``--workers 1`` (the runs one after the other in that process);
 - a shell-style loop of one ``rankmeter evaluate QRELS RUN`` process per run;
-- a loop of NIST ``trec_eval -c`` processes per run (when ``trec_eval`` is on PATH).
+- a loop of NIST ``trec_eval -c`` processes per run (``$TREC_EVAL``, else ``trec_eval`` on PATH, else
+  /tmp/trec_eval_build/trec_eval; the rows are left out without it).
 
 Wall seconds and CPU seconds (user + system, of each process and its workers). Every per-run value of
 the one process must equal the loop's (exactly for rankmeter, to trec_eval's four printed decimals for
@@ -39,7 +40,6 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import workloads  # noqa: E402
-from harness import print_table, run_command  # noqa: E402
 
 MEASURES = ["ndcg@10", "ndcg", "map"]
 TREC_NAMES = {"ndcg@10": "ndcg_cut_10", "ndcg": "ndcg", "map": "map"}
@@ -69,6 +69,12 @@ def many_w2_runs(n_runs: int) -> tuple[Path, list[Path]]:
         text = np.char.add(np.char.add(text, " "), np.take_along_axis(scores, order, axis=1).reshape(-1).astype(str))
         path.write_text("\n".join(np.char.add(text, f" run{k:03d}").tolist()) + "\n")
     return qrels, paths
+
+
+def _trec_eval() -> str | None:
+    """NIST trec_eval: ``$TREC_EVAL``, else on PATH, else /tmp/trec_eval_build/trec_eval (None: absent)."""
+    found = os.environ.get("TREC_EVAL") or shutil.which("trec_eval") or "/tmp/trec_eval_build/trec_eval"
+    return found if os.access(found, os.X_OK) else None
 
 
 def _rankmeter() -> str:
@@ -115,7 +121,7 @@ def many_benchmark(n_runs: int, repeats: int) -> None:
     flags = [a for m in MEASURES for a in ("-m", m)]
     one_process = [_rankmeter(), "evaluate", str(qrels), str(paths[0].parent), *flags, "--format", "json"]
     rankmeter_loop = [[_rankmeter(), "evaluate", str(qrels), str(p), *flags, "--format", "json"] for p in paths]
-    trec_eval = shutil.which("trec_eval")
+    trec_eval = _trec_eval()
     trec_loop = [[trec_eval, *TREC_ARGS, str(qrels), str(p)] for p in paths] if trec_eval else []
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     variants = {
@@ -158,7 +164,7 @@ def many_benchmark(n_runs: int, repeats: int) -> None:
             note = "reference" if label == reference else _differ(values[reference], values[label], tol)
         print(f"| {label} | {wall:.2f} | {wall / base_wall:.1f}x | {cpu:.2f} | {cpu / base_cpu:.1f}x | {note} |")
     if not trec_eval:
-        print(f"| loop of {n_runs} trec_eval | – | – | – | – | trec_eval not on PATH |")
+        print(f"| loop of {n_runs} trec_eval | – | – | – | – | trec_eval not found ($TREC_EVAL, PATH) |")
     print(f"\nload average after: {os.getloadavg()[0]:.1f} ({cores} CPUs)")
 
 
