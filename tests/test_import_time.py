@@ -6,6 +6,7 @@ Each check runs in a fresh interpreter, where nothing has been imported yet.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from typing import Any
@@ -103,3 +104,42 @@ def test_cli_evaluate_of_small_trec_files_loads_no_optional_dependency(tmp_path)
     )
     assert got[0] == 0 and got[1] >= 2
     assert got[2] == []
+
+
+def test_import_leaves_numpy_unloaded_and_evaluate_stays_the_function() -> None:
+    """``import rankmeter`` loads no NumPy; loading the submodule ``rankmeter.evaluate`` keeps the name a function."""
+    got = fresh(
+        "import json, sys, rankmeter\nbefore = 'numpy' in sys.modules\n"
+        "import rankmeter.evaluate as by_import\nimport rankmeter.stats\n"
+        "from rankmeter.evaluate import evaluate\n"
+        "print(json.dumps([before, rankmeter.evaluate is evaluate, callable(by_import),\n"
+        "  rankmeter.evaluate({'q': {'a': 1}}, {'q': {'a': 1.0, 'b': 2.0}}, 'rr')['rr']]))"
+    )
+    assert got == [False, True, True, 0.5]
+
+
+def test_cli_starts_openblas_with_one_thread_for_commands_without_linear_algebra(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
+    qrels.write_text("q1 0 a 1\n")
+    run.write_text("q1 Q0 a 1 2.5 bm25\n")
+    code = (
+        "import contextlib, io, json, os, sys\nfrom rankmeter.cli.main import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    status = main([sys.argv[1], {str(qrels)!r}, {str(run)!r}, '-m', 'p@1'])\n"
+        "print(json.dumps([status, os.environ.get('OPENBLAS_NUM_THREADS')]))"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+
+    def launch(command: str, extra: dict[str, str]) -> list:
+        done = subprocess.run(
+            [sys.executable, "-c", code, command], capture_output=True, text=True, check=True, env={**env, **extra}
+        )
+        return json.loads(done.stdout)
+
+    assert launch("evaluate", {}) == [0, "1"]
+    assert launch("evaluate", {"OPENBLAS_NUM_THREADS": "4"}) == [0, "4"]  # the user's choice is kept
+    retrieval = fresh(
+        "import json, os, sys\nfrom rankmeter.cli.main import skip_blas_threads\n"
+        "print(json.dumps([skip_blas_threads('retrieval'), 'numpy' in sys.modules]))"
+    )
+    assert retrieval == [False, False]  # embeddings multiply matrices: OpenBLAS's default, decided before NumPy

@@ -28,12 +28,12 @@ Every other module is internal and may change between releases.
 from __future__ import annotations
 
 import importlib
+import sys
+import types
 import warnings
 from typing import TYPE_CHECKING, Any
 
-from rankmeter import measures
 from rankmeter._version import __version__
-from rankmeter.core.semantics import Semantics
 from rankmeter.errors import (
     DuplicateEntryError,
     InputFormatError,
@@ -43,21 +43,32 @@ from rankmeter.errors import (
     QueryOrderError,
     RankmeterError,
 )
-from rankmeter.evaluate import evaluate, evaluate_arrays, evaluate_lists
-from rankmeter.measures import Measure, parse
-from rankmeter.results import EvaluationResult, SystemResults
-from rankmeter.stream import evaluate_stream
 
 if TYPE_CHECKING:
-    from rankmeter import report, stats, vectors
+    from rankmeter import measures, report, stats, vectors
+    from rankmeter.core.semantics import Semantics
     from rankmeter.diversity import evaluate_diversity
+    from rankmeter.evaluate import evaluate, evaluate_arrays, evaluate_lists
     from rankmeter.io.tables import Qrels, Run
     from rankmeter.io.trec import read_qrels, read_run
+    from rankmeter.measures import Measure, parse
+    from rankmeter.results import EvaluationResult, SystemResults
     from rankmeter.stats.compare import compare, compare_per_query
     from rankmeter.stats.comparison import Comparison
+    from rankmeter.stream import evaluate_stream
     from rankmeter.vectors.evaluate import evaluate_vectors
 
 _LAZY = {
+    "Semantics": ("rankmeter.core.semantics", "Semantics"),
+    "evaluate": ("rankmeter.evaluate", "evaluate"),
+    "evaluate_arrays": ("rankmeter.evaluate", "evaluate_arrays"),
+    "evaluate_lists": ("rankmeter.evaluate", "evaluate_lists"),
+    "evaluate_stream": ("rankmeter.stream", "evaluate_stream"),
+    "EvaluationResult": ("rankmeter.results", "EvaluationResult"),
+    "SystemResults": ("rankmeter.results", "SystemResults"),
+    "Measure": ("rankmeter.measures", "Measure"),
+    "parse": ("rankmeter.measures", "parse"),
+    "measures": ("rankmeter.measures", None),
     "evaluate_vectors": ("rankmeter.vectors.evaluate", "evaluate_vectors"),
     "compare": ("rankmeter.stats.compare", "compare"),
     "evaluate_diversity": ("rankmeter.diversity", "evaluate_diversity"),
@@ -71,7 +82,8 @@ _LAZY = {
     "stats": ("rankmeter.stats", None),
     "vectors": ("rankmeter.vectors", None),
 }
-"""Public names imported on first use (SciPy, matplotlib, the readers and the vectors stay unloaded until then)."""
+"""Public names imported on first use: ``import rankmeter`` loads neither NumPy nor any entry point, so a
+process can still choose settings read when NumPy loads (the command line limits OpenBLAS's threads)."""
 
 _DEPRECATED = {
     "parse_measure": ("rankmeter.measures", "parse", "rankmeter.parse"),
@@ -140,3 +152,20 @@ __all__ = [
     "stats",
     "vectors",
 ]
+
+
+class _Package(types.ModuleType):
+    """The package's module type: the name ``evaluate`` stays the function when the submodule loads.
+
+    Python binds a submodule to its package's attribute when it first loads; the function
+    :func:`evaluate` and the module :mod:`rankmeter.evaluate` share the name, and ``rankmeter.evaluate``
+    is the function (as it was when this package imported it eagerly).
+    """
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _LAZY and isinstance(value, types.ModuleType) and _LAZY[name][1] is not None:
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

@@ -72,10 +72,33 @@ def keep_freed_memory() -> bool:
         return False
 
 
+NO_BLAS_COMMANDS = frozenset({"evaluate", "measures", "trec_eval", "ndeval"})
+"""Subcommands that multiply no matrices: they need no BLAS thread pool."""
+
+
+def skip_blas_threads(command: str | None) -> bool:
+    """Start NumPy's OpenBLAS with one thread for a command that does no linear algebra.
+
+    OpenBLAS starts a thread per core when NumPy loads; on the 2-core VM of docs/performance.md that
+    took ~50 ms of wall and ~0.1 s of CPU of the W2 process (``python -c "import numpy"``: 0.13 s,
+    0.08 s with one thread). It must be decided before NumPy loads, which ``import rankmeter`` does not
+    do. A value the user set is kept; ``retrieval`` (matrix products of embeddings), ``compare`` and
+    ``report`` keep OpenBLAS's default. Returns whether the setting was made.
+
+    >>> skip_blas_threads("retrieval")
+    False
+    """
+    if command not in NO_BLAS_COMMANDS or "numpy" in sys.modules or "OPENBLAS_NUM_THREADS" in os.environ:
+        return False
+    os.environ["OPENBLAS_NUM_THREADS"] = "1"
+    return True
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit status."""
     keep_freed_memory()
     argv = sys.argv[1:] if argv is None else list(argv)
+    skip_blas_threads(argv[0] if argv else None)
     parser = build_parser(argv[0] if argv else None)
     args = parser.parse_args(argv)
     args.argv = argv  # the exact command, for reports
