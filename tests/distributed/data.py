@@ -68,3 +68,23 @@ def same_result(distributed: object, local: object, tol: float = 1e-12) -> None:
     dm = {k: v for k, v in d.metadata.items() if k not in skip}  # type: ignore[attr-defined]
     lm = {k: v for k, v in loc.metadata.items() if k not in skip}  # type: ignore[attr-defined]
     assert dm == lm
+
+
+def cli_engine_matches_local(engine: str, qrels: pd.DataFrame, run: pd.DataFrame, tmp_path, capsys) -> list[str]:  # type: ignore[no-untyped-def]
+    """Assert ``rankmeter evaluate --engine ENGINE`` prints the local output and refuses ``--stream``.
+
+    Writes the tables as TREC files under ``tmp_path``; returns the command line (without ``--engine``).
+    """
+    from rankmeter.cli.main import main
+
+    q_text, r_text = trec_lines(qrels, run)
+    (tmp_path / "q.txt").write_text(q_text)
+    (tmp_path / "r.txt").write_text(r_text)
+    argv = ["evaluate", str(tmp_path / "q.txt"), str(tmp_path / "r.txt"), "-m", "ndcg@5", "-m", "bpref", "--per-query"]
+    assert main([*argv, "--format", "trec"]) == 0
+    local = capsys.readouterr().out
+    assert main([*argv, "--format", "trec", "--engine", engine, "--partitions", "3"]) == 0
+    assert capsys.readouterr().out == local
+    assert main([*argv, "--engine", engine, "--stream"]) == 2
+    assert "--stream reads the run in this process" in capsys.readouterr().err
+    return argv

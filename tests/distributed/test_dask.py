@@ -13,7 +13,15 @@ from dask.distributed import Client, LocalCluster
 import rankmeter
 from rankmeter.dask import evaluate
 from rankmeter.errors import DuplicateEntryError, InputFormatError, InvalidScoreError, PolicyError
-from tests.distributed.data import EXPECTED_MEASURES, MEASURES, TIES, same_result, tables, trec_lines
+from tests.distributed.data import (
+    EXPECTED_MEASURES,
+    MEASURES,
+    TIES,
+    cli_engine_matches_local,
+    same_result,
+    tables,
+    trec_lines,
+)
 
 QRELS, RUN = tables(seed=1)
 
@@ -118,16 +126,7 @@ def test_missing_error_names_the_missing_queries(frames) -> None:
 def test_cli_engine_gives_the_local_output(client, tmp_path: Path, capsys) -> None:
     from rankmeter.cli.main import main
 
-    q_text, r_text = trec_lines(QRELS, RUN)
-    (tmp_path / "q.txt").write_text(q_text)
-    (tmp_path / "r.txt").write_text(r_text)
-    argv = ["evaluate", str(tmp_path / "q.txt"), str(tmp_path / "r.txt"), "-m", "ndcg@5", "-m", "bpref", "--per-query"]
-    assert main([*argv, "--format", "trec"]) == 0
-    local = capsys.readouterr().out
-    assert main([*argv, "--format", "trec", "--engine", "dask", "--partitions", "3"]) == 0
-    assert capsys.readouterr().out == local
-    assert main([*argv, "--engine", "dask", "--stream"]) == 2
-    assert "--stream reads the run in this process" in capsys.readouterr().err
+    argv = cli_engine_matches_local("dask", QRELS, RUN, tmp_path, capsys)
     (tmp_path / "r2.txt").write_text(trec_lines(QRELS, RUN.assign(score=-RUN.score))[1])
     two = [*argv[:3], str(tmp_path / "r2.txt"), *argv[3:], "--format", "csv"]
     assert main(two) == 0

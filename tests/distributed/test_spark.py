@@ -11,7 +11,15 @@ import pytest
 import rankmeter
 from rankmeter.errors import DuplicateEntryError, InputFormatError, InvalidScoreError, PolicyError
 from rankmeter.spark import evaluate
-from tests.distributed.data import EXPECTED_MEASURES, MEASURES, TIES, same_result, tables, trec_lines
+from tests.distributed.data import (
+    EXPECTED_MEASURES,
+    MEASURES,
+    TIES,
+    cli_engine_matches_local,
+    same_result,
+    tables,
+    trec_lines,
+)
 
 QRELS, RUN = tables()
 
@@ -158,18 +166,7 @@ def test_a_missing_file_is_named(spark, tmp_path: Path) -> None:
 
 
 def test_cli_engine_gives_the_local_output(spark, tmp_path: Path, capsys) -> None:
-    from rankmeter.cli.main import main
-
-    q_text, r_text = trec_lines(QRELS, RUN)
-    (tmp_path / "q.txt").write_text(q_text)
-    (tmp_path / "r.txt").write_text(r_text)
-    argv = ["evaluate", str(tmp_path / "q.txt"), str(tmp_path / "r.txt"), "-m", "ndcg@5", "-m", "bpref", "--per-query"]
-    assert main([*argv, "--format", "trec"]) == 0
-    local = capsys.readouterr().out
-    assert main([*argv, "--format", "trec", "--engine", "spark", "--partitions", "3"]) == 0
-    assert capsys.readouterr().out == local
-    assert main([*argv, "--engine", "spark", "--stream"]) == 2
-    assert "--stream reads the run in this process" in capsys.readouterr().err
+    cli_engine_matches_local("spark", QRELS, RUN, tmp_path, capsys)
 
 
 # --- RankmeterEvaluator: RankingEvaluator's input and metric names ----------------------------------------------
