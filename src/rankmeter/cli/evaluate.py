@@ -273,11 +273,9 @@ def _intervals(args: argparse.Namespace, result: Any) -> Any:
 
 
 def _json(data: dict[str, Any]) -> str:
-    import json
+    from rankmeter.results import result_json
 
-    from rankmeter.results import json_safe
-
-    return json.dumps(json_safe(data), indent=2) + "\n"
+    return result_json(data) + "\n"
 
 
 def _render_one(result: Any, args: argparse.Namespace) -> str:
