@@ -449,24 +449,45 @@ def _sort_positives(y_true: np.ndarray, scores: np.ndarray, first: int, check_fi
         raise NonFiniteInput  # NaN sorts last
     pairs = np.flatnonzero(ordered[:, 1:] == ordered[:, :-1])  # item c of a row ties with item c + 1
     tied_at = pairs + pairs // max(m - 1, 1)
-    tied_rows = set((pairs // max(m - 1, 1)).tolist())
-    bounds = np.searchsorted(where, np.arange(n + 1) * m).tolist()
-    below = np.empty(len(where), dtype=np.int64)
-    upper: list[tuple[int, int, np.ndarray]] = []
-    for i in range(n):  # NumPy has no batched search; ~40 positives per 2,000-item row cost ~2 us a row
-        lo, hi = bounds[i], bounds[i + 1]
-        if lo < hi:
-            row, x = ordered[i], needles[lo:hi]
-            below[lo:hi] = row.searchsorted(x)
-            if i in tied_rows:
-                upper.append((lo, hi, row.searchsorted(x, side="right")))
+    row_starts = where - where % m
+    flat = ordered.reshape(-1)
+    below = count_before(flat, row_starts, needles, m)
     not_above = below + 1
-    for lo, hi, values in upper:
-        not_above[lo:hi] = values
+    if len(pairs):
+        has_tie = np.zeros(n, dtype=bool)
+        has_tie[pairs // max(m - 1, 1)] = True
+        in_tied_row = np.flatnonzero(has_tie[where // m])
+        not_above[in_tied_row] = count_before(flat, row_starts[in_tied_row], needles[in_tied_row], m, inclusive=True)
     offset = first * m
-    return _SortedPositives(
-        where + offset, flat_y[where], needles, below, not_above, tied_at + offset, ordered.reshape(-1)[tied_at]
-    )
+    return _SortedPositives(where + offset, flat_y[where], needles, below, not_above, tied_at + offset, flat[tied_at])
+
+
+def count_before(
+    flat: np.ndarray, starts: np.ndarray, needles: np.ndarray, width: int, *, inclusive: bool = False
+) -> np.ndarray:
+    """For each needle, how many items of its sorted segment are below it (at most it, when ``inclusive``).
+
+    Every segment has ``width`` items, sorted ascending, the needle's starting at
+    ``flat[starts[i]]``: a binary search of all needles at once (``np.searchsorted``
+    of each segment alone, with no Python step per segment), branch-free:
+    ``ceil(log2(width))`` rounds of a gather and a comparison.
+
+    >>> flat = np.array([1.0, 2.0, 2.0, 5.0, 0.0, 3.0, 4.0, 9.0])
+    >>> count_before(flat, np.array([0, 0, 4]), np.array([2.0, 6.0, 3.0]), 4).tolist()
+    [1, 4, 1]
+    >>> count_before(flat, np.array([0, 4]), np.array([2.0, 3.0]), 4, inclusive=True).tolist()
+    [3, 2]
+    """
+    before = np.less_equal if inclusive else np.less
+    at = starts.astype(np.intp)
+    size = width
+    while size > 1:  # the answer lies in at .. at + size: halve the range
+        half = size >> 1
+        at += before(flat[at + (half - 1)], needles) * half
+        size -= half
+    if width:
+        at += before(flat[np.minimum(at, len(flat) - 1)], needles)
+    return at - starts
 
 
 def rank_dense_positives(
