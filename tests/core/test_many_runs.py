@@ -228,3 +228,20 @@ def test_expand_runs_errors_are_input_errors(tmp_path: Path) -> None:
         expand_runs([str(tmp_path / "*.run")])
     with pytest.raises(PolicyError, match="given twice"):
         system_names(["a.txt", "a.txt"])
+
+
+def test_qrels_sharing_a_document_column_keep_their_own_grades() -> None:
+    """What the alignment derives once is kept with the document ids; another table's grades must not reuse it."""
+    from rankmeter.core.align import align, prepare_qrels
+    from rankmeter.core.semantics import Semantics
+    from rankmeter.io.tables import Qrels, Run
+
+    first = Qrels(np.array(["q1", "q1", "q1"]), np.array(["a", "a", "b"]), np.array([1.0, 3.0, 0.0]), "first.txt")
+    second = Qrels(first.query_ids, first.doc_ids, np.array([2.0, 0.0, 1.0]), "second.txt")  # the same id columns
+    run = Run(np.array(["q1", "q1"]), np.array(["a", "b"]), np.array([2.0, 1.0]))
+    prepare_qrels(first, Semantics.build(None, "qrels", duplicates="max"))
+    shared, _ = align(second, run, duplicates="max")
+    fresh = Qrels(np.array(["q1", "q1", "q1"]), np.array(["a", "a", "b"]), np.array([2.0, 0.0, 1.0]), "fresh.txt")
+    alone, _ = align(fresh, run, duplicates="max")
+    assert shared.grades.tolist() == alone.grades.tolist() == [2.0, 1.0]
+    assert shared.ideal_grades.tolist() == alone.ideal_grades.tolist()

@@ -317,12 +317,18 @@ class _Judgments:
 def _judgments(qq: np.ndarray, qrels: Qrels, duplicates: str, n_queries: int) -> _Judgments:
     """The :class:`_Judgments` of qrels whose rows have query codes ``qq``.
 
-    Kept with the qrels (in their document column's memo) for the same codes and policy: several
-    runs aligned with the same qrels, whose queries the qrels cover, derive them once.
+    Kept with the qrels (in their document column's memo) for the same codes, grades and policy:
+    several runs aligned with the same qrels, whose queries the qrels cover, derive them once. (Two
+    tables may share a document column with different grades, which ``duplicates="max"`` reads.)
     """
     memo = qrels.doc_ids.memo
     found = memo.get("judgments")
-    if found is not None and found[0] == duplicates and np.array_equal(found[1], qq):
+    if (
+        found is not None
+        and found[0] == duplicates
+        and np.array_equal(found[1], qq)
+        and (found[3] is qrels.relevance or np.array_equal(found[3], qrels.relevance))
+    ):
         judgments: _Judgments = found[2]
         return judgments
     qdrop = _rows_to_drop(duplicate_rows(qq, qrels.doc_ids), qrels.relevance, duplicates, qrels, "qrels")
@@ -333,7 +339,7 @@ def _judgments(qq: np.ndarray, qrels: Qrels, duplicates: str, n_queries: int) ->
     codes = qq[qorder]
     queries = np.flatnonzero(np.bincount(codes, minlength=n_queries))
     judgments = _Judgments(qorder, codes, queries, len(qdrop))
-    memo["judgments"] = (duplicates, qq, judgments)
+    memo["judgments"] = (duplicates, qq, judgments, qrels.relevance)
     return judgments
 
 
