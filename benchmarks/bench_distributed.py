@@ -282,6 +282,20 @@ def ranking_evaluator(spark, n_queries: int, partitions: int, repeats: int) -> N
             "prediction", F.coalesce("label", F.array()).alias("label")
         )
 
+    import pyarrow as pa
+
+    def count_rows(batches):  # noqa: ANN001, ANN202 - the floor of any evaluator on Python workers
+        yield pa.RecordBatch.from_pydict({"n": [sum(b.num_rows for b in batches)]})
+
+    spread = qrels.select("query_id", "doc_id", F.col("relevance").cast("double").alias("value"))
+    spread = spread.unionByName(run.select("query_id", "doc_id", F.col("score").alias("value")))
+    floors = [
+        ("arrays: Spark's count of the rows (JVM only)", frame.count),
+        ("arrays: the arrays to Python workers alone (mapInArrow counting rows)",
+         lambda: frame.mapInArrow(count_rows, "n long").toArrow()),
+        ("long rows: repartition by query + the rows to Python workers alone",
+         lambda: spread.repartition(partitions, "query_id").mapInArrow(count_rows, "n long").toArrow()),
+    ]  # fmt: skip
     table = []
     for metric, measure in (("ndcgAtK", "ndcg@10"), ("meanAveragePrecision", "map")):
         variants = [
@@ -308,6 +322,10 @@ def ranking_evaluator(spark, n_queries: int, partitions: int, repeats: int) -> N
         for i, (label, _) in enumerate(variants):
             ratio = "" if i % 2 == 0 else f"{medians[i] / medians[i - 1]:.2f} x Spark"
             table.append((f"{metric} (k=10): {label}", medians[i], ratio, f"{values[i]:.12f}"))
+    for label, call in floors:
+        call()
+        seconds = float(np.median([timed(call)[1] for _ in range(repeats)]))
+        table.append((f"floor: {label}", seconds, "", ""))
     print_table(
         f"Spark's RankingEvaluator vs rankmeter: {n_queries} queries of 100 predictions, 5 labels, "
         f"median of {repeats} rounds in turns",

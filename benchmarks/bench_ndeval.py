@@ -132,13 +132,61 @@ def run(argv: list[str], env: dict[str, str] | None = None) -> tuple[str, float,
         return out.read().decode(), wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
+FLOOR_READ = """
+import numpy, pyarrow as pa, pyarrow.csv as c
+def read(path, n, kinds):
+    types = {"d": pa.dictionary(pa.int32(), pa.string()), "s": pa.string(), "i": pa.int64()}
+    names = [f"c{i}" for i in range(n)]
+    return c.read_csv(
+        path, read_options=c.ReadOptions(column_names=names, block_size=1 << 22),
+        parse_options=c.ParseOptions(delimiter=" ", quote_char=False, double_quote=False, escape_char=False),
+        convert_options=c.ConvertOptions(column_types={f"c{i}": types[k] for i, k in kinds.items()},
+                                         include_columns=[f"c{i}" for i in kinds]))
+read(QRELS, 4, {0: "d", 1: "d", 2: "s", 3: "i"})
+read(RUN, 6, {0: "d", 2: "s", 3: "i"})
+"""
+
+
+def floors(qrels: Path, run_file: Path, rounds: int) -> None:
+    """What any Python tool pays before joining anything: start-up, imports, and pyarrow reading both files."""
+    read = FLOOR_READ.replace("QRELS", repr(str(qrels))).replace("RUN", repr(str(run_file)))
+    variants = {
+        "`python -c pass`": [sys.executable, "-c", "pass"],
+        "`import numpy, pyarrow, pyarrow.csv`": [sys.executable, "-c", "import numpy, pyarrow, pyarrow.csv"],
+        "the imports, then pyarrow reads both files (ndeval's columns, two threads)": [sys.executable, "-c", read],
+        "rankmeter ndeval": [sys.executable, "-m", "rankmeter.cli.main", "ndeval", str(qrels), str(run_file)],
+    }
+    program = ndeval_program()
+    if program:
+        variants["ndeval (NIST's C program)"] = [program, str(qrels), str(run_file)]
+    samples: dict[str, list[tuple[float, float]]] = {label: [] for label in variants}
+    for argv in variants.values():
+        run(argv)
+    for _ in range(rounds):
+        for label, argv in variants.items():
+            samples[label].append(run(argv)[1:3])
+    base = statistics.median(w for w, _ in samples["ndeval (NIST's C program)"]) if program else None
+    print(f"\n## Floors: whole processes, medians of {rounds} (load average {os.getloadavg()[0]:.1f})\n")
+    print("| process | wall s | CPU s | / ndeval's wall |")
+    print("|---|---:|---:|---:|")
+    for label, got in samples.items():
+        wall, cpu = statistics.median(w for w, _ in got), statistics.median(c for _, c in got)
+        print(f"| {label} | {wall:.3f} | {cpu:.3f} | {f'{wall / base:.2f}' if base else '-'} |")
+    if base:
+        print(f"\n3x faster than ndeval: {base / 3:.3f} s")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="one round")
     parser.add_argument("--judged", type=int, default=120, help="judged documents per intent (default 120)")
+    parser.add_argument("--floors", action="store_true", help="start-up and reading floors instead (7 rounds)")
     args = parser.parse_args()
     rounds = 1 if args.quick else 3
     qrels, run_file = workload(judged=args.judged)
+    if args.floors:
+        floors(qrels, run_file, 1 if args.quick else 7)
+        return
     tools = {"rankmeter ndeval": [sys.executable, "-m", "rankmeter.cli.main", "ndeval", str(qrels), str(run_file)]}
     program = ndeval_program()
     if program:
