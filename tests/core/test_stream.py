@@ -7,6 +7,8 @@ import importlib
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import rankmeter
 from rankmeter.errors import InputFormatError, QueryOrderError
@@ -284,3 +286,17 @@ def test_blocks_evaluated_at_once_report_the_first_problem_in_file_order(tmp_pat
             rankmeter.evaluate_stream({"a": {"d1": 1}}, run, "map", block_bytes=20, threads=threads)
     with pytest.raises(QueryOrderError, match=r"run\.txt:5: query 'a' appears again"):
         rankmeter.evaluate_stream({"a": {"d1": 1}}, run, "map", block_bytes=20, threads=2, duplicates="first")
+
+
+PIECES = [b"", b" ", b"\t", b"\r", b"\x0b", b"\x0c", b"#", b"a", b"\x00", b"\xff", b"1 Q0 d 1 2 t"]
+LINES = st.lists(st.sampled_from(PIECES), max_size=5).map(b"".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(LINES, max_size=8))
+def test_has_rows_finds_a_line_neither_blank_nor_a_comment(lines: list[bytes]) -> None:
+    from rankmeter.io.stream import _has_rows
+
+    block = b"\n".join(lines)
+    expected = any(line.strip() and not line.startswith(b"#") for line in block.split(b"\n"))
+    assert _has_rows(block) == expected

@@ -114,13 +114,20 @@ def iter_run_chunks(
             line += len(run) if columnar else emit.count(b"\n")
 
 
+_ROW_LINE = re.compile(rb"^(?!#)[ \t\r\x0b\x0c]*[^\s]", re.MULTILINE)
+"""A line that does not start with ``#`` and holds a byte other than ASCII whitespace."""
+
+
 def _has_rows(block: bytes) -> bool:
     """Whether ``block`` has a line that is neither blank nor a comment.
 
-    >>> _has_rows(b"# c\\n\\n  \\n"), _has_rows(b"# c\\n1 Q0 a 1 1 t\\n")
-    (False, True)
+    A search that stops at the first such line (usually the block's first), not a split of the
+    block into lines: 20 ms for every 8 MiB block of W1 before.
+
+    >>> _has_rows(b"# c\\n\\n  \\n"), _has_rows(b"# c\\n1 Q0 a 1 1 t\\n"), _has_rows(b"  # a row\\n")
+    (False, True, True)
     """
-    return any(line.strip() and not line.startswith(b"#") for line in block.split(b"\n"))
+    return _ROW_LINE.search(block) is not None
 
 
 def _read_block(fh: Any, size: int, source: str) -> bytes:
