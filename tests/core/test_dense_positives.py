@@ -260,3 +260,32 @@ def test_grades_are_checked_one_by_one_when_their_sum_overflows() -> None:
     y[6, 2] = -np.inf
     with pytest.raises(InvalidScoreError, match=r"y_true\[6, 2\] is -inf"):
         rankmeter.evaluate_arrays(y, s, ["ndcg", "map"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(1, 9),
+    st.integers(1, 70),
+    st.sampled_from([np.float32, np.float64]),
+    st.booleans(),
+    st.data(),
+)
+def test_count_before_is_searchsorted_of_each_segment(n_rows, width, dtype, inclusive, data) -> None:
+    """The batched search equals NumPy's searchsorted of each row alone (left side, or right when inclusive)."""
+    grid = data.draw(st.sampled_from([0.5, 1.0]))  # coarse values: many ties, -0.0 beside 0.0
+    rows = np.round(np.random.default_rng(data.draw(st.integers(0, 10**6))).normal(size=(n_rows, width)) / grid) * grid
+    rows = np.sort(rows.astype(dtype), axis=1)
+    seg = np.array(data.draw(st.lists(st.integers(0, n_rows - 1), min_size=1, max_size=30)))
+    needles = np.array(
+        data.draw(
+            st.lists(st.sampled_from([-3.0, -0.0, 0.0, 0.25, 1.0, 2.5, 9.0]), min_size=len(seg), max_size=len(seg))
+        ),
+        dtype=dtype,
+    )
+    from_row = np.array(data.draw(st.lists(st.booleans(), min_size=len(seg), max_size=len(seg))))
+    columns = np.array(data.draw(st.lists(st.integers(0, width - 1), min_size=len(seg), max_size=len(seg))))
+    needles = np.where(from_row, rows[seg, columns], needles).astype(dtype)  # the row's own values, as in use
+    got = lists.count_before(rows.reshape(-1), seg * width, needles, width, inclusive=inclusive)
+    side = "right" if inclusive else "left"
+    want = [np.searchsorted(rows[r], x, side=side) for r, x in zip(seg, needles, strict=True)]
+    assert got.tolist() == want
