@@ -22,7 +22,6 @@ be concluded (the guard then passes and says so).
 from __future__ import annotations
 
 import argparse
-import compileall
 import math
 import statistics
 import subprocess
@@ -33,7 +32,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from ab import REPO, export_sources, workloads_of  # noqa: E402
+from ab import REPO, source_versions, workloads_of  # noqa: E402
 from harness import agree, run_child  # noqa: E402
 
 BASELINE = "751a3bf"
@@ -100,10 +99,7 @@ def main() -> int:
     base_rev = args.base or default_base()
     failed = []
     with tempfile.TemporaryDirectory() as tmp:
-        base = export_sources(base_rev, Path(tmp) / "base")
-        head = REPO / "src"
-        compileall.compile_dir(str(head), quiet=1)
-        versions = {"base": {"PYTHONPATH": str(base)}, "head": {"PYTHONPATH": str(head)}}
+        versions = source_versions(base_rev, None, Path(tmp))
         print(f"# guard: working tree against {base_rev}, {args.repeats} paired rounds, limit {args.limit}\n")
         print("| workload | base s | head s | time ratio (90% CI) | RSS ratio (90% CI) | values | verdict |")
         print("|---|---:|---:|---|---|---|---|")
