@@ -99,7 +99,7 @@ def align(
         an error; ``duplicates``: a (query, document) pair repeated in the
         run or the qrels; ``depth``: keep only the top documents of each
         query after ranking (trec_eval ``-M``); ``judged_only``: drop
-        unjudged documents before ranking (trec_eval ``-J``); ``seed`` for
+        unjudged and negatively graded documents before ranking (trec_eval ``-J``); ``seed`` for
         ``ties="shuffle"``.
     judged_items : bool
         Store only the judged items and the tied groups, with their ranks
@@ -405,9 +405,11 @@ def _align_coded(
     if len(run_only) or len(rdrop) or judged_only:
         keep_rows = keep[rq]
         keep_rows[rdrop] = False
-        if judged_only:
-            info.unjudged_dropped = int((keep_rows & ~judged).sum())
-            keep_rows &= judged
+        if judged_only:  # trec_eval -J: a negative grade is "pooled, unjudged" and goes too
+            graded = judged.copy()
+            graded[judged] = qrels.relevance[match[judged]] >= 0
+            info.unjudged_dropped = int((keep_rows & ~graded).sum())
+            keep_rows &= graded
         rows = np.flatnonzero(keep_rows)
         rq, match, judged = rq[rows], match[rows], judged[rows]
         run_counts = code_counts(rq, len(qvocab))

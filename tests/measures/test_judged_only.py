@@ -1,0 +1,125 @@
+"""``judged_only=True`` is trec_eval's ``-J``: ir_measures' own test cases, pytrec_eval and ``rankmeter trec_eval -J``.
+
+trec_eval (``form_res_rels.c``) stores a negative qrels grade as "in the pool, but unjudged", and
+``-J`` keeps only documents with a grade >= 0. The cases below are ir_measures' ``test_judged_only``
+and ``test_P`` (``tests/test_pytrec_eval.py``, terrierteam/ir_measures at dc04a88): the same run
+with and without ``judged_only``, and the run with the unjudged documents removed by hand.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import ir_measures
+import pytest
+import pytrec_eval
+
+import rankmeter
+from rankmeter.cli.main import main
+
+QRELS = {"0": {"D0": -1, "D1": 1, "D3": 2, "D4": 1}}
+RUN = {"0": {"D0": 0.8, "D2": 0.7, "D1": 0.3, "D3": 0.4, "D4": 0.1}}
+# D2 is not in the qrels and D0 has grade -1: both are unjudged for trec_eval
+RUN_UNJUDGED_REMOVED = {"0": {"D1": 0.3, "D3": 0.4, "D4": 0.1}}
+
+# the 13 measures of ir_measures' test_judged_only, in its spelling
+IR_MEASURES_NAMES = [
+    "P@4",
+    "RR",
+    "Rprec",
+    "AP",
+    "AP@4",
+    "nDCG",
+    "nDCG@4",
+    "R@2",
+    "SetP",
+    "SetAP",
+    "SetF",
+    "Success@2",
+    "IPrec@0.5",
+]
+
+# the same measures in trec_eval's names (pytrec_eval), for the direct comparison
+PYTREC_NAMES = {
+    "P@4": "P_4",
+    "RR": "recip_rank",
+    "Rprec": "Rprec",
+    "AP": "map",
+    "AP@4": "map_cut_4",
+    "nDCG": "ndcg",
+    "nDCG@4": "ndcg_cut_4",
+    "R@2": "recall_2",
+    "SetP": "set_P",
+    "SetAP": "set_map",
+    "SetF": "set_F",
+    "Success@2": "success_2",
+    "IPrec@0.5": "iprec_at_recall_0.50",
+}
+
+
+def _ours(run: dict, name: str, **options: bool) -> float:
+    return float(rankmeter.evaluate(QRELS, run, name, **options).by_query(str(rankmeter.parse(name)))["0"])
+
+
+def _ir_measures(run: dict, name: str, judged_only: bool) -> float:
+    m = ir_measures.parse_measure(name)
+    m = m(judged_only=True) if judged_only else m
+    (metric,) = ir_measures.pytrec_eval.iter_calc([m], QRELS, run)
+    return float(metric.value)
+
+
+@pytest.mark.parametrize("name", IR_MEASURES_NAMES)
+def test_judged_only_is_the_run_without_unjudged_documents(name: str) -> None:
+    # ir_measures' two assertions: equal to the hand-filtered run, different from the whole run
+    judged = _ours(RUN, name, judged_only=True)
+    assert judged == _ours(RUN_UNJUDGED_REMOVED, name)
+    assert judged != _ours(RUN, name)
+
+
+@pytest.mark.parametrize("name", IR_MEASURES_NAMES)
+def test_judged_only_equals_ir_measures(name: str) -> None:
+    assert _ours(RUN, name, judged_only=True) == pytest.approx(_ir_measures(RUN, name, True), abs=1e-12)
+    assert _ours(RUN, name) == pytest.approx(_ir_measures(RUN, name, False), abs=1e-12)
+
+
+def test_judged_only_equals_pytrec_eval() -> None:
+    keys = set(PYTREC_NAMES.values())
+    want = pytrec_eval.RelevanceEvaluator(QRELS, keys, judged_docs_only_flag=True).evaluate(RUN)["0"]
+    got = rankmeter.evaluate(QRELS, RUN, IR_MEASURES_NAMES, judged_only=True)
+    for name, key in PYTREC_NAMES.items():
+        assert got.by_query(str(rankmeter.parse(name)))["0"] == pytest.approx(want[key], abs=1e-12), name
+
+
+def test_precision_with_negative_grades() -> None:
+    # ir_measures' test_P: P@4 0.5 / 0.25, P(judged_only=True)@4 0.75 / 0.25
+    qrels = {"0": {"D0": -1, "D1": 1, "D3": 2, "D4": 1}, "1": {"D0": 1, "D3": 0, "D4": -1}}
+    run = {
+        "0": {"D0": 0.8, "D2": 0.7, "D1": 0.3, "D3": 0.4, "D4": 0.1},
+        "1": {"D1": 0.8, "D0": 0.7, "D3": 0.3, "D2": 0.4},
+    }
+    assert rankmeter.evaluate(qrels, run, "P@4").by_query("p@4") == {"0": 0.5, "1": 0.25}
+    assert rankmeter.evaluate(qrels, run, "P@4", judged_only=True).by_query("p@4") == {"0": 0.75, "1": 0.25}
+
+
+def test_unjudged_dropped_counts_negative_grades() -> None:
+    res = rankmeter.evaluate(QRELS, RUN, "num_ret", judged_only=True)
+    assert res.metadata["unjudged_dropped"] == 2  # D2 (not judged) and D0 (grade -1)
+    assert res["num_ret"] == 3.0
+
+
+def _write(path: Path, rows: list[str]) -> str:
+    path.write_text("\n".join(rows) + "\n")
+    return str(path)
+
+
+def test_trec_eval_cli_minus_j_agrees(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    qrels = _write(tmp_path / "qrels", [f"0 0 {d} {g}" for d, g in QRELS["0"].items()])
+    run = _write(tmp_path / "run", [f"0 Q0 {d} {i} {s} r" for i, (d, s) in enumerate(RUN["0"].items(), start=1)])
+    assert main(["trec_eval", "-J", "-q", "-m", "map", "-m", "P.4", "-m", "recip_rank", qrels, run]) == 0
+    lines = [line.split() for line in capsys.readouterr().out.splitlines()]
+    cli = {(name, q): float(v) for name, q, v in lines if q == "0"}
+    ours = rankmeter.evaluate(qrels, run, ["map", "p@4", "rr"], judged_only=True)
+    for key, name in (("map", "map"), ("P_4", "p@4"), ("recip_rank", "rr")):
+        assert cli[(key, "0")] == pytest.approx(ours.by_query(name)["0"], abs=5e-5), key
+    assert math.isclose(ours["rr"], 1.0)  # D3 (grade 2) is first once D0 and D2 are gone
