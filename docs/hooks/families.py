@@ -27,7 +27,10 @@ QRELS = {"q1": {"d1": 3, "d2": 0, "d3": 1, "d4": 2, "d5": 0, "d6": 1}}
 INTENT_QRELS = {"q1": {"i1": {"d1": 1, "d2": 0, "d3": 1}, "i2": {"d3": 1, "d4": 1, "d6": 1}}}
 RUN = {"q1": {"d1": 0.9, "d2": 0.7, "d3": 0.7, "d4": 0.4, "d7": 0.2}}
 #: parameters a family needs for its example (families without a default for them)
-EXAMPLE_PARAMS = {"iprec_at_recall": "(recall=0.5)"}
+EXAMPLE_PARAMS = {
+    "iprec_at_recall": "(recall=0.5)",
+    **{name: "(max_rel=3)" for name in ("insq", "inst", "bpm", "nerr8", "nerr9", "nerr10", "nerr11")},
+}
 #: names of the same measure in other tools, with the difference that matters
 PEERS: dict[str, list[tuple[str, str, str]]] = {
     "ndcg": [
