@@ -22,49 +22,48 @@ rankmeter name                         peer's name                            ti
 
 from __future__ import annotations
 
-import math
 from typing import Any
+
+import numpy as np
 
 from rankmeter.errors import MeasureSyntaxError
 from rankmeter.measures.family import Family, Param
-from rankmeter.measures.kernels import cwl
+from rankmeter.measures.kernels import compat, cwl
+from rankmeter.measures.trec_families import PERSISTENCE, _finite, _number_param
 
 
-def _finite(value: Any, what: str, family: str) -> float:
-    """``value`` (a number or its text) as a finite float, or :class:`MeasureSyntaxError` naming the measure."""
-    try:
-        x = math.nan if isinstance(value, bool) else float(value)
-    except (TypeError, ValueError):
-        x = math.nan
-    if not math.isfinite(x):
-        raise MeasureSyntaxError(f"measure {family!r}: {what} must be a finite number, got {value!r}")
+def _check_target(value: Any, family: str) -> float:
+    x = _finite(value, "t", family)
+    if x <= 0:
+        raise MeasureSyntaxError(f"measure {family!r}: t must be > 0, got {value!r}")
     return x
 
 
-def _param(what: str, default: float | None, doc: str, *, low: float = -math.inf, open_low: bool = False) -> Param:
-    def check(value: Any, family: str) -> float | None:
-        if value is None and default is None:
-            return None
-        x = _finite(value, what, family)
-        if x < low or (open_low and x == low):
-            bound = f"> {low:g}" if open_low else f">= {low:g}"
-            raise MeasureSyntaxError(f"measure {family!r}: {what} must be {bound}, got {value!r}")
-        return x
-
-    return Param(default, lambda text, source: check(text, source), check, doc)
+TARGET = Param(
+    1.0,
+    lambda text, source: _check_target(text, source),
+    _check_target,
+    "T: the total gain wanted (gains scaled into [0, 1]); ir_measures' T",
+)
+LOW = _number_param("min_rel", 0.0, "grade whose gain is 0 (and lower ones): g = (clip(r, lo, hi) - lo) / (hi - lo)")
+HIGH = _number_param("max_rel", None, "grade whose gain is 1 (higher grades too); required, as in ir_measures")
 
 
-def _check_share(value: Any, family: str) -> float:
-    x = _finite(value, "p", family)
-    if not 0 <= x <= 1:
-        raise MeasureSyntaxError(f"measure {family!r}: p must lie in [0, 1], got {value!r}")
-    return x
+def _check_bool(value: Any, family: str) -> bool:
+    if isinstance(value, str) and value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    if isinstance(value, bool | np.bool_):
+        return bool(value)
+    raise MeasureSyntaxError(f"measure {family!r}: normalize must be true or false, got {value!r}")
 
 
-TARGET = _param("t", 1.0, "T: the total gain wanted (gains scaled into [0, 1]); ir_measures' T", low=0, open_low=True)
-LOW = _param("min_rel", 0.0, "grade whose gain is 0 (and lower ones): g = (clip(r, min_rel, max_rel) - min_rel) / span")
-HIGH = _param("max_rel", None, "grade whose gain is 1 (higher grades too); required, as in ir_measures")
-PERSIST = Param(0.9, lambda text, source: _check_share(text, source), _check_share, "persistence phi of NERR eq. 10")
+RBO_P = _number_param("p", 0.95, "RBO persistence: the weight of depth d is p^(d-1)", 0.0, 1.0)
+NORMALIZE = Param(
+    True,
+    lambda text, source: _check_bool(text, source),
+    _check_bool,
+    "divide by the ideal ranking's own RBO (ir_measures' normalize)",
+)
 
 _CWL = {"t": TARGET, "min_rel": LOW, "max_rel": HIGH}
 _SCALE = {"min_rel": LOW, "max_rel": HIGH}
@@ -110,7 +109,7 @@ FAMILIES: list[Family] = [
         cwl.nerr10,
         "C/W/L NERR eq. 10: C_i = p (1 - g_i) (ir_measures NERR10)",
         cutoff="none",
-        params={"p": PERSIST, **_SCALE},
+        params={"p": PERSISTENCE, **_SCALE},
     ),
     Family(
         "nerr11",
@@ -120,5 +119,15 @@ FAMILIES: list[Family] = [
         params=_CWL,
     ),
 ]
+
+FAMILIES.append(
+    Family(
+        "compat",
+        compat.compat,
+        "compatibility: rank-biased overlap with the ideal ranking, over the ideal's own (ir_measures Compat)",
+        cutoff="none",
+        params={"p": RBO_P, "normalize": NORMALIZE},
+    )
+)
 
 ALIASES: dict[str, str] = {}
