@@ -159,7 +159,8 @@ def example_values(name: str) -> dict[str, float | None]:
     if values["trec"] is None or not math.isclose(from_files, values["trec"], rel_tol=0, abs_tol=1e-12):
         raise ValueError(f"{m}: {from_files} from TREC files, {values['trec']} from dicts")
     lo, mid, hi = values["pessimistic"], values["expected"], values["optimistic"]
-    if None not in (lo, mid, hi) and not (lo - 1e-12 <= mid <= hi + 1e-12):  # type: ignore[operator]
+    # between the two bounds, whichever is higher (mean_rank and mpr: lower is better)
+    if None not in (lo, mid, hi) and not (min(lo, hi) - 1e-12 <= mid <= max(lo, hi) + 1e-12):  # type: ignore
         raise ValueError(f"{m}: expected {mid} is not between pessimistic {lo} and optimistic {hi}")
     return values
 

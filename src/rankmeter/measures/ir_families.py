@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 
 from rankmeter.errors import MeasureSyntaxError
-from rankmeter.measures.family import Family, Param
-from rankmeter.measures.kernels import compat, cwl
+from rankmeter.measures.family import MIN_REL, Family, Param
+from rankmeter.measures.kernels import compat, cwl, rank_stats
 from rankmeter.measures.trec_families import PERSISTENCE, _finite, _number_param
 
 
@@ -130,4 +130,34 @@ FAMILIES.append(
     )
 )
 
-ALIASES: dict[str, str] = {}
+FAMILIES += [
+    Family(
+        "mean_rank",
+        rank_stats.mean_rank,
+        "mean rank of the relevant items of the list; lower is better (PyKEEN ArithmeticMeanRank)",
+        cutoff="none",
+        params={"min_rel": MIN_REL},
+    ),
+    Family(
+        "amri",
+        rank_stats.amri,
+        "adjusted mean rank index 1 - (MR - 1) / ((n + 1) / 2 - 1): 1 best, 0 chance (PyKEEN AMRI)",
+        cutoff="none",
+        params={"min_rel": MIN_REL},
+    ),
+    Family(
+        "mpr",
+        rank_stats.mpr,
+        "mean percentile rank (i - 1) / (n - 1) of the items, weighted by grade; lower is better",
+        cutoff="none",
+    ),
+]
+
+ALIASES: dict[str, str] = {
+    "mr": "mean_rank",
+    "arithmetic_mean_rank": "mean_rank",
+    "adjusted_mean_rank_index": "amri",
+    "adjusted_arithmetic_mean_rank_index": "amri",
+    "aamri": "amri",
+    "mean_percentile_rank": "mpr",
+}
