@@ -30,6 +30,7 @@ RUN = {"q1": {"d1": 0.9, "d2": 0.7, "d3": 0.7, "d4": 0.4, "d7": 0.2}}
 EXAMPLE_PARAMS = {
     "iprec_at_recall": "(recall=0.5)",
     **{name: "(max_rel=3)" for name in ("insq", "inst", "bpm", "nerr8", "nerr9", "nerr10", "nerr11")},
+    "irbu": "(gmax=3,p=0.9)",
 }
 #: names of the same measure in other tools, with the difference that matters
 PEERS: dict[str, list[tuple[str, str, str]]] = {

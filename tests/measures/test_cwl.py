@@ -145,7 +145,7 @@ def test_target_must_be_positive() -> None:
 
 def test_persistence_in_unit_interval() -> None:
     with pytest.raises(
-        MeasureSyntaxError, match=r"measure 'nerr10\(p=1.5,max_rel=1\)': p must lie in \[0.0, 1.0\], got '1.5'"
+        MeasureSyntaxError, match=r"measure 'nerr10\(p=1.5,max_rel=1\)': p must lie in \[0, 1\], got '1.5'"
     ):
         rankmeter.parse("nerr10(p=1.5,max_rel=1)")
 

@@ -22,31 +22,49 @@ rankmeter name                         peer's name                            ti
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
 from rankmeter.errors import MeasureSyntaxError
-from rankmeter.measures.family import MIN_REL, Family, Param
-from rankmeter.measures.kernels import compat, cwl, rank_stats
-from rankmeter.measures.trec_families import PERSISTENCE, _finite, _number_param
+from rankmeter.measures.family import GAIN, MIN_REL, Family, Param
+from rankmeter.measures.kernels import compat, cwl, ntcir, rank_stats
 
 
-def _check_target(value: Any, family: str) -> float:
-    x = _finite(value, "t", family)
-    if x <= 0:
-        raise MeasureSyntaxError(f"measure {family!r}: t must be > 0, got {value!r}")
-    return x
+def _number(
+    what: str,
+    default: float | None,
+    doc: str,
+    low: float = -math.inf,
+    high: float = math.inf,
+    *,
+    positive: bool = False,
+) -> Param:
+    """A finite number parameter in [low, high] (and > 0 when ``positive``); ``None`` stays None without a default."""
+
+    def check(value: Any, family: str) -> float | None:
+        if value is None and default is None:
+            return None
+        try:
+            x = math.nan if isinstance(value, bool) else float(value)
+        except (TypeError, ValueError):
+            x = math.nan
+        if not math.isfinite(x):
+            raise MeasureSyntaxError(f"measure {family!r}: {what} must be a finite number, got {value!r}")
+        if positive and x <= 0:
+            raise MeasureSyntaxError(f"measure {family!r}: {what} must be > 0, got {value!r}")
+        if not low <= x <= high:
+            raise MeasureSyntaxError(f"measure {family!r}: {what} must lie in [{low:g}, {high:g}], got {value!r}")
+        return x
+
+    return Param(default, lambda text, source: check(text, source), check, doc)
 
 
-TARGET = Param(
-    1.0,
-    lambda text, source: _check_target(text, source),
-    _check_target,
-    "T: the total gain wanted (gains scaled into [0, 1]); ir_measures' T",
-)
-LOW = _number_param("min_rel", 0.0, "grade whose gain is 0 (and lower ones): g = (clip(r, lo, hi) - lo) / (hi - lo)")
-HIGH = _number_param("max_rel", None, "grade whose gain is 1 (higher grades too); required, as in ir_measures")
+TARGET = _number("t", 1.0, "T: the total gain wanted (gains scaled into [0, 1]); ir_measures' T", positive=True)
+LOW = _number("min_rel", 0.0, "grade whose gain is 0 (and lower ones): g = (clip(r, lo, hi) - lo) / (hi - lo)")
+HIGH = _number("max_rel", None, "grade whose gain is 1 (higher grades too); required, as in ir_measures")
+PERSISTENCE = _number("p", 0.9, "persistence: probability of going on to the next document", 0.0, 1.0)
 
 
 def _check_bool(value: Any, family: str) -> bool:
@@ -57,7 +75,7 @@ def _check_bool(value: Any, family: str) -> bool:
     raise MeasureSyntaxError(f"measure {family!r}: normalize must be true or false, got {value!r}")
 
 
-RBO_P = _number_param("p", 0.95, "RBO persistence: the weight of depth d is p^(d-1)", 0.0, 1.0)
+RBO_P = _number("p", 0.95, "RBO persistence: the weight of depth d is p^(d-1)", 0.0, 1.0)
 NORMALIZE = Param(
     True,
     lambda text, source: _check_bool(text, source),
@@ -153,7 +171,37 @@ FAMILIES += [
     ),
 ]
 
+Q_BETA = _number("beta", 1.0, "weight of the gain in the blended ratio (NTCIREVAL -beta)", 0.0)
+RBU_P = _number("p", None, "persistence: a stop at rank i is worth p^i (NTCIREVAL -rbup); required", 0.0, 1.0)
+RBU_GMAX = _number(
+    "gmax", None, "highest grade: stopping probability g / (gain(gmax) + 1) (NTCIREVAL's top -g level); required", 0.0
+)
+
+FAMILIES += [
+    Family(
+        "q_measure",
+        ntcir.q_measure,
+        "Q-measure: AP with the blended ratio (C(i) + beta cg(i)) / (i + beta cg*(i)) (NTCIREVAL Q, Q@k)",
+        params={"beta": Q_BETA, "gain": GAIN},
+    ),
+    Family(
+        "gap",
+        ntcir.gap,
+        "graded average precision with level weights l (l + 1), as NTCIREVAL -gap computes it",
+    ),
+    Family(
+        "irbu",
+        ntcir.irbu,
+        "intentwise rank-biased utility: ERR's cascade, stop probability g / (g(gmax) + 1), worth p^i (NTCIREVAL)",
+        params={"p": RBU_P, "gmax": RBU_GMAX, "gain": GAIN},
+    ),
+]
+
 ALIASES: dict[str, str] = {
+    "q": "q_measure",
+    "qmeasure": "q_measure",
+    "q-measure": "q_measure",
+    "graded_average_precision": "gap",
     "mr": "mean_rank",
     "arithmetic_mean_rank": "mean_rank",
     "adjusted_mean_rank_index": "amri",
