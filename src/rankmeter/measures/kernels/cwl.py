@@ -88,7 +88,8 @@ class _Lists:
 
     @property
     def cum_gain(self) -> np.ndarray:
-        return segment_cumsum(self.gains, self.offsets)
+        """G_i, each list summed on its own as cwl_eval does (``bpm`` compares it with T exactly)."""
+        return segment_cumsum(self.gains, self.offsets, per_segment=True)
 
     @property
     def total_gain(self) -> np.ndarray:
