@@ -123,3 +123,43 @@ def test_trec_eval_cli_minus_j_agrees(tmp_path: Path, capsys: pytest.CaptureFixt
     for key, name in (("map", "map"), ("P_4", "p@4"), ("recip_rank", "rr")):
         assert cli[(key, "0")] == pytest.approx(ours.by_query(name)["0"], abs=5e-5), key
     assert math.isclose(ours["rr"], 1.0)  # D3 (grade 2) is first once D0 and D2 are gone
+
+
+# trec_eval's own test files: qrels.rel_level grades -1..4 (304 documents at -1) and run results.test,
+# whose tied scores trec_eval orders by document id (ties="trec")
+REAL_MEASURES = {
+    "map": "map",
+    "P_10": "p@10",
+    "ndcg": "ndcg",
+    "ndcg_cut_10": "ndcg@10",
+    "recip_rank": "rr",
+    "Rprec": "rprec",
+    "recall_100": "r@100",
+    "bpref": "bpref",
+    "num_ret": "num_ret",
+    "num_rel_ret": "num_rel_ret",
+}
+
+
+def test_judged_only_on_trec_eval_test_files(realdata: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    qrels_path = realdata / "trec_eval_test" / "qrels.rel_level"
+    run_path = realdata / "trec_eval_test" / "results.test"
+    qrels: dict[str, dict[str, int]] = {}
+    for line in qrels_path.read_text().splitlines():
+        q, _, d, g = line.split()
+        qrels.setdefault(q, {})[d] = int(g)
+    run: dict[str, dict[str, float]] = {}
+    for line in run_path.read_text().splitlines():
+        q, _, d, _, s, _ = line.split()[:6]
+        run.setdefault(q, {})[d] = float(s)
+    want = pytrec_eval.RelevanceEvaluator(qrels, set(REAL_MEASURES), judged_docs_only_flag=True).evaluate(run)
+    got = rankmeter.evaluate(str(qrels_path), str(run_path), list(REAL_MEASURES.values()), judged_only=True)
+    assert got.metadata["unjudged_dropped"] > 0
+    for key, name in REAL_MEASURES.items():
+        assert got.by_query(name) == pytest.approx({q: v[key] for q, v in want.items()}, abs=1e-12), key
+    # rankmeter trec_eval -J prints the same numbers (4 decimals)
+    assert main(["trec_eval", "-J", "-q", "-m", "map", "-m", "bpref", str(qrels_path), str(run_path)]) == 0
+    printed = {(m, q): float(v) for m, q, v in (line.split() for line in capsys.readouterr().out.splitlines())}
+    for key, name in (("map", "map"), ("bpref", "bpref")):
+        for q, value in got.by_query(name).items():
+            assert printed[(key, q)] == pytest.approx(value, abs=5e-5), (key, q)
