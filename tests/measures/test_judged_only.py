@@ -12,6 +12,7 @@ import math
 from pathlib import Path
 
 import ir_measures
+import numpy as np
 import pytest
 import pytrec_eval
 
@@ -163,3 +164,38 @@ def test_judged_only_on_trec_eval_test_files(realdata: Path, capsys: pytest.Capt
     for key, name in (("map", "map"), ("bpref", "bpref")):
         for q, value in got.by_query(name).items():
             assert printed[(key, q)] == pytest.approx(value, abs=5e-5), (key, q)
+
+
+def test_depth_cuts_before_judged_only_drops() -> None:
+    # trec_eval -M3 -J: the top 3 (x, a, b) first, then x (not judged) and a (grade -1) go: b alone remains
+    qrels = {"1": {"a": -1, "b": 1, "c": 0, "d": 1}}
+    run = {"1": {"x": 9.0, "a": 8.0, "b": 7.0, "c": 6.0, "d": 5.0}}
+    res = rankmeter.evaluate(qrels, run, ["num_ret", "rr", "p@3"], depth=3, judged_only=True)
+    assert (res["num_ret"], res["rr"], res["p@3"]) == (1.0, 1.0, 1 / 3)
+    assert res.metadata["unjudged_dropped"] == 2
+    alone = rankmeter.evaluate(qrels, run, ["num_ret"], judged_only=True)
+    assert alone["num_ret"] == 3.0  # b, c, d without a depth
+
+
+def test_depth_and_judged_only_equal_the_trec_eval_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rng = np.random.default_rng(3)
+    qrels_lines, run_lines = [], []
+    for q in range(30):
+        docs = [f"d{i}" for i in range(int(rng.integers(1, 25)))]
+        for d in docs:
+            if rng.random() < 0.6:
+                qrels_lines.append(f"{q} 0 {d} {rng.choice([-1, 0, 1, 2])}")
+        qrels_lines.append(f"{q} 0 extra 1")
+        scores = rng.integers(0, 8, len(docs))  # tied scores: trec_eval orders them by document id
+        run_lines += [f"{q} Q0 {d} 0 {s} r" for d, s in zip(docs, scores, strict=True)]
+    qrels, run = _write(tmp_path / "qrels", qrels_lines), _write(tmp_path / "run", run_lines)
+    measures = {"map": "map", "P_5": "p@5", "num_ret": "num_ret", "recip_rank": "rr", "ndcg": "ndcg"}
+    options = ("-m", "map", "-m", "P.5", "-m", "num_ret", "-m", "recip_rank", "-m", "ndcg")
+    for depth in (1, 4, 10):
+        args = ["trec_eval", "-q", "-J", f"-M{depth}", *options, qrels, run]
+        assert main(args) == 0
+        printed = {(m, q): float(v) for m, q, v in (line.split() for line in capsys.readouterr().out.splitlines())}
+        res = rankmeter.evaluate(qrels, run, list(measures.values()), depth=depth, judged_only=True)
+        for key, name in measures.items():
+            for q, value in res.by_query(name).items():
+                assert printed[(key, q)] == pytest.approx(value, abs=5e-5), (depth, key, q)

@@ -99,7 +99,8 @@ def align(
         an error; ``duplicates``: a (query, document) pair repeated in the
         run or the qrels; ``depth``: keep only the top documents of each
         query after ranking (trec_eval ``-M``); ``judged_only``: drop
-        unjudged and negatively graded documents before ranking (trec_eval ``-J``); ``seed`` for
+        unjudged and negatively graded documents (trec_eval ``-J``; after
+        the ``depth`` cut when there is one); ``seed`` for
         ``ties="shuffle"``.
     judged_items : bool
         Store only the judged items and the tied groups, with their ranks
@@ -372,6 +373,9 @@ def _align_coded(
     """:func:`align` once the query ids are codes into ``qvocab`` (``qq`` for the qrels rows, ``rq`` for the run's)."""
     ties, missing, duplicates, depth, judged_only, seed, judged_items = options
     info = AlignInfo()
+    # trec_eval -M then -J: with a depth, the unjudged documents go after the cut, not before the ranking
+    judged_after_depth = judged_only and depth is not None
+    judged_items = judged_items and not judged_after_depth
 
     # qrels: duplicates resolved, rows grouped by query (derived once for qrels shared by several runs)
     judgments = _judgments(qq, qrels, duplicates, len(qvocab))
@@ -405,7 +409,7 @@ def _align_coded(
     if len(run_only) or len(rdrop) or judged_only:
         keep_rows = keep[rq]
         keep_rows[rdrop] = False
-        if judged_only:  # trec_eval -J: a negative grade is "pooled, unjudged" and goes too
+        if judged_only and not judged_after_depth:  # trec_eval -J: a negative grade is "pooled, unjudged" too
             graded = judged.copy()
             graded[judged] = qrels.relevance[match[judged]] >= 0
             info.unjudged_dropped = int((keep_rows & ~graded).sum())
@@ -434,6 +438,8 @@ def _align_coded(
     else:
         assert grades is not None
         items = _all_items(ranked_by, rq, scores, grades, judged, run_counts[evaluated], depth, info)
+        if judged_after_depth:
+            items = _drop_unjudged(items, info)
     ranked = RankedLists(
         query_ids=qvocab[evaluated],
         ties=ties,
@@ -486,6 +492,22 @@ def _all_items(
         "judged": judged,
         "scores": scores,
         "group_starts": group_starts,
+    }
+
+
+def _drop_unjudged(items: _Items, info: AlignInfo) -> _Items:
+    """The items without those unjudged or graded below 0 (trec_eval -J after -M), order kept."""
+    grades, judged, scores, offsets = items["grades"], items["judged"], items["scores"], items["offsets"]
+    keep = judged & (grades >= 0)
+    info.unjudged_dropped = int((~keep).sum())
+    query = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))[keep]
+    counts = np.bincount(query, minlength=len(offsets) - 1)
+    return {
+        "offsets": np.concatenate(([0], np.cumsum(counts))).astype(np.int64),
+        "grades": grades[keep],
+        "judged": judged[keep],
+        "scores": scores[keep],
+        "group_starts": tie_group_starts(query, scores[keep]),
     }
 
 
