@@ -38,7 +38,7 @@ def add_evaluation_options(
         help="repeated (query, document) pairs (default: error)",
     )
     parser.add_argument("--depth", type=int, default=None, help="evaluate only the top N of each query (trec_eval -M)")
-    parser.add_argument("--judged-only", action="store_true", help="drop unjudged and negatively graded documents (trec_eval -J)")
+    parser.add_argument("--judged-only", action="store_true", help="drop unjudged documents (trec_eval -J)")
 
 
 def semantics_from_args(args: argparse.Namespace, seed: int | None = None) -> Semantics:

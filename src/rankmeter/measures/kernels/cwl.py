@@ -39,7 +39,6 @@ there.
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import polygamma
 
 from rankmeter.errors import MeasureSyntaxError
 from rankmeter.measures.base import Measure
@@ -116,6 +115,8 @@ def _cutoffs(measure: Measure) -> list[int]:
 
 def _trigamma_sum(start: np.ndarray, shift: np.ndarray) -> np.ndarray:
     r""":math:`\sum_{m=start}^{n-1} 1 / (m + shift)^2` (0 when start >= n), by the trigamma function."""
+    from scipy.special import polygamma  # on first use: `rankmeter evaluate` imports no SciPy otherwise
+
     out = polygamma(1, start + shift) - polygamma(1, HORIZON + shift)
     return np.where(start < HORIZON, out, 0.0)
 
