@@ -102,6 +102,27 @@ PEERS: dict[str, list[tuple[str, str, str]]] = {
     ],
 }
 PEERS["ap"] = PEERS["map"]
+for _name, _peer in [
+    ("insq", "INSQ(T=,max_rel=)"),
+    ("inst", "INST(T=,max_rel=)"),
+    ("bpm", "BPM(T=,max_rel=)@k"),
+    ("nerr8", "NERR8(max_rel=)@k"),
+    ("nerr9", "NERR9(max_rel=)@k"),
+    ("nerr10", "NERR10(p=,max_rel=)"),
+    ("nerr11", "NERR11(T=,max_rel=)"),
+]:
+    PEERS[_name] = [("ir_measures", f"`{_peer}`", "same (its cwl_eval provider: 1000 ranks, gains scaled to [0, 1])")]
+PEERS["compat"] = [
+    ("ir_measures", "`Compat(p=,normalize=)`", "same, except for runs with scores <= 0 or tied scores (measures.md)")
+]
+PEERS["q_measure"] = [
+    ("NTCIREVAL", "`Q-measure`, `Q@k`", "same; `-g` gains are `gain=`"),
+    ("pyNTCIREVAL", "`QMeasure`", "same"),
+]
+PEERS["gap"] = [("NTCIREVAL", "`GAP`, `GAP@k` (`-gap`)", "same")]
+PEERS["irbu"] = [("NTCIREVAL", "`iRBU@k` (`-rbup p`)", "same; gmax is the top `-g` level")]
+PEERS["mean_rank"] = [("PyKEEN", "`ArithmeticMeanRank`", "PyKEEN pools the ranks of all its ranking tasks")]
+PEERS["amri"] = [("PyKEEN", "`AdjustedArithmeticMeanRankIndex`", "per query here; PyKEEN's pooled value: measures.md")]
 
 
 def formulas() -> dict[str, str]:
