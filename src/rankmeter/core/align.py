@@ -375,6 +375,7 @@ def _align_coded(
     info = AlignInfo()
     # trec_eval -M then -J: with a depth, the unjudged documents go after the cut, not before the ranking
     judged_after_depth = judged_only and depth is not None
+    sparse_after = judged_items and judged_after_depth  # built whole, then made sparse
     judged_items = judged_items and not judged_after_depth
 
     # qrels: duplicates resolved, rows grouped by query (derived once for qrels shared by several runs)
@@ -447,7 +448,7 @@ def _align_coded(
         ideal_grades=qgrades_sorted[ideal_sel].astype(np.float64, copy=False),
         **items,
     )
-    return ranked, info
+    return (ranked.judged_items() if sparse_after else ranked), info
 
 
 class _Items(TypedDict, total=False):
