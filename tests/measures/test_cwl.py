@@ -102,15 +102,17 @@ def test_cwl_eval_provider_on_random_graded_cases(name: str) -> None:
     assert got == pytest.approx(want, abs=1e-12)
 
 
-def test_lists_longer_than_the_horizon_are_cut_at_1000() -> None:
+@pytest.mark.parametrize(
+    "name", ["INSQ(max_rel=1)", "INST(T=3, max_rel=1)", "NERR10(p=0.999, max_rel=1)", "NERR11(max_rel=1)"]
+)
+def test_lists_longer_than_the_horizon_are_cut_at_1000(name: str) -> None:
     # cwl_eval reads 1000 ranks (ir_measures' max_n): a relevant document at rank 1001 adds nothing
-    qrels = {"q": {"d0": 1, "d1000": 1}}
+    qrels = {"q": {"d0": 1, "d500": 1, "d1000": 1}}
     run = {"q": {f"d{i}": -float(i) for i in range(1200)}}
-    want = _peer("INSQ(max_rel=1)", qrels, run)
-    got = rankmeter.evaluate(qrels, run, "insq(max_rel=1)")
-    assert got["insq(max_rel=1)"] == pytest.approx(want["q"], abs=1e-12)
-    alone = rankmeter.evaluate({"q": {"d0": 1}}, run, "insq(max_rel=1)")["insq(max_rel=1)"]
-    assert got["insq(max_rel=1)"] == pytest.approx(alone, abs=1e-15)
+    key = str(rankmeter.parse(name))
+    got = rankmeter.evaluate(qrels, run, name)[key]
+    assert got == pytest.approx(_peer(name, qrels, run)["q"], abs=1e-12)
+    assert got == pytest.approx(rankmeter.evaluate({"q": {"d0": 1, "d500": 1}}, run, name)[key], abs=1e-15)
 
 
 def test_insq_written_out() -> None:
