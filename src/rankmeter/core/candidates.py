@@ -1,0 +1,181 @@
+"""Which items compete for a user: the candidate set, a named semantic choice like ``ties``.
+
+``exclude=`` removes (user, item) pairs -- typically the training
+interactions -- from every ranking *and* from the ideal: an excluded item is
+neither ranked nor counted as relevant. ``candidates=`` keeps only the given
+(user, item) pairs (for example one held-out positive and 100 sampled
+negatives per user): only they are ranked and judged. Both together: the
+candidates less the excluded pairs.
+
+The choice is recorded as ``metadata["semantics"]["candidates"]``
+(``"exclude"``, ``"given"`` or ``"given, exclude"``) and what it removed as
+``metadata["candidates"]`` (:data:`COUNTS`), so that nothing leaves silently.
+
+Examples
+--------
+>>> import numpy as np
+>>> q = Qrels(np.array(["u1", "u1", "u2"]), np.array(["a", "b", "a"]), np.ones(3))
+>>> r = Run(np.array(["u1", "u1"]), np.array(["a", "c"]), np.array([-1.0, -2.0]))
+>>> choice = CandidateChoice(exclude=Qrels(np.array(["u1", "u3"]), np.array(["a", "x"]), np.ones(2)))
+>>> q2, r2, counts = choice.apply(q, r)
+>>> q2.doc_ids.tolist(), r2.doc_ids.tolist(), counts["run_rows_excluded"], counts["exclude_users_unknown"]
+(['b', 'a'], ['c'], 1, 1)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from rankmeter.core.align import qrels_rows
+from rankmeter.core.ids import intern, subset
+from rankmeter.io.tables import Qrels, Run
+
+COUNTS = (
+    "exclude_pairs",
+    "exclude_users_unknown",
+    "run_rows_excluded",
+    "qrels_rows_excluded",
+    "run_rows_not_candidates",
+    "qrels_rows_not_candidates",
+    "users_without_candidates",
+    "users_left_without_relevant",
+)
+"""What ``metadata["candidates"]`` counts: the excluded pairs given; their users absent from the qrels
+(allowed); run and qrels rows removed as excluded, and as outside the given candidates; judged users
+with no candidate list; users with a relevant item (grade > 0) before and none after (``empty=`` decides
+what they count)."""
+
+
+def member(query_ids: Any, doc_ids: Any, pairs: Qrels) -> np.ndarray:
+    """Whether each (query, document) row is one of ``pairs``' (user, item) pairs: exact ids, no Python loop.
+
+    >>> p = Qrels(np.array(["u1"]), np.array(["a"]), np.ones(1))
+    >>> member(np.array(["u1", "u1", "u2"]), np.array(["a", "b", "a"]), p).tolist()
+    [True, False, False]
+    """
+    if not len(pairs) or not len(query_ids):
+        return np.zeros(len(query_ids), dtype=bool)
+    _, (users, pair_users) = intern(query_ids, pairs.query_ids)
+    items, (docs, pair_items) = intern(doc_ids, pairs.doc_ids)
+    width = np.int64(len(items))
+    keys = np.unique(pair_users * width + pair_items)
+    rows = users * width + docs
+    at = np.minimum(np.searchsorted(keys, rows), len(keys) - 1)
+    return np.asarray(keys[at] == rows)
+
+
+def _run_rows(run: Run, keep: np.ndarray) -> Run:
+    rows = np.flatnonzero(keep)
+    lines = None if run.lines is None else run.lines[rows]
+    return Run(
+        subset(run.query_ids, rows),
+        subset(run.doc_ids, rows),
+        run.scores[rows],
+        run.source,
+        lines,
+        run.name,
+        run.columns,
+    )
+
+
+def _qrels_rows(qrels: Qrels, keep: np.ndarray) -> Qrels:
+    kept = qrels_rows(qrels, np.flatnonzero(keep))
+    return Qrels(kept.query_ids, kept.doc_ids, kept.relevance, kept.source, kept.lines, qrels.columns)
+
+
+def _distinct(ids: Any) -> np.ndarray:
+    return intern(ids)[0]
+
+
+@dataclass
+class CandidateChoice:
+    """The candidate set of an evaluation: pairs to exclude, pairs to keep, or both (as :class:`Qrels`).
+
+    :meth:`apply` restricts a qrels and a run; the qrels are restricted once
+    for several runs (the last result is kept).
+    """
+
+    exclude: Qrels | None = None
+    given: Qrels | None = None
+    _last: tuple[Qrels, Qrels, dict[str, int]] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def name(self) -> str:
+        """``"exclude"``, ``"given"`` or ``"given, exclude"`` (``metadata["semantics"]["candidates"]``).
+
+        >>> CandidateChoice(given=Qrels(np.array(["u"]), np.array(["a"]), np.ones(1))).name
+        'given'
+        """
+        return ", ".join(n for n, p in (("given", self.given), ("exclude", self.exclude)) if p is not None)
+
+    def restrict_qrels(self, qrels: Qrels) -> tuple[Qrels, dict[str, int]]:
+        """The qrels without the excluded pairs and the pairs outside the candidates, and what went."""
+        if self._last is not None and self._last[0] is qrels:
+            return self._last[1], dict(self._last[2])
+        counts = dict.fromkeys(COUNTS, 0)
+        keep = np.ones(len(qrels), dtype=bool)
+        if self.exclude is not None:
+            out = member(qrels.query_ids, qrels.doc_ids, self.exclude)
+            counts["qrels_rows_excluded"] = int(out.sum())
+            counts["exclude_pairs"] = len(self.exclude)
+            counts["exclude_users_unknown"] = int(
+                np.count_nonzero(_absent(_distinct(self.exclude.query_ids), _distinct(qrels.query_ids)))
+            )
+            keep &= ~out
+        if self.given is not None:
+            inside = member(qrels.query_ids, qrels.doc_ids, self.given)
+            counts["qrels_rows_not_candidates"] = int(np.count_nonzero(keep & ~inside))
+            judged = _distinct(qrels.query_ids)
+            counts["users_without_candidates"] = int(np.count_nonzero(_absent(judged, _distinct(self.given.query_ids))))
+            keep &= inside
+        relevant = qrels.relevance > 0
+        before = _distinct(subset(qrels.query_ids, np.flatnonzero(relevant)))
+        after = _distinct(subset(qrels.query_ids, np.flatnonzero(relevant & keep)))
+        counts["users_left_without_relevant"] = len(before) - len(after)
+        kept = qrels if keep.all() else _qrels_rows(qrels, keep)
+        self._last = (qrels, kept, counts)
+        return kept, dict(counts)
+
+    def restrict_run(self, run: Run) -> tuple[Run, dict[str, int]]:
+        """The run without the excluded pairs and the pairs outside the candidates, and how many rows went."""
+        counts = {"run_rows_excluded": 0, "run_rows_not_candidates": 0}
+        keep = np.ones(len(run), dtype=bool)
+        if self.exclude is not None:
+            out = member(run.query_ids, run.doc_ids, self.exclude)
+            counts["run_rows_excluded"] = int(out.sum())
+            keep &= ~out
+        if self.given is not None:
+            inside = member(run.query_ids, run.doc_ids, self.given)
+            counts["run_rows_not_candidates"] = int(np.count_nonzero(keep & ~inside))
+            keep &= inside
+        return (run if keep.all() else _run_rows(run, keep)), counts
+
+    def apply(self, qrels: Qrels, run: Run) -> tuple[Qrels, Run, dict[str, int]]:
+        """Both restrictions, with the counts of :data:`COUNTS`."""
+        kept_qrels, counts = self.restrict_qrels(qrels)
+        kept_run, run_counts = self.restrict_run(run)
+        counts.update(run_counts)
+        return kept_qrels, kept_run, counts
+
+
+def _absent(ids: np.ndarray, among: np.ndarray) -> np.ndarray:
+    """Whether each of the sorted distinct ``ids`` is absent from the sorted distinct ``among``."""
+    if not len(among):
+        return np.ones(len(ids), dtype=bool)
+    at = np.minimum(np.searchsorted(among, ids), len(among) - 1)
+    return np.asarray(among[at] != ids)
+
+
+def record(metadata: dict[str, Any], name: str, counts: dict[str, int]) -> None:
+    """Write the choice into a result's metadata: ``["semantics"]["candidates"]`` and ``["candidates"]``.
+
+    >>> meta = {"semantics": {"ties": "trec"}}
+    >>> record(meta, "exclude", {"run_rows_excluded": 3})
+    >>> meta["semantics"]["candidates"], meta["candidates"]["run_rows_excluded"]
+    ('exclude', 3)
+    """
+    metadata["semantics"] = {**metadata.get("semantics", {}), "candidates": name}
+    metadata["candidates"] = {key: int(counts.get(key, 0)) for key in COUNTS}
