@@ -81,9 +81,35 @@ def _run_rows(run: Run, keep: np.ndarray) -> Run:
     )
 
 
-def _qrels_rows(qrels: Qrels, keep: np.ndarray) -> Qrels:
-    kept = qrels_rows(qrels, np.flatnonzero(keep))
-    return Qrels(kept.query_ids, kept.doc_ids, kept.relevance, kept.source, kept.lines, qrels.columns)
+def _qrels_rows(qrels: Qrels, keep: np.ndarray, grades: np.ndarray) -> Qrels:
+    rows = np.flatnonzero(keep)
+    kept = qrels_rows(qrels, rows)
+    return Qrels(kept.query_ids, kept.doc_ids, grades[rows], kept.source, kept.lines, qrels.columns)
+
+
+def _keep_users(qrels: Qrels, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``keep`` and the grades, with one row kept at grade 0 for each user none of whose rows is kept.
+
+    Such a user stays judged, with nothing relevant (``empty=`` decides its
+    values), rather than leaving the evaluation. The row's item was removed
+    from the run too, so it is never ranked; grade 0 adds nothing to any ideal.
+
+    >>> q = Qrels(np.array(["u", "u", "v"]), np.array(["a", "b", "c"]), np.array([1.0, 2.0, 1.0]))
+    >>> keep, grades = _keep_users(q, np.array([False, False, True]))
+    >>> keep.tolist(), grades.tolist()
+    ([True, False, True], [0.0, 2.0, 1.0])
+    """
+    codes = qrels.query_ids.codes
+    users = int(codes.max()) + 1 if len(codes) else 0
+    lost = (np.bincount(codes, minlength=users) > 0) & (np.bincount(codes[keep], minlength=users) == 0)
+    grades = qrels.relevance
+    if lost.any():
+        first = np.full(users, len(codes), dtype=np.int64)
+        np.minimum.at(first, codes, np.arange(len(codes)))
+        rows = first[lost]
+        keep, grades = keep.copy(), grades.copy()
+        keep[rows], grades[rows] = True, 0.0
+    return keep, grades
 
 
 def _distinct(ids: Any) -> np.ndarray:
@@ -135,7 +161,7 @@ class CandidateChoice:
         before = _distinct(subset(qrels.query_ids, np.flatnonzero(relevant)))
         after = _distinct(subset(qrels.query_ids, np.flatnonzero(relevant & keep)))
         counts["users_left_without_relevant"] = len(before) - len(after)
-        kept = qrels if keep.all() else _qrels_rows(qrels, keep)
+        kept = qrels if keep.all() else _qrels_rows(qrels, *_keep_users(qrels, keep))
         self._last = (qrels, kept, counts)
         return kept, dict(counts)
 

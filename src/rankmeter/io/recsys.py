@@ -218,13 +218,13 @@ def check_ranks(run: Run, ranks: np.ndarray, column: str) -> None:
     >>> check_ranks(run, np.array([1.0, 3.0]), "rank")
     Traceback (most recent call last):
     ...
-    rankmeter.errors.InputFormatError: recs.csv:2: user 'u', item 'b': rank 3 follows rank 1; ranks run 1, 2, 3, ... without gaps (column 'rank')
+    rankmeter.errors.InputFormatError: recs.csv:2: user 'u', item 'b': rank 3 follows rank 1; ... (column 'rank')
     """
     whole = np.isfinite(ranks) & (ranks == np.round(ranks))
     if not whole.all():
         row = int(np.argmin(whole))
         raise InputFormatError(
-            f"{_at(run, row)}user {run.query_ids[row]!r}, item {run.doc_ids[row]!r}: {column} {ranks[row]!r} "
+            f"{_at(run, row)}user {run.query_ids[row]!r}, item {run.doc_ids[row]!r}: {column} {float(ranks[row])!r} "
             "is not a whole number (ranks are 1, 2, 3, ...)"
         )
     codes = run.query_ids.codes
@@ -248,9 +248,7 @@ def check_ranks(run: Run, ranks: np.ndarray, column: str) -> None:
         problem = f"rank {rank} is given twice (also to item {run.doc_ids[other]!r}); a rank holds one item"
     else:
         problem = f"rank {rank} follows rank {int(r[b - 1])}; ranks run 1, 2, 3, ... without gaps"
-    raise InputFormatError(
-        f"{_at(run, row)}user {user!r}, item {item!r}: {problem} (column {column!r})"
-    )
+    raise InputFormatError(f"{_at(run, row)}user {user!r}, item {item!r}: {problem} (column {column!r})")
 
 
 def _at(run: Run, row: int) -> str:
