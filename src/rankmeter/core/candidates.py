@@ -31,6 +31,7 @@ import numpy as np
 
 from rankmeter.core.align import qrels_rows
 from rankmeter.core.ids import intern, subset
+from rankmeter.io.ids import as_ids
 from rankmeter.io.tables import Qrels, Run
 
 COUNTS = (
@@ -113,7 +114,13 @@ def _keep_users(qrels: Qrels, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]
 
 
 def _distinct(ids: Any) -> np.ndarray:
-    return intern(ids)[0]
+    """The sorted distinct ids the rows use (a dictionary may hold ids no row has).
+
+    >>> _distinct(subset(Qrels(np.array(["b", "a"]), np.array(["x", "y"]), np.ones(2)).query_ids, np.array([0])))
+    array(['b'], dtype='<U1')
+    """
+    coded = as_ids(ids, coded=True)
+    return np.sort(coded.dictionary.text()[np.unique(coded.codes)])
 
 
 @dataclass
@@ -157,10 +164,11 @@ class CandidateChoice:
             judged = _distinct(qrels.query_ids)
             counts["users_without_candidates"] = int(np.count_nonzero(_absent(judged, _distinct(self.given.query_ids))))
             keep &= inside
-        relevant = qrels.relevance > 0
-        before = _distinct(subset(qrels.query_ids, np.flatnonzero(relevant)))
-        after = _distinct(subset(qrels.query_ids, np.flatnonzero(relevant & keep)))
-        counts["users_left_without_relevant"] = len(before) - len(after)
+        codes, relevant = qrels.query_ids.codes, qrels.relevance > 0
+        size = int(codes.max()) + 1 if len(codes) else 0
+        before = np.bincount(codes[relevant], minlength=size) > 0
+        after = np.bincount(codes[relevant & keep], minlength=size) > 0
+        counts["users_left_without_relevant"] = int(np.count_nonzero(before & ~after))
         kept = qrels if keep.all() else _qrels_rows(qrels, *_keep_users(qrels, keep))
         self._last = (qrels, kept, counts)
         return kept, dict(counts)
