@@ -10,9 +10,12 @@ import pandas as pd
 import polars as pl
 import pyarrow as pa
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import rankmeter
 from rankmeter.errors import DuplicateEntryError, InputFormatError
+from rankmeter.io.recsys import integer_ids
 from rankmeter.measures import FAMILIES
 from rankmeter.measures.diversity_families import NAMES as DIVERSITY
 from tests.recsys.data import as_dict, rank_frame, score_dict, split
@@ -307,3 +310,13 @@ def test_list_column_of_floats() -> None:
     frame = pl.DataFrame({"user_id": [1], "items": [[1.0, 2.0]]})
     with pytest.raises(InputFormatError, match=re.escape("<run table>: column 'items' holds double values")):
         rankmeter.evaluate(S.test, frame, RECSYS)
+
+
+@given(st.lists(st.integers(min_value=-(2**63), max_value=2**63 - 1), max_size=50), st.sampled_from(["int64", "int32"]))
+def test_integer_ids_are_their_decimal_text(values, dtype) -> None:
+    """Integer ids (2-D arrays, pandas columns) become exactly ``str(v)``: what any other reader makes of them."""
+    info = np.iinfo(dtype)
+    kept = np.array([v for v in values if info.min <= v <= info.max], dtype=dtype)
+    assert integer_ids(kept).tolist() == [str(v) for v in kept.tolist()]
+    unsigned = np.abs(kept.astype(np.int64) // 2).astype(np.uint64) * np.uint64(2)
+    assert integer_ids(unsigned).tolist() == [str(v) for v in unsigned.tolist()]

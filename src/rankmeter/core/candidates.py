@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from rankmeter.core.align import qrels_rows
-from rankmeter.core.ids import intern, subset
+from rankmeter.core.ids import document_keys, duplicate_rows, intern, match_pairs, subset
 from rankmeter.io.ids import as_ids
 from rankmeter.io.tables import Qrels, Run
 
@@ -51,35 +51,31 @@ what they count)."""
 
 
 def member(query_ids: Any, doc_ids: Any, pairs: Qrels) -> np.ndarray:
-    """Whether each (query, document) row is one of ``pairs``' (user, item) pairs: exact ids, no Python loop.
+    """Whether each (query, document) row is one of ``pairs``' (user, item) pairs, exactly.
 
-    >>> p = Qrels(np.array(["u1"]), np.array(["a"]), np.ones(1))
+    Users are matched through their codes, items through the 64-bit keys of
+    :func:`~rankmeter.core.ids.match_pairs` (every candidate confirmed byte for
+    byte), so no row is compared as Python objects.
+
+    >>> p = Qrels(np.array(["u1", "u1"]), np.array(["a", "a"]), np.ones(2))
     >>> member(np.array(["u1", "u1", "u2"]), np.array(["a", "b", "a"]), p).tolist()
     [True, False, False]
     """
     if not len(pairs) or not len(query_ids):
         return np.zeros(len(query_ids), dtype=bool)
     _, (users, pair_users) = intern(query_ids, pairs.query_ids)
-    items, (docs, pair_items) = intern(doc_ids, pairs.doc_ids)
-    width = np.int64(len(items))
-    keys = np.unique(pair_users * width + pair_items)
-    rows = users * width + docs
-    at = np.minimum(np.searchsorted(keys, rows), len(keys) - 1)
-    return np.asarray(keys[at] == rows)
+    repeats = duplicate_rows(pair_users, pairs.doc_ids)[:, 1]  # match_pairs needs distinct pairs
+    rows = np.delete(np.arange(len(pairs)), repeats) if len(repeats) else None
+    return match_pairs(users, doc_ids, pair_users, pairs.doc_ids, qrels_rows=rows) >= 0
 
 
 def _run_rows(run: Run, keep: np.ndarray) -> Run:
     rows = np.flatnonzero(keep)
     lines = None if run.lines is None else run.lines[rows]
-    return Run(
-        subset(run.query_ids, rows),
-        subset(run.doc_ids, rows),
-        run.scores[rows],
-        run.source,
-        lines,
-        run.name,
-        run.columns,
-    )
+    docs = subset(run.doc_ids, rows)
+    if "keys" in as_ids(run.doc_ids).memo:  # the hash keys computed to find the pairs serve the alignment too
+        docs.memo["keys"] = document_keys(run.doc_ids)[rows]
+    return Run(subset(run.query_ids, rows), docs, run.scores[rows], run.source, lines, run.name, run.columns)
 
 
 def _qrels_rows(qrels: Qrels, keep: np.ndarray, grades: np.ndarray) -> Qrels:

@@ -86,7 +86,11 @@ def _ids(frame: Any, name: str, qids: Any = None) -> Any:
         series = frame[name]
         if series.isna().any():
             raise _missing(frame, name, int(series.isna().sum()), qids)
-        if series.dtype.kind in "iuf":
+        if series.dtype.kind in "iu":
+            from rankmeter.io.recsys import integer_ids
+
+            return integer_ids(series.to_numpy())
+        if series.dtype.kind == "f":
             return np.asarray(series.to_numpy()).astype(str)
         try:
             col = pa.Array.from_pandas(series)
