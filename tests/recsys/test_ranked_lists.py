@@ -320,3 +320,9 @@ def test_integer_ids_are_their_decimal_text(values, dtype) -> None:
     assert integer_ids(kept).tolist() == [str(v) for v in kept.tolist()]
     unsigned = np.abs(kept.astype(np.int64) // 2).astype(np.uint64) * np.uint64(2)
     assert integer_ids(unsigned).tolist() == [str(v) for v in unsigned.tolist()]
+
+
+def test_score_named_like_a_rank_in_capitals_is_refused() -> None:
+    frame = rank_frame(S.top, S.users, "Rank")
+    with pytest.raises(InputFormatError, match=re.escape("pass run_columns={'rank': 'Rank'} to rank by it")):
+        rankmeter.evaluate(S.test, frame, RECSYS, run_columns={"score": "Rank"})

@@ -229,7 +229,7 @@ def run_kind(names: list[str], columns: Mapping[str, str] | None = None) -> str:
     rankmeter.errors.InputFormatError: run_columns={'score': 'rank'}: a column named 'rank' holds ranks ...
     """
     given = dict(columns or {})
-    if given.get("score") in RANK_COLUMNS:
+    if str(given.get("score", "")).lower() in RANK_COLUMNS:  # also 'Rank', 'POSITION'...
         raise InputFormatError(
             f"run_columns={{'score': {given['score']!r}}}: a column named {given['score']!r} holds ranks (1 = top), "
             f"which order the other way from scores; pass run_columns={{'rank': {given['score']!r}}} to rank by it"
