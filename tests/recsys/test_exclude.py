@@ -9,6 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import rankmeter
 from rankmeter import stream
@@ -263,3 +265,64 @@ def test_counts_with_categorical_ids_holding_unused_categories() -> None:
     assert res.metadata["candidates"]["exclude_users_unknown"] == 1  # w
     assert res.metadata["candidates"]["users_left_without_relevant"] == 1  # u
     assert res.by_query("rr") == {"u": 0.0, "v": 1.0}
+
+
+def test_compare_takes_exclude_through_evaluate_options() -> None:
+    runs = {"a": as_dict(S.top, S.users), "b": as_dict(S.top[:, ::-1], S.users)}
+    comparison = rankmeter.compare(S.test, runs, ["r@10"], evaluate_options={"exclude": SEEN})
+    for name, run in runs.items():
+        assert comparison.system(name, "r@10").mean == rankmeter.evaluate(S.test, run, "r@10", exclude=SEEN)["r@10"]
+
+
+def test_cli_exclude_with_several_runs(tmp_path, capsys) -> None:
+    test, seen = tmp_path / "test.csv", tmp_path / "seen.csv"
+    S.test.to_csv(test, index=False)
+    SEEN.to_csv(seen, index=False)
+    a = _trec(tmp_path / "a.txt", rank_frame(S.top, S.users))
+    b = _trec(tmp_path / "b.txt", rank_frame(S.top[:, ::-1], S.users))
+    argv = ["evaluate", str(test), str(a), str(b), "-m", "r@20", "--exclude", str(seen), "--format", "json"]
+    assert main([*argv, "--workers", "1"]) == 0
+    import json
+
+    data = json.loads(capsys.readouterr().out)
+    for name, top in (("a", S.top), ("b", S.top[:, ::-1])):
+        expected = rankmeter.evaluate(S.test, rank_frame(top, S.users), "r@20", exclude=SEEN)["r@20"]
+        assert data["aggregate"][name]["r@20"] == pytest.approx(expected, abs=1e-15)
+
+
+ids = st.sampled_from(["1", "2", "3", "10", "x", "é"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    truth=st.dictionaries(ids, st.dictionaries(ids, st.integers(0, 3), min_size=1, max_size=5), max_size=5),
+    seen=st.dictionaries(ids, st.sets(ids, max_size=4), max_size=5),
+    lists=st.dictionaries(ids, st.lists(ids, unique=True, max_size=6), max_size=5),
+)
+def test_exclude_equals_removal_by_hand_on_random_splits(truth, seen, lists) -> None:
+    """For any truth, seen pairs and ranked lists: the values of users with a judgment left are those of the
+    rows removed by hand; the others are empty; every count matches."""
+    measures = ["ndcg@3", "r@2", "map", "rr", "p@2", "bpref"]
+    got = rankmeter.evaluate(truth, lists, measures, exclude=seen, empty="nan")
+    kept_truth = {u: {i: g for i, g in d.items() if i not in seen.get(u, set())} for u, d in truth.items()}
+    kept_truth = {u: d for u, d in kept_truth.items() if d}
+    kept_lists = {
+        u: {i: -float(r) for r, i in enumerate(items) if i not in seen.get(u, set())} for u, items in lists.items()
+    }
+    by_hand = rankmeter.evaluate(kept_truth, kept_lists, measures, empty="nan") if kept_truth else None
+    for user in truth:
+        row = got.query_ids.tolist().index(user)
+        relevant_left = any(g > 0 for g in kept_truth.get(user, {}).values())
+        if relevant_left:
+            assert by_hand is not None
+            other = by_hand.query_ids.tolist().index(user)
+            np.testing.assert_array_equal(got.values[row], by_hand.values[other])
+        else:
+            assert np.isnan(got.values[row]).all()
+    counts = got.metadata["candidates"]
+    assert counts["run_rows_excluded"] == sum(i in seen.get(u, set()) for u, items in lists.items() for i in items)
+    assert counts["qrels_rows_excluded"] == sum(i in seen.get(u, set()) for u, d in truth.items() for i in d)
+    assert counts["exclude_users_unknown"] == len({u for u, items in seen.items() if items} - set(truth))
+    had = {u for u, d in truth.items() if any(g > 0 for g in d.values())}
+    has = {u for u, d in kept_truth.items() if any(g > 0 for g in d.values())}
+    assert counts["users_left_without_relevant"] == len(had - has)
