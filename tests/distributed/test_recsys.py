@@ -79,3 +79,19 @@ def test_dask_candidates_equal_local() -> None:
     local = rankmeter.evaluate(S.test, RECS, MEASURES, candidates=candidates)
     got = evaluate(dd.from_pandas(S.test, npartitions=2), RECS, MEASURES, candidates=candidates, partitions=3)
     _same(got.result, local)
+
+
+@pytest.mark.usefixtures("client")
+def test_cli_dask_engine_with_exclude_prints_the_local_output(tmp_path, capsys) -> None:
+    from rankmeter.cli.main import main
+
+    test, recs, seen = tmp_path / "test.csv", tmp_path / "recs.csv", tmp_path / "seen.csv"
+    S.test.to_csv(test, index=False)
+    RECS.to_csv(recs, index=False)
+    SEEN.to_csv(seen, index=False)
+    argv = ["evaluate", str(test), str(recs), "-m", "r@20", "-m", "ndcg@10", "--exclude", str(seen), "--per-query"]
+    assert main([*argv, "--format", "trec"]) == 0
+    local = capsys.readouterr().out
+    assert main([*argv, "--format", "trec", "--engine", "dask", "--partitions", "3"]) == 0
+    assert capsys.readouterr().out == local
+    assert f"{LOCAL['r@20']:.4f}" in local
