@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from rankmeter.core.semantics import Semantics
     from rankmeter.diversity import evaluate_diversity
     from rankmeter.evaluate import evaluate, evaluate_arrays, evaluate_lists
+    from rankmeter.io.recsys import interactions, ranked_lists
     from rankmeter.io.tables import Qrels, Run
     from rankmeter.io.trec import read_qrels, read_run
     from rankmeter.measures import Measure, parse
@@ -78,6 +79,8 @@ _LAZY = {
     "Run": ("rankmeter.io.tables", "Run"),
     "read_qrels": ("rankmeter.io.trec", "read_qrels"),
     "read_run": ("rankmeter.io.trec", "read_run"),
+    "ranked_lists": ("rankmeter.io.recsys", "ranked_lists"),
+    "interactions": ("rankmeter.io.recsys", "interactions"),
     "report": ("rankmeter.report", None),
     "stats": ("rankmeter.stats", None),
     "vectors": ("rankmeter.vectors", None),
@@ -144,8 +147,10 @@ __all__ = [
     "evaluate_lists",
     "evaluate_stream",
     "evaluate_vectors",
+    "interactions",
     "measures",
     "parse",
+    "ranked_lists",
     "read_qrels",
     "read_run",
     "report",

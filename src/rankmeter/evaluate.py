@@ -16,6 +16,7 @@ import numpy as np
 from rankmeter import stream
 from rankmeter.core import lists
 from rankmeter.core.align import align, prepare_qrels
+from rankmeter.core.candidates import CandidateChoice, record
 from rankmeter.core.lists import (
     NonFiniteInput,
     map_blocks,
@@ -31,11 +32,12 @@ from rankmeter.core.processes import forks, map_processes
 from rankmeter.core.ranked_lists import RankedLists
 from rankmeter.core.semantics import Semantics, SemanticsOptions
 from rankmeter.core.ties import straddling_queries
-from rankmeter.errors import InputFormatError, MeasureSyntaxError, QueryOrderError, RankmeterError
+from rankmeter.errors import InputFormatError, MeasureSyntaxError, PolicyError, QueryOrderError, RankmeterError
 from rankmeter.io.dense import dense_arrays, flatten_dense, flatten_ragged
 from rankmeter.io.foreign import array_library, host_array, host_arrays
 from rankmeter.io.frames import is_frame
-from rankmeter.io.load import as_qrels, as_run
+from rankmeter.io.load import as_pairs, as_qrels, as_run
+from rankmeter.io.recsys import is_lists
 from rankmeter.io.tables import Qrels, Run
 from rankmeter.measures import Measure
 from rankmeter.measures.kernels.context import Context
@@ -72,6 +74,8 @@ def evaluate(
     threads: int | None = None,
     workers: int | None = None,
     progress: bool | None = None,
+    exclude: Any = None,
+    candidates: Any = None,
     **options: Unpack[SemanticsOptions],
 ) -> EvaluationResult: ...
 
@@ -88,6 +92,8 @@ def evaluate(
     threads: int | None = None,
     workers: int | None = None,
     progress: bool | None = None,
+    exclude: Any = None,
+    candidates: Any = None,
     **options: Unpack[SemanticsOptions],
 ) -> SystemResults: ...
 
@@ -104,6 +110,8 @@ def evaluate(
     threads: int | None = None,
     workers: int | None = None,
     progress: bool | None = None,
+    exclude: Any = None,
+    candidates: Any = None,
     **options: Unpack[SemanticsOptions],
 ) -> EvaluationResult: ...
 
@@ -119,6 +127,8 @@ def evaluate(
     threads: int | None = None,
     workers: int | None = None,
     progress: bool | None = None,
+    exclude: Any = None,
+    candidates: Any = None,
     **options: Unpack[SemanticsOptions],
 ) -> EvaluationResult | SystemResults:
     """Evaluate a run (or several) against qrels.
@@ -127,11 +137,18 @@ def evaluate(
     ----------
     qrels : path, DataFrame/Table, dict or Qrels
         Judgments: a TREC qrels file (``.gz`` too), a pandas/polars/pyarrow
-        table with columns query_id, doc_id, relevance, or
-        ``{query_id: {doc_id: grade}}``.
+        table with columns query_id, doc_id, relevance (or ``user_id,
+        item_id[, rating]``: without a grade column every row has grade 1),
+        ``{query_id: {doc_id: grade}}``, ``{user: {item, ...}}`` (sets or
+        lists: grade 1), or :func:`rankmeter.interactions` of a sparse matrix.
+        The ideal ranking always comes from all of a user's judgments.
     run : path, DataFrame/Table, dict or Run, or a mapping of them
         System output: a TREC run file, a table with query_id, doc_id, score,
-        or ``{query_id: {doc_id: score}}``. Several runs as
+        or ``{query_id: {doc_id: score}}``; or ranked lists without scores,
+        whose order is the ranking: a table with a rank column (``rank``,
+        ``rank_position``, ``position``, ``pos``; 1 = top) and no score,
+        ``{user: [item, ...]}``, a table with a list column of items, or
+        :func:`rankmeter.ranked_lists` of a 2-D array. Several runs as
         ``{system_name: run}``: the qrels are read once, the runs are
         evaluated in parallel on the machine's cores (``workers``) and a
         :class:`~rankmeter.results.SystemResults` is returned in the given
@@ -160,6 +177,17 @@ def evaluate(
     progress : bool, optional
         Show a progress bar on stderr while a run file is read (default: for
         files over 256 MiB when stderr is a terminal).
+    exclude : table, dict, path or Qrels, optional
+        (user, item) pairs removed from every ranking and from the ideal,
+        typically the training interactions: a table ``user_id, item_id``,
+        ``{user: [item, ...]}``, a file, or :func:`rankmeter.interactions`.
+    candidates : table, dict, path or Qrels, optional
+        The items each user's ranking is restricted to (for example one
+        positive and 100 sampled negatives); only they are ranked and judged.
+        With ``exclude``, the candidates less the excluded pairs. The choice
+        is recorded as ``metadata["semantics"]["candidates"]`` and what it
+        removed as ``metadata["candidates"]``
+        (:data:`rankmeter.core.candidates.COUNTS`).
     **options
         Fields of :class:`~rankmeter.Semantics` given one by one (``ties=``,
         ``empty=``, ``missing=``, ``duplicates=``, ``depth=``,
@@ -187,10 +215,18 @@ def evaluate(
     (0.760188, 0.5, 0.833333)
     >>> evaluate(qrels, run, "map", ties="stable", empty="skip").metadata["semantics"]["empty"]
     'skip'
+
+    Top-K lists without scores, seen items excluded:
+
+    >>> res = evaluate({"u1": {"a", "c"}}, {"u1": ["b", "a", "c"]}, ["r@1", "rr"], exclude={"u1": ["b"]})
+    >>> res["r@1"], res["rr"], res.metadata["candidates"]["run_rows_excluded"]
+    (0.5, 1.0, 1)
     """
     sem = Semantics.build(semantics, "qrels", **options)
     parsed = parse_measures(measures)
     if _diversity_call(parsed):
+        if exclude is not None or candidates is not None:
+            raise PolicyError("exclude= and candidates= do not apply to diversity measures (intent qrels)")
         from rankmeter.diversity import evaluate_diversity
         from rankmeter.io.intents import as_intent_qrels
 
@@ -200,8 +236,12 @@ def evaluate(
             return evaluate_diversity(intent_qrels, one, parsed, semantics=sem, run_columns=run_columns)
 
         return SystemResults.of({str(k): diversity(r) for k, r in run.items()}) if is_runs(run) else diversity(run)
+    choice = candidate_choice(exclude, candidates)
     if is_runs(run):
-        return _evaluate_runs(as_qrels(qrels, qrels_columns), run, parsed, sem, run_columns, threads, workers, progress)
+        q = as_qrels(qrels, qrels_columns)
+        return _evaluate_runs(q, run, parsed, sem, run_columns, threads, workers, progress, choice)
+    if choice is not None:  # the pairs are removed from the whole run (not streamed)
+        return _evaluate_one(as_qrels(qrels, qrels_columns), run, parsed, sem, run_columns, threads, choice)
     if stream.run_file_in_blocks(run):
         try:
             result = stream.evaluate_stream(
@@ -217,11 +257,42 @@ def evaluate(
             return result
         except QueryOrderError:
             pass  # a query's lines are not together: read the whole run at once
-    q = as_qrels(qrels, qrels_columns)
+    return _evaluate_one(as_qrels(qrels, qrels_columns), run, parsed, sem, run_columns, threads, None)
+
+
+def _evaluate_one(
+    q: Qrels,
+    run: Any,
+    parsed: list[Measure],
+    sem: Semantics,
+    run_columns: Mapping[str, str] | None,
+    threads: int | None,
+    choice: CandidateChoice | None,
+) -> EvaluationResult:
+    """One run read whole, aligned with ``q`` (restricted to the candidate set first) and evaluated."""
     r = as_run(run, run_columns)
+    counts = None
+    if choice is not None:
+        q, r, counts = choice.apply(q, r)
     ranked, info = align(q, r, sem, judged_items=judged_items_suffice(sem.tie_policy, parsed), threads=threads)
     extra = alignment_metadata(info, sem, q.source, r.source, r.name, qrels_columns=q.columns, run_columns=r.columns)
+    if choice is not None and counts is not None:
+        record(extra, choice.name, counts)
     return evaluate_ranked(ranked, parsed, empty=sem.empty, metadata=extra)
+
+
+def candidate_choice(exclude: Any, candidates: Any) -> CandidateChoice | None:
+    """The :class:`~rankmeter.core.candidates.CandidateChoice` of ``exclude=`` and ``candidates=`` (None: neither).
+
+    >>> candidate_choice({"u1": ["a"]}, None).name
+    'exclude'
+    """
+    if exclude is None and candidates is None:
+        return None
+    return CandidateChoice(
+        exclude=None if exclude is None else as_pairs(exclude, "exclude"),
+        given=None if candidates is None else as_pairs(candidates, "candidates"),
+    )
 
 
 def _diversity_call(measures: list[Measure]) -> bool:
@@ -250,7 +321,7 @@ def is_runs(run: Any) -> bool:
     first = next(iter(run.values()))
     if isinstance(first, str | os.PathLike | Run) or is_frame(first):
         return True
-    return isinstance(first, Mapping) and isinstance(next(iter(first.values()), None), Mapping)
+    return isinstance(first, Mapping) and (isinstance(next(iter(first.values()), None), Mapping) or is_lists(first))
 
 
 def _same_name(runs: Mapping[Any, Any]) -> str:
@@ -276,6 +347,7 @@ class _RunsJob(NamedTuple):
     semantics: Semantics
     run_columns: Mapping[str, str] | None
     threads: int | None
+    choice: CandidateChoice | None = None
 
 
 def _evaluate_named(job: _RunsJob, item: tuple[str, Any]) -> EvaluationResult:
@@ -284,14 +356,12 @@ def _evaluate_named(job: _RunsJob, item: tuple[str, Any]) -> EvaluationResult:
     An error names the system: ``system 'bm25': run.txt:3: ...``.
     """
     name, run = item
+    one = job.runs[name] if run is None else run
     try:
+        if job.choice is not None:  # the qrels restricted once (kept by the choice), each run here
+            return _evaluate_one(job.qrels, one, job.measures, job.semantics, job.run_columns, job.threads, job.choice)
         return evaluate(
-            job.qrels,
-            job.runs[name] if run is None else run,
-            job.measures,
-            semantics=job.semantics,
-            run_columns=job.run_columns,
-            threads=job.threads,
+            job.qrels, one, job.measures, semantics=job.semantics, run_columns=job.run_columns, threads=job.threads
         )
     except RankmeterError as exc:
         raise type(exc)(f"system {name!r}: {exc}") from exc
@@ -333,6 +403,7 @@ def _evaluate_runs(
     threads: int | None,
     workers: int | None,
     progress: bool | None,
+    choice: CandidateChoice | None = None,
 ) -> SystemResults:
     """Every run of ``runs`` against the same qrels (read once), on worker processes, results in the given order."""
     by_name = {str(name): run for name, run in runs.items()}
@@ -344,9 +415,12 @@ def _evaluate_runs(
     if sum(_estimated_rows(r) for r in by_name.values()) < PROCESS_MIN_ROWS:
         workers = 1
     parallel = workers > 1 and len(names) > 1
-    prepare_qrels(qrels, semantics)  # once here (and inherited by forked workers); a problem of the qrels raised here
+    # once here (and inherited by forked workers); a problem of the qrels raised here
+    prepare_qrels(qrels if choice is None else choice.restrict_qrels(qrels)[0], semantics)
     inherit = not parallel or forks()  # a spawned worker gets each run with its task, not all of them
-    job = _RunsJob(qrels, by_name if inherit else {}, measures, semantics, run_columns, 1 if parallel else threads)
+    job = _RunsJob(
+        qrels, by_name if inherit else {}, measures, semantics, run_columns, 1 if parallel else threads, choice
+    )
     items = [(name, None if inherit else by_name[name]) for name in names]
     results: dict[str, EvaluationResult] = {}
     with progress_bar(len(names), "rankmeter evaluate", show=wanted(progress, False), unit="runs") as done:
@@ -547,6 +621,12 @@ def evaluate_lists(
 
     Takes ``semantics`` and its fields as keyword arguments like
     :func:`evaluate_arrays` (ties default to ``expected``).
+
+    Warning: the ideal ranking of list i comes from ``y_true[i]`` alone. For
+    top-K recommendation lists, whose users have relevant items outside the
+    list, recall and NDCG come out too high (every relevant item the list
+    missed is ignored). Pass the lists and the whole ground truth to
+    :func:`evaluate` instead: ``evaluate(test, {user: [item, ...]}, ...)``.
 
     >>> res = evaluate_lists([[1, 0], [0, 0, 1]], [[0.9, 0.1], [0.5, 0.4, 0.3]], "rr")
     >>> round(res["rr"], 6)

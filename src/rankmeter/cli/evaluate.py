@@ -76,6 +76,20 @@ def add_parser(sub: Any) -> None:
         help="for several runs: processes, each evaluating a run at a time (default: --threads when given, else one "
         "per CPU; 1: one run after the other); values do not depend on it",
     )
+    p.add_argument(
+        "--exclude",
+        default=None,
+        metavar="FILE",
+        help="(user, item) pairs removed from every ranking and from the ideal, e.g. the training interactions: "
+        "a CSV/TSV/Parquet table with user and item columns (user_id, item_id, ...) or a TREC qrels file",
+    )
+    p.add_argument(
+        "--candidates",
+        default=None,
+        metavar="FILE",
+        help="the only (user, item) pairs ranked and judged (e.g. one positive and 100 sampled negatives per "
+        "user), in the forms of --exclude",
+    )
     add_engine_options(p)
     p.add_argument("--per-query", action="store_true", help="also print per-query values")
     p.add_argument(
@@ -140,6 +154,14 @@ def _notes(meta: dict[str, Any], counts_only: bool = False) -> list[str]:
             else f"missing={meta['missing']} ({meta['queries_missing']} missing from the run)"
         )
         notes.append(f"{meta['queries_run_only']} run-only queries ignored")
+    if "candidates" in meta:
+        c = meta["candidates"]
+        run_rows = c["run_rows_excluded"] + c["run_rows_not_candidates"]
+        notes.append(
+            f"candidates={meta['semantics']['candidates']} (removed {run_rows}"
+            f" run rows, {c['qrels_rows_excluded'] + c['qrels_rows_not_candidates']} qrels rows; "
+            f"{c['users_left_without_relevant']} users left without relevant items)"
+        )
     if meta.get("queries_with_ties_at_cutoff"):
         notes.append(f"{meta['queries_with_ties_at_cutoff']} queries with a tied group across a cutoff")
     return notes
@@ -211,9 +233,18 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _candidate_options(args: argparse.Namespace) -> dict[str, Any]:
+    """``exclude=`` and ``candidates=`` of the call; refused with ``--stream``, which does not read them."""
+    given = {"exclude": args.exclude, "candidates": args.candidates}
+    if args.stream and any(v is not None for v in given.values()):
+        raise PolicyError("--exclude and --candidates read the run whole; they do not go with --stream")
+    return given
+
+
 def _evaluate_one(args: argparse.Namespace, qrels: Any, path: str, measures: list[str], semantics: Any) -> Any:
+    pairs = _candidate_options(args)
     if args.engine != "local":
-        return evaluate_on_engine(args, qrels, path, measures, semantics)
+        return evaluate_on_engine(args, qrels, path, measures, semantics, **pairs)
     progress = True if args.progress else None
     if args.stream:
         from rankmeter.stream import evaluate_stream
@@ -229,7 +260,7 @@ def _evaluate_one(args: argparse.Namespace, qrels: Any, path: str, measures: lis
         )
     from rankmeter.evaluate import evaluate
 
-    return evaluate(qrels, path, measures, semantics=semantics, threads=args.threads, progress=progress)
+    return evaluate(qrels, path, measures, semantics=semantics, threads=args.threads, progress=progress, **pairs)
 
 
 def _evaluate_many(args: argparse.Namespace, paths: list[str], measures: list[str], semantics: Any) -> Any:
@@ -248,6 +279,7 @@ def _evaluate_many(args: argparse.Namespace, paths: list[str], measures: list[st
             threads=args.threads,
             workers=args.workers,
             progress=True if args.progress else None,
+            **_candidate_options(args),
         )
     from rankmeter.io.load import as_qrels
     from rankmeter.results import SystemResults
