@@ -30,12 +30,11 @@ def _measure_names() -> list[str]:
     for name, family in FAMILIES.items():
         if name in DIVERSITY:  # intent qrels, another input
             continue
-        if name == "iprec_at_recall":
-            names.append("iprec_at_recall(recall=0.5)")
-        elif str(family.cutoff) == "required":
-            names.append(f"{name}@5")
+        base = name + family.example
+        if str(family.cutoff) == "required":
+            names.append(f"{base}@5")
         else:
-            names += [name, f"{name}@5"] if str(family.cutoff) == "optional" else [name]
+            names += [base, f"{base}@5"] if str(family.cutoff) == "optional" else [base]
     return names
 
 
