@@ -35,6 +35,7 @@ from rankmeter.errors import InputFormatError, MeasureSyntaxError, QueryOrderErr
 from rankmeter.io.dense import dense_arrays, flatten_dense, flatten_ragged
 from rankmeter.io.foreign import array_library, host_array, host_arrays
 from rankmeter.io.frames import is_frame
+from rankmeter.io.id_types import integer_query_ids
 from rankmeter.io.load import as_qrels, as_run
 from rankmeter.io.tables import Qrels, Run
 from rankmeter.measures import Measure
@@ -50,7 +51,8 @@ from rankmeter.pipeline import (
     positive_items_suffice,
 )
 from rankmeter.progress import progress_bar, wanted
-from rankmeter.results import EvaluationResult, SystemResults
+from rankmeter.results import EvaluationResult, SystemResults, with_integer_ids
+from rankmeter.segments import rows_grouped, with_groups
 from rankmeter.xp.arrays import padded_rows, placement
 from rankmeter.xp.evaluate import evaluate_on_device, route
 
@@ -72,6 +74,7 @@ def evaluate(
     threads: int | None = None,
     workers: int | None = None,
     progress: bool | None = None,
+    group_by: Any = None,
     **options: Unpack[SemanticsOptions],
 ) -> EvaluationResult: ...
 
@@ -88,6 +91,7 @@ def evaluate(
     threads: int | None = None,
     workers: int | None = None,
     progress: bool | None = None,
+    group_by: Any = None,
     **options: Unpack[SemanticsOptions],
 ) -> SystemResults: ...
 
@@ -104,6 +108,7 @@ def evaluate(
     threads: int | None = None,
     workers: int | None = None,
     progress: bool | None = None,
+    group_by: Any = None,
     **options: Unpack[SemanticsOptions],
 ) -> EvaluationResult: ...
 
@@ -119,6 +124,7 @@ def evaluate(
     threads: int | None = None,
     workers: int | None = None,
     progress: bool | None = None,
+    group_by: Any = None,
     **options: Unpack[SemanticsOptions],
 ) -> EvaluationResult | SystemResults:
     """Evaluate a run (or several) against qrels.
@@ -160,6 +166,12 @@ def evaluate(
     progress : bool, optional
         Show a progress bar on stderr while a run file is read (default: for
         files over 256 MiB when stderr is a terminal).
+    group_by : mapping, table, str, path or GroupBy, optional
+        The segment of each query (user): ``{query_id: segment}``, a table
+        with query id and segment columns, the name of a column of the qrels
+        or run table, or a :class:`rankmeter.GroupBy`. Each measure is then
+        also aggregated per segment (:meth:`EvaluationResult.by_group`,
+        ``metadata["groups"]``); see :mod:`rankmeter.segments`.
     **options
         Fields of :class:`~rankmeter.Semantics` given one by one (``ties=``,
         ``empty=``, ``missing=``, ``duplicates=``, ``depth=``,
@@ -168,7 +180,9 @@ def evaluate(
     Returns
     -------
     EvaluationResult or SystemResults
-        ``metadata["semantics"]`` records the semantics used, whole.
+        ``metadata["semantics"]`` records the semantics used, whole. Query
+        ids are strings, or integers (in numeric order) when the qrels are a
+        dict or table with integer query ids.
 
     Notes
     -----
@@ -199,9 +213,13 @@ def evaluate(
         def diversity(one: Any) -> EvaluationResult:
             return evaluate_diversity(intent_qrels, one, parsed, semantics=sem, run_columns=run_columns)
 
-        return SystemResults.of({str(k): diversity(r) for k, r in run.items()}) if is_runs(run) else diversity(run)
+        found = SystemResults.of({str(k): diversity(r) for k, r in run.items()}) if is_runs(run) else diversity(run)
+        return with_groups(found, group_by, parsed)
     if is_runs(run):
-        return _evaluate_runs(as_qrels(qrels, qrels_columns), run, parsed, sem, run_columns, threads, workers, progress)
+        runs = _evaluate_runs(as_qrels(qrels, qrels_columns), run, parsed, sem, run_columns, threads, workers, progress)
+        if integer_query_ids(qrels, "qrels", qrels_columns):
+            runs = SystemResults.of({name: with_integer_ids(one) for name, one in runs.items()})
+        return with_groups(runs, group_by, parsed, tables=[("qrels", qrels, qrels_columns)])
     if stream.run_file_in_blocks(run):
         try:
             result = stream.evaluate_stream(
@@ -214,14 +232,18 @@ def evaluate(
                 threads=threads,
             )
             del result.metadata["streamed"]  # the same result as reading the run whole
-            return result
+            return with_groups(result, group_by, parsed, tables=[("qrels", qrels, qrels_columns), ("run", run, None)])
         except QueryOrderError:
             pass  # a query's lines are not together: read the whole run at once
     q = as_qrels(qrels, qrels_columns)
     r = as_run(run, run_columns)
     ranked, info = align(q, r, sem, judged_items=judged_items_suffice(sem.tie_policy, parsed), threads=threads)
     extra = alignment_metadata(info, sem, q.source, r.source, r.name, qrels_columns=q.columns, run_columns=r.columns)
-    return evaluate_ranked(ranked, parsed, empty=sem.empty, metadata=extra)
+    result = evaluate_ranked(ranked, parsed, empty=sem.empty, metadata=extra)
+    if integer_query_ids(qrels, "qrels", qrels_columns):
+        result = with_integer_ids(result)
+    tables = [("qrels", qrels, qrels_columns), ("run", run, run_columns)]
+    return with_groups(result, group_by, parsed, tables=tables)
 
 
 def _diversity_call(measures: list[Measure]) -> bool:
@@ -367,6 +389,7 @@ def _top_k_only(measures: list[Measure], ties: str) -> int | None:
     return max(max(m.cutoffs or (0,)) for m in measures)
 
 
+@rows_grouped
 def evaluate_arrays(
     y_true: Any,
     y_score: Any,
@@ -376,6 +399,7 @@ def evaluate_arrays(
     sample_weight: Any = None,
     semantics: Semantics | None = None,
     progress: bool | None = None,
+    group_by: Any = None,
     **options: Unpack[SemanticsOptions],
 ) -> EvaluationResult:
     """Evaluate dense score/label matrices, one ranked list per row.
@@ -402,6 +426,11 @@ def evaluate_arrays(
     progress : bool, optional
         Show a progress bar on stderr (default: for 200 million items or
         more when stderr is a terminal).
+    group_by : sequence, mapping, table or GroupBy, optional
+        The segment of each row (a sequence of ``n_lists`` labels, or
+        ``{row: segment}``): each measure is also aggregated per segment
+        (:meth:`EvaluationResult.by_group`; see :mod:`rankmeter.segments`).
+        Not with ``sample_weight``.
     **options
         Fields of :class:`~rankmeter.Semantics` one by one (``ties=``,
         ``empty=``, ``seed=``); they override ``semantics``.
@@ -535,18 +564,21 @@ def _evaluate_with_prefix(
     )
 
 
+@rows_grouped
 def evaluate_lists(
     y_true: Sequence[Any],
     y_score: Sequence[Any],
     measures: MeasuresArg,
     *,
     semantics: Semantics | None = None,
+    group_by: Any = None,
     **options: Unpack[SemanticsOptions],
 ) -> EvaluationResult:
     """Evaluate ragged lists: ``y_true[i]`` and ``y_score[i]`` are the grades and scores of list i.
 
     Takes ``semantics`` and its fields as keyword arguments like
-    :func:`evaluate_arrays` (ties default to ``expected``).
+    :func:`evaluate_arrays` (ties default to ``expected``), and ``group_by``
+    (one segment per list) as :func:`evaluate_arrays` does.
 
     >>> res = evaluate_lists([[1, 0], [0, 0, 1]], [[0.9, 0.1], [0.5, 0.4, 0.3]], "rr")
     >>> round(res["rr"], 6)
