@@ -244,7 +244,7 @@ def segment_map(
 
     Parameters
     ----------
-    group_by : any form of :mod:`rankmeter.segments`, or GroupBy
+    group_by : any form of :mod:`rankmeter.segments`, GroupBy, or SegmentMap (returned as it is)
     tables : list of (kind, table, columns)
         The ``("qrels", qrels, qrels_columns)`` and ``("run", run,
         run_columns)`` of the call, whose columns a column name refers to.
@@ -259,6 +259,8 @@ def segment_map(
     >>> segment_map(["b", "a", "b"], positional=True).segments
     ['a', 'b']
     """
+    if isinstance(group_by, SegmentMap):
+        return group_by
     spec = group_by if isinstance(group_by, GroupBy) else GroupBy(group_by)
     by = spec.by
     if isinstance(by, Mapping):
