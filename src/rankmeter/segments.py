@@ -213,7 +213,7 @@ def _query_column(frame: Any, kind: str, columns: Mapping[str, str] | None) -> s
 
 
 def _from_column(
-    name: str, tables: list[tuple[str, Any, Mapping[str, str] | None]], spec: GroupBy
+    name: str, tables: Sequence[tuple[str, Any, Mapping[str, str] | None]], spec: GroupBy
 ) -> dict[str, Any] | None:
     """The segments of a column ``name`` of the qrels and / or run tables; None when neither has it."""
     keys: list[Any] = []
@@ -237,7 +237,7 @@ def _from_column(
 def segment_map(
     group_by: Any,
     *,
-    tables: list[tuple[str, Any, Mapping[str, str] | None]] = (),  # type: ignore[assignment]
+    tables: Sequence[tuple[str, Any, Mapping[str, str] | None]] = (),
     positional: bool = False,
 ) -> SegmentMap:
     """Resolve any form of ``group_by=`` into the segment of each query id (by text).
@@ -405,7 +405,7 @@ def with_groups(
     group_by: Any,
     measures: list[Measure],
     *,
-    tables: list[tuple[str, Any, Mapping[str, str] | None]] = (),  # type: ignore[assignment]
+    tables: Sequence[tuple[str, Any, Mapping[str, str] | None]] = (),
     positional: bool = False,
 ) -> Any:
     """``result`` (one evaluation or several systems) with per-segment aggregates; unchanged without ``group_by``."""

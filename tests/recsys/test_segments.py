@@ -270,3 +270,33 @@ def test_integer_ids_give_the_text_layouts_of_their_text(tmp_path) -> None:
     assert typed.to_trec_eval(per_query=True) == text.to_trec_eval(per_query=True)
     assert typed.to_csv() == text.to_csv()
     assert json.loads(typed.to_json())["per_query"][0]["query_id"] == 1
+
+
+def test_cli_evaluate_group_by_a_file_or_a_column(tmp_path, capsys) -> None:
+    from rankmeter.cli.main import main
+
+    test, recs, segments = _split(seed=6, users=15)
+    test.to_csv(tmp_path / "test.csv", index=False)
+    recs.assign(cohort=recs.user_id.map(segments)).to_parquet(tmp_path / "recs.parquet")
+    pd.DataFrame({"user_id": list(segments), "segment": list(segments.values())}).to_csv(
+        tmp_path / "seg.csv", index=False
+    )
+    expected = rankmeter.evaluate(test, recs, ["r@20", "num_q"], group_by=segments)
+    args = ["evaluate", str(tmp_path / "test.csv"), str(tmp_path / "recs.parquet"), "-m", "r@20", "-m", "num_q"]
+    assert main([*args, "--group-by", str(tmp_path / "seg.csv"), "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    # the file's ids are text, so the users come in text order and are summed in that order: equal to rounding
+    assert [{**row, "value": pytest.approx(row["value"], rel=1e-15)} for row in data["groups"]] == json.loads(
+        expected.to_json()
+    )["groups"]
+    assert main([*args, "--group-by", "cohort"]) == 0
+    text = capsys.readouterr().out
+    header, rule, *rows = text.split("\n\n")[1].splitlines()
+    assert header.split() == ["segment", "┃", "queries", "┃", "r@20", "┃", "num_q"]
+    for row in rows[:3]:
+        segment, _, queries, _, recall, _, count = row.split()
+        assert float(recall) == round(expected.by_group("r@20")[segment], 4)
+        assert int(queries) == int(count) == expected.metadata["groups"]["queries_per_segment"][segment]
+    assert rows[3] == "segments from column 'cohort'; missing=error"
+    assert main([*args, "--group-by", str(tmp_path / "seg.csv"), "--format", "trec"]) == 0
+    assert "cold" not in capsys.readouterr().out  # trec_eval's layout has no segments

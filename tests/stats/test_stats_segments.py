@@ -7,6 +7,7 @@ correction against its definition written out over the whole family.
 
 from __future__ import annotations
 
+import json
 import re
 
 import numpy as np
@@ -124,3 +125,61 @@ def test_grouped_comparison_errors() -> None:
     assert [(g.segment, g.n_queries) for g in cmp.groups] == [("a", 1), (None, 5)]
     with pytest.raises(PolicyError, match=re.escape("table 'segment_pairs': this comparison has no segments")):
         rankmeter.compare_per_query(per_query).to_csv("segment_pairs")
+
+
+def _files(tmp_path) -> tuple[str, list[str], str, dict[str, str]]:
+    rng = np.random.default_rng(5)
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"u{q} 0 d{d} {int(rng.random() < 0.4)}\n" for q in range(24) for d in range(10)))
+    runs = []
+    for name in ("bm25", "dense"):
+        path = tmp_path / f"{name}.run"
+        path.write_text(
+            "".join(
+                f"u{q} Q0 d{d} {r} {10 - r} {name}\n" for q in range(24) for r, d in enumerate(rng.permutation(10), 1)
+            )
+        )
+        runs.append(str(path))
+    segments = {f"u{q}": ("new" if q < 8 else "old") for q in range(24)}
+    table = tmp_path / "segments.tsv"
+    table.write_text("user_id\tsegment\n" + "".join(f"{u}\t{s}\n" for u, s in segments.items()))
+    return str(qrels), runs, str(table), segments
+
+
+def test_cli_compare_and_report_group_by_a_file(tmp_path, capsys) -> None:
+    from rankmeter.cli.main import main
+
+    qrels, runs, table, segments = _files(tmp_path)
+    assert main(["compare", qrels, *runs, "-m", "ndcg@5", "--group-by", table, "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    expected = rankmeter.compare(qrels, dict(zip(["bm25", "dense"], runs, strict=True)), ["ndcg@5"], group_by=segments)
+    assert data["segment_pairs"] == json.loads(expected.to_json())["segment_pairs"]
+    assert [row["segment"] for row in data["segment_pairs"]] == ["new", "old"]
+    assert main(["compare", qrels, *runs, "-m", "ndcg@5", "--group-by", table, "--format", "csv"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("segment,n_queries,measure,baseline,system,test")
+    assert [line.split(",")[:2] for line in lines[1:]] == [["new", "8"], ["old", "16"]]
+    assert main(["compare", qrels, *runs, "-m", "ndcg@5", "--group-by", table, "--format", "markdown"]) == 0
+    markdown = capsys.readouterr().out
+    assert "### segment new (8 queries)" in markdown and "### segment old (16 queries)" in markdown
+    out = tmp_path / "report.html"
+    assert (
+        main(["report", qrels, *runs, "-m", "ndcg@5", "--group-by", table, "-o", str(out), "--n-resamples", "300"]) == 0
+    )
+    page = out.read_text(encoding="utf-8")
+    assert '<section id="segments">' in page
+    for group in expected.groups:
+        for row in group.systems:
+            mean = re.search(
+                rf'data-segment="{group.segment}" data-system="{row.name}" data-measure="ndcg@5" data-mean="([^"]+)"',
+                page,
+            )
+            assert mean is not None and float(mean.group(1)) == row.mean
+    assert main(["compare", qrels, *runs, "-m", "ndcg@5", "--group-by", "cohort"]) == 1
+    assert "group_by 'cohort': no column of that name" in capsys.readouterr().err
+
+
+def test_a_report_without_segments_has_no_segment_section(tmp_path) -> None:
+    qrels, runs, _, _ = _files(tmp_path)
+    page = rankmeter.report.html(qrels, dict(zip(["bm25", "dense"], runs, strict=True)), "rr", n_resamples=200)
+    assert '<section id="segments">' not in page and 'href="#segments"' not in page

@@ -506,11 +506,7 @@ def compare(
         "query_sets": query_sets,
     }
     check_options(runs, **options)  # before the (possibly slow) evaluation
-    if group_by is not None:  # a column name refers to the tables; segments read before the evaluation
-        columns = dict(evaluate_options or {})
-        tables = [("qrels", qrels, columns.get("qrels_columns"))]
-        tables += [("run", run, columns.get("run_columns")) for run in runs.values()]
-        options["group_by"] = segment_map(group_by, tables=tables)
+    options["group_by"] = segments_of(group_by, qrels, runs, evaluate_options)  # before the evaluation
     results = evaluate_systems(qrels, runs, measures, semantics=semantics, evaluate_options=evaluate_options)
     return compare_per_query(
         {name: (list(r.query_ids), list(r.measure_names), r.values) for name, r in results.items()}, **options
@@ -547,6 +543,22 @@ def evaluate_systems(
         options["semantics"] = semantics
     Semantics.build(options.get("semantics"), "qrels", **{k: v for k, v in options.items() if k in SEMANTICS_FIELDS})
     return {str(name): evaluate(qrels, run, wanted, **options) for name, run in runs.items()}
+
+
+def segments_of(
+    group_by: Any, qrels: Any, runs: Mapping[str, Any], evaluate_options: Mapping[str, Any] | None = None
+) -> SegmentMap | None:
+    """The segments of :func:`compare`'s ``group_by`` (a column name refers to the qrels or run tables), or None.
+
+    >>> segments_of({"q1": "a"}, {"q1": {"d": 1}}, {"x": {}, "y": {}}).of
+    {'q1': 'a'}
+    """
+    if group_by is None:
+        return None
+    columns = dict(evaluate_options or {})
+    tables = [("qrels", qrels, columns.get("qrels_columns"))]
+    tables += [("run", run, columns.get("run_columns")) for run in runs.values()]
+    return segment_map(group_by, tables=tables)
 
 
 def check_options(runs: Mapping[str, Any], *, baseline: str | None = None, **options: Any) -> None:

@@ -195,6 +195,27 @@ class Comparison:
                 return group
         raise PolicyError(f"no segment {segment!r} in this comparison (compare with group_by=)")
 
+    def within(self, segment: Any) -> Comparison:
+        """The comparison within one segment, as a :class:`Comparison` (for the renderers of the overall one).
+
+        Its p-values are those corrected over segments x systems x measures;
+        ``metadata`` is the overall one with the segment's query count,
+        family, notes and Monte Carlo errors.
+        """
+        group = self.segment(segment)
+        meta = copy.deepcopy(self.metadata)
+        family = meta.pop("groups", {})
+        meta.update(
+            segment=segment,
+            correction=family.get("correction", meta["correction"]),
+            family_size=family.get("family_size", meta["family_size"]),
+            family=family.get("family"),
+            monte_carlo_se=list(group.monte_carlo_se),
+            notes=list(group.notes),
+        )
+        meta["queries"] = {**meta["queries"], "compared": group.n_queries}
+        return Comparison(systems=list(group.systems), pairs=list(group.pairs), metadata=meta)
+
     def to_dict(self) -> dict[str, Any]:
         """Plain dict ``{"systems": [...], "pairs": [...], "metadata": {...}}``; with segments also
         ``"segment_systems"`` and ``"segment_pairs"`` (the rows with a leading ``segment``).
