@@ -232,7 +232,7 @@ def evaluate(
                 threads=threads,
             )
             del result.metadata["streamed"]  # the same result as reading the run whole
-            return with_groups(result, group_by, parsed, tables=[("qrels", qrels, qrels_columns), ("run", run, None)])
+            return _typed_and_grouped(result, parsed, group_by, [("qrels", qrels, qrels_columns), ("run", run, None)])
         except QueryOrderError:
             pass  # a query's lines are not together: read the whole run at once
     q = as_qrels(qrels, qrels_columns)
@@ -240,10 +240,18 @@ def evaluate(
     ranked, info = align(q, r, sem, judged_items=judged_items_suffice(sem.tie_policy, parsed), threads=threads)
     extra = alignment_metadata(info, sem, q.source, r.source, r.name, qrels_columns=q.columns, run_columns=r.columns)
     result = evaluate_ranked(ranked, parsed, empty=sem.empty, metadata=extra)
+    return _typed_and_grouped(result, parsed, group_by, [("qrels", qrels, qrels_columns), ("run", run, run_columns)])
+
+
+def _typed_and_grouped(
+    result: EvaluationResult, measures: list[Measure], group_by: Any, tables: list[tuple[str, Any, Any]]
+) -> EvaluationResult:
+    """``result`` with integer query ids when the qrels (``tables[0]``) had them, and its segments."""
+    _, qrels, qrels_columns = tables[0]
     if integer_query_ids(qrels, "qrels", qrels_columns):
         result = with_integer_ids(result)
-    tables = [("qrels", qrels, qrels_columns), ("run", run, run_columns)]
-    return with_groups(result, group_by, parsed, tables=tables)
+    grouped: EvaluationResult = with_groups(result, group_by, measures, tables=tables)
+    return grouped
 
 
 def _diversity_call(measures: list[Measure]) -> bool:

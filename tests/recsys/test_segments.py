@@ -210,6 +210,11 @@ def test_many_runs_each_get_their_segments() -> None:
     assert list(rows.columns) == ["system", "segment", "measure", "value", "n_queries"]
     assert len(rows) == 2 * 3 * 2
     assert list(many.to_pandas().columns) == ["system", "query_id", "segment", "measure", "value"]
+    lines = many.to_csv().splitlines()
+    assert lines[0] == "system,query_id,segment,measure,value"
+    value = many.by_group("r@10")["reversed"]["hot"]
+    assert f"reversed,all,hot,r@10,{value!r}" in lines
+    assert many.to_csv(kind="groups").splitlines()[0] == "system,segment,measure,value,n_queries"
 
 
 def test_every_export_carries_the_segments() -> None:
@@ -300,3 +305,21 @@ def test_cli_evaluate_group_by_a_file_or_a_column(tmp_path, capsys) -> None:
     assert rows[3] == "segments from column 'cohort'; missing=error"
     assert main([*args, "--group-by", str(tmp_path / "seg.csv"), "--format", "trec"]) == 0
     assert "cold" not in capsys.readouterr().out  # trec_eval's layout has no segments
+
+
+def test_a_run_file_read_in_blocks_gives_the_same_typed_and_grouped_result(tmp_path, monkeypatch) -> None:
+    from rankmeter import stream
+
+    qrels = {q: {f"d{d}": int((q + d) % 3 == 0) for d in range(6)} for q in range(1, 13)}
+    path = tmp_path / "run.txt"
+    path.write_text("".join(f"{q} Q0 d{d} {r} {6 - r} x\n" for q in range(1, 13) for r, d in enumerate(range(6), 1)))
+    segments = {q: q % 2 for q in range(1, 13)}
+    whole = rankmeter.evaluate(qrels, str(path), ["rr", "ndcg@3"], group_by=segments)
+    monkeypatch.setattr(stream, "BLOCK_BYTES", 200)
+    assert stream.run_file_in_blocks(str(path))
+    blocks = rankmeter.evaluate(qrels, str(path), ["rr", "ndcg@3"], group_by=segments)
+    assert blocks.query_ids.tolist() == whole.query_ids.tolist() == list(range(1, 13))
+    assert blocks.by_group("ndcg@3") == whole.by_group("ndcg@3")
+    assert whole.by_group("rr") == {
+        s: np.mean([whole.by_query("rr")[q] for q in range(1, 13) if q % 2 == s]) for s in (0, 1)
+    }
