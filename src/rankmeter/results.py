@@ -270,7 +270,7 @@ class EvaluationResult(_TidyExport):
     def by_group(self, measure: str) -> dict[Any, float]:
         """``{segment: value}`` of one measure: its aggregate over each segment's included queries.
 
-        A segment without any such query has NaN (its count is 0 in :meth:`group_rows`).
+        A segment without any evaluated query has NaN (its counts are 0 in :meth:`group_rows`).
 
         >>> import rankmeter
         >>> res = rankmeter.evaluate({"u1": {"a": 1}, "u2": {"b": 1}}, {"u1": {"a": 1.0}, "u2": {"x": 1.0, "b": 0.5}},

@@ -96,6 +96,7 @@ class SegmentMap:
     segments: list[Any]
     source: str
     missing: str
+    rows: int | None = None  # a sequence's length: one segment per row, as many as the rows evaluated
 
 
 @dataclass(frozen=True)
@@ -145,17 +146,30 @@ def _ordered(labels: list[Any]) -> list[Any]:
 
 
 def _checked_pairs(keys: list[Any], segments: list[Any], where: str) -> dict[str, Any]:
-    """``{str(key): segment}`` from rows of (key, segment); nulls skipped; two segments for one key: an error."""
+    """``{str(key): segment}`` from rows of (key, segment); nulls skipped; two segments for one key: an error.
+
+    Each distinct (key, segment) pair is looked at once (a table has a row per interaction, a query's
+    pair repeats); rows are counted only to name them in the error.
+
+    >>> _checked_pairs([1, 1, 2], ["a", "a", None], "table")
+    {'1': 'a'}
+    """
+    try:
+        distinct = list(dict.fromkeys(zip(keys, segments, strict=True)))
+    except TypeError:
+        raise InputFormatError(f"group_by: {where}: segment labels must be hashable (text, numbers)") from None
     out: dict[str, Any] = {}
-    for row, (key, segment) in enumerate(zip(keys, segments, strict=True)):
+    for key, segment in distinct:
         if segment is None or key is None or (isinstance(segment, float) and segment != segment):
             continue
         text = str(key)
         if text in out and out[text] != segment:
-            first = next(i for i, k in enumerate(keys) if str(k) == text and segments[i] == out[text])
+            rows = [i for i, k in enumerate(keys) if str(k) == text]
+            first = next(i for i in rows if segments[i] == out[text])
+            second = next(i for i in rows if segments[i] == segment)
             raise InputFormatError(
                 f"group_by: {where}: query {text!r} has two segments: {out[text]!r} (row {first}) "
-                f"and {segment!r} (row {row}); a query belongs to one segment"
+                f"and {segment!r} (row {second}); a query belongs to one segment"
             )
         out[text] = segment
     return out
@@ -288,7 +302,8 @@ def segment_map(
                 "pass a mapping {query_id: segment} or a table with query_id and segment columns"
             )
         rows = list(by.to_pylist() if hasattr(by, "to_pylist") else by.to_list() if hasattr(by, "to_list") else by)
-        of, source = _checked_pairs(list(range(len(rows))), rows, "sequence"), "sequence"
+        of = _checked_pairs(list(range(len(rows))), rows, "sequence")
+        return SegmentMap(of, _ordered(list(of.values())), "sequence", spec.missing, len(rows))
     else:
         raise InputFormatError(
             f"group_by: cannot read segments from {type(by).__name__}; pass a mapping {{query_id: segment}}, "
@@ -322,7 +337,9 @@ def group_values(
     :math:`\frac{1}{|I_s|}\sum_{q \in I_s} v_q` over the included queries
     :math:`I_s` of the segment with a value (not NaN); a ``sum`` measure
     adds them up, a ``gmean`` one is the geometric mean with trec_eval's
-    floor. A segment without any such query gets NaN and a count of 0.
+    floor; a segment whose queries all lie outside the aggregate gets what
+    the overall value would (NaN for a mean, 0 for a sum) and a count of 0.
+    A segment without any evaluated query gets NaN for every measure.
 
     Examples
     --------
@@ -336,6 +353,10 @@ def group_values(
     lookup: dict[Any, int] = {}
     for i, s in enumerate(labels):
         lookup.setdefault(_hashable(s), i)
+    if segments.rows is not None and segments.rows != len(query_ids):
+        raise InputFormatError(
+            f"group_by: a sequence of {segments.rows} segments for {len(query_ids)} rows; give one segment per row"
+        )
     text = [str(q) for q in query_ids.tolist()]
     member = np.full(len(text), -1, dtype=np.int64)
     without = []
@@ -365,7 +386,7 @@ def group_values(
         rows = order[bounds[s] : bounds[s + 1]]
         for j in range(n_m):
             counts[s, j] = int(counted[rows, j].sum())
-            if counts[s, j]:
+            if rows.size:  # as the overall value: NaN for a mean of nothing, 0 for a sum of nothing
                 out[s, j] = aggregate_column(values[rows, j], included[rows, j], kind=kinds[j])
     queries = np.bincount(member[member >= 0], minlength=n_s).astype(np.int64)
     metadata = {

@@ -17,6 +17,8 @@ import pandas as pd
 import polars as pl
 import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import rankmeter
 from rankmeter import GroupBy
@@ -188,6 +190,8 @@ def test_dense_ragged_and_vectors_take_one_segment_per_row() -> None:
         [[1, 0], [0, 1, 0]], [[0.2, 0.1], [0.3, 0.2, 0.1]], "rr", group_by=np.array([5, 6])
     )
     assert lists.by_group("rr") == {5: 1.0, 6: 0.5}
+    with pytest.raises(InputFormatError, match=re.escape("group_by: a sequence of 3 segments for 4 rows")):
+        rankmeter.evaluate_arrays(y_true, y_score, "rr", group_by=["a", "b", "a"])
     with pytest.raises(PolicyError, match=re.escape("group_by: per-segment values of weighted input")):
         rankmeter.evaluate_arrays(y_true, y_score, "rr", sample_weight=[1, 2, 1, 1], group_by=["a"] * 4)
     q = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0]])
@@ -323,3 +327,29 @@ def test_a_run_file_read_in_blocks_gives_the_same_typed_and_grouped_result(tmp_p
     assert whole.by_group("rr") == {
         s: np.mean([whole.by_query("rr")[q] for q in range(1, 13) if q % 2 == s]) for s in (0, 1)
     }
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.lists(st.integers(0, 2), min_size=1, max_size=6), st.sampled_from(["a", "b", "c"]), st.integers(0, 1000)
+        ),
+        min_size=1,
+        max_size=12,
+    ),
+    st.sampled_from(["zero", "skip", "nan"]),
+)
+def test_a_segment_equals_evaluating_its_lists_alone(lists, empty) -> None:
+    """Property: each segment's values are those of an evaluation of the segment's lists alone."""
+    grades = [g for g, _, _ in lists]
+    scores = [list(np.random.default_rng(seed).random(len(g))) for g, _, seed in lists]
+    labels = [s for _, s, _ in lists]
+    measures = ["ndcg@3", "rr", "p@2", "num_rel"]
+    res = rankmeter.evaluate_lists(grades, scores, measures, group_by=labels, empty=empty)
+    for segment in sorted(set(labels)):
+        rows = [i for i, s in enumerate(labels) if s == segment]
+        alone = rankmeter.evaluate_lists([grades[i] for i in rows], [scores[i] for i in rows], measures, empty=empty)
+        for m in measures:
+            got = res.by_group(m)[segment]
+            assert got == alone[m] or (math.isnan(got) and math.isnan(alone[m])), (segment, m)
