@@ -111,8 +111,8 @@ class Groups:
     member : ndarray of int64, shape (Q,)
         Index into ``segments`` of each evaluated query, -1 for none.
     values : ndarray of float64, shape (S, M)
-        Aggregate of each measure in each segment; NaN where no query of the
-        segment takes part.
+        Aggregate of each measure in each segment, as the overall one is
+        aggregated; NaN for a segment without evaluated queries.
     counts : ndarray of int64, shape (S, M)
         Queries whose value takes part in each aggregate.
     queries : ndarray of int64, shape (S,)
@@ -175,12 +175,21 @@ def _checked_pairs(keys: list[Any], segments: list[Any], where: str) -> dict[str
     return out
 
 
+def _python_values(values: Any) -> list[Any]:
+    """A sequence (list, NumPy, polars or pyarrow) as a list of Python values (``np.int64(1)`` -> ``1``).
+
+    >>> _python_values(np.array([1, 2])), _python_values(("a", None))
+    ([1, 2], ['a', None])
+    """
+    for method in ("to_pylist", "to_list", "tolist"):
+        if hasattr(values, method):
+            return list(getattr(values, method)())
+    return list(values)
+
+
 def _column_values(frame: Any, name: str) -> list[Any]:
     """A column of a pandas / polars / pyarrow table as a list of Python values."""
-    if hasattr(frame, "column_names"):  # pyarrow
-        return list(frame.column(name).to_pylist())
-    series = frame[name]
-    return list(series.to_list() if hasattr(series, "to_list") else series.tolist())
+    return _python_values(frame.column(name) if hasattr(frame, "column_names") else frame[name])
 
 
 def _names(frame: Any) -> list[str]:
@@ -301,7 +310,7 @@ def segment_map(
                 "group_by: a sequence gives one segment per row of dense or ragged input; for qrels and runs "
                 "pass a mapping {query_id: segment} or a table with query_id and segment columns"
             )
-        rows = list(by.to_pylist() if hasattr(by, "to_pylist") else by.to_list() if hasattr(by, "to_list") else by)
+        rows = _python_values(by)
         of = _checked_pairs(list(range(len(rows))), rows, "sequence")
         return SegmentMap(of, _ordered(list(of.values())), "sequence", spec.missing, len(rows))
     else:

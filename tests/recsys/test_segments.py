@@ -190,6 +190,7 @@ def test_dense_ragged_and_vectors_take_one_segment_per_row() -> None:
         [[1, 0], [0, 1, 0]], [[0.2, 0.1], [0.3, 0.2, 0.1]], "rr", group_by=np.array([5, 6])
     )
     assert lists.by_group("rr") == {5: 1.0, 6: 0.5}
+    assert all(type(segment) is int for segment in lists.by_group("rr"))  # NumPy's int64 labels as Python ints
     with pytest.raises(InputFormatError, match=re.escape("group_by: a sequence of 3 segments for 4 rows")):
         rankmeter.evaluate_arrays(y_true, y_score, "rr", group_by=["a", "b", "a"])
     with pytest.raises(PolicyError, match=re.escape("group_by: per-segment values of weighted input")):
