@@ -26,6 +26,7 @@ counting measures, the geometric mean of ``gm_*``), in query order.
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -311,7 +312,7 @@ def segment_map(
                 "pass a mapping {query_id: segment} or a table with query_id and segment columns"
             )
         rows = _python_values(by)
-        of = _checked_pairs(list(range(len(rows))), rows, "sequence")
+        of = {str(i): x for i, x in enumerate(rows) if x is not None and not (isinstance(x, float) and x != x)}
         return SegmentMap(of, _ordered(list(of.values())), "sequence", spec.missing, len(rows))
     else:
         raise InputFormatError(
@@ -359,21 +360,17 @@ def group_values(
     (['x', 'y'], [0.5, 0.5], [2, 1])
     """
     labels = list(segments.segments)
-    lookup: dict[Any, int] = {}
-    for i, s in enumerate(labels):
-        lookup.setdefault(_hashable(s), i)
     if segments.rows is not None and segments.rows != len(query_ids):
         raise InputFormatError(
             f"group_by: a sequence of {segments.rows} segments for {len(query_ids)} rows; give one segment per row"
         )
-    text = [str(q) for q in query_ids.tolist()]
-    member = np.full(len(text), -1, dtype=np.int64)
-    without = []
-    for qi, q in enumerate(text):
-        if q in segments.of:
-            member[qi] = lookup[_hashable(segments.of[q])]
-        else:
-            without.append(qi)
+    index: dict[Any, int] = {}
+    for i, label in enumerate(labels):
+        index.setdefault(_hashable(label), i)
+    code = {key: index[_hashable(label)] for key, label in segments.of.items()}  # id text -> segment index
+    text = query_ids.tolist() if query_ids.dtype.kind == "U" else [str(q) for q in query_ids.tolist()]
+    member = np.fromiter(map(code.get, text, itertools.repeat(-1)), dtype=np.int64, count=len(text))
+    without = np.flatnonzero(member < 0).tolist()
     if without and segments.missing == "error":
         shown = ", ".join(repr(query_ids[i].item() if hasattr(query_ids[i], "item") else query_ids[i])
                           for i in without[:5])  # fmt: skip
