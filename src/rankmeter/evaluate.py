@@ -219,7 +219,8 @@ def evaluate(
         runs = _evaluate_runs(as_qrels(qrels, qrels_columns), run, parsed, sem, run_columns, threads, workers, progress)
         if integer_query_ids(qrels, "qrels", qrels_columns):
             runs = SystemResults.of({name: with_integer_ids(one) for name, one in runs.items()})
-        return with_groups(runs, group_by, parsed, tables=[("qrels", qrels, qrels_columns)])
+        tables = [("qrels", qrels, qrels_columns), *(("run", one, run_columns) for one in run.values())]
+        return with_groups(runs, group_by, parsed, tables=tables)
     if stream.run_file_in_blocks(run):
         try:
             result = stream.evaluate_stream(

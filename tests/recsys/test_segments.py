@@ -215,6 +215,10 @@ def test_many_runs_each_get_their_segments() -> None:
     assert list(rows.columns) == ["system", "segment", "measure", "value", "n_queries"]
     assert len(rows) == 2 * 3 * 2
     assert list(many.to_pandas().columns) == ["system", "query_id", "segment", "measure", "value"]
+    by_column = rankmeter.evaluate(
+        test, {"model": recs.assign(cohort=recs.user_id.map(segments)), "reversed": other}, "r@10", group_by="cohort"
+    )
+    assert by_column.by_group("r@10") == many.by_group("r@10")
     lines = many.to_csv().splitlines()
     assert lines[0] == "system,query_id,segment,measure,value"
     value = many.by_group("r@10")["reversed"]["hot"]
