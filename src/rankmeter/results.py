@@ -578,16 +578,18 @@ def with_integer_ids(result: EvaluationResult) -> EvaluationResult:
         if isinstance(meta.get(key), list):
             meta[key] = [_integer_or_text(q) for q in meta[key]]
     order = np.argsort(ids, kind="stable")
-    groups = result.groups
-    if groups is not None:
-        groups = replace(groups, member=groups.member[order])
+    rows: dict[str, Any] = {}  # every per-query array the result holds, in the new order
+    if result.groups is not None:
+        rows["groups"] = replace(result.groups, member=result.groups.member[order])
+    if getattr(result, "pool_weights", None):  # per-query weights of pooled aggregates, where kept
+        rows["pool_weights"] = {name: w[order] for name, w in result.pool_weights.items()}  # type: ignore[attr-defined]
     return replace(
         result,
         query_ids=ids[order],
         values=result.values[order],
         included=result.included[order],
         metadata=meta,
-        groups=groups,
+        **rows,
     )
 
 

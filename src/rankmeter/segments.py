@@ -340,6 +340,7 @@ def group_values(
     included: np.ndarray,
     kinds: list[str],
     segments: SegmentMap,
+    weights: list[np.ndarray | None] | None = None,
 ) -> Groups:
     r"""Aggregate every measure column per segment.
 
@@ -393,7 +394,8 @@ def group_values(
         for j in range(n_m):
             counts[s, j] = int(counted[rows, j].sum())
             if rows.size:  # as the overall value: NaN for a mean of nothing, 0 for a sum of nothing
-                out[s, j] = aggregate_column(values[rows, j], included[rows, j], kind=kinds[j])
+                w = None if weights is None or weights[j] is None else weights[j][rows]  # type: ignore[index]
+                out[s, j] = aggregate_column(values[rows, j], included[rows, j], weights=w, kind=kinds[j])
     queries = np.bincount(member[member >= 0], minlength=n_s).astype(np.int64)
     metadata = {
         "source": segments.source,
@@ -420,9 +422,10 @@ def grouped_result(result: EvaluationResult, segments: SegmentMap, measures: lis
     if result.metadata.get("weighted"):
         raise PolicyError("group_by: per-segment values of weighted input (sample_weight) are not supported")
     kinds = aggregation_kinds(measures)
+    pools = getattr(result, "pool_weights", None) or {}  # per-query weights of pooled aggregates, where kept
     groups = group_values(
         result.query_ids, result.values, result.included, [kinds.get(n, "mean") for n in result.measure_names],
-        segments,
+        segments, [pools.get(n) for n in result.measure_names],
     )  # fmt: skip
     return replace(result, metadata={**result.metadata, "groups": groups.metadata}, groups=groups)
 

@@ -358,3 +358,20 @@ def test_a_segment_equals_evaluating_its_lists_alone(lists, empty) -> None:
         for m in measures:
             got = res.by_group(m)[segment]
             assert got == alone[m] or (math.isnan(got) and math.isnan(alone[m])), (segment, m)
+
+
+def test_per_query_weights_of_an_aggregate_apply_within_each_segment() -> None:
+    """A measure aggregated with per-query weights (a pooled ratio of sums) uses each segment's own weights."""
+    from rankmeter.segments import group_values, segment_map
+
+    values = np.array([[1.0], [0.25], [0.5], [0.0]])
+    weights = np.array([1.0, 4.0, 2.0, 3.0])
+    groups = group_values(
+        np.array(["u1", "u2", "u3", "u4"]),
+        values,
+        np.ones((4, 1), dtype=bool),
+        ["mean"],
+        segment_map({"u1": "a", "u2": "a", "u3": "b", "u4": "b"}),
+        [weights],
+    )
+    assert groups.values[:, 0].tolist() == [(1 * 1.0 + 4 * 0.25) / 5, (2 * 0.5 + 3 * 0.0) / 5]
