@@ -100,17 +100,11 @@ class _TidyExport:
         import csv
 
         columns, records = self._table(kind)
-        if kind == "groups":
-            rows = [[*(segment_text(r[c]) if c == "segment" else r[c] for c in columns[:-2]), repr(r["value"]),
-                     r["n_queries"]] for r in records]  # fmt: skip
-        elif self.grouped:
-            overall = [{**row, "segment": ""} for row in self.aggregate_rows()]
-            per_segment = [{**row, "query_id": "all", "segment": segment_text(row["segment"])}
-                           for row in self.group_rows()]  # fmt: skip
-            listed = [{**row, "segment": segment_text(row["segment"])} for row in records]
-            rows = [[*(row[c] for c in columns[:-1]), repr(row["value"])] for row in [*listed, *overall, *per_segment]]
-        else:
-            rows = [[*(row[c] for c in columns[:-1]), repr(row["value"])] for row in [*records, *self.aggregate_rows()]]
+        if kind == "per_query":
+            overall = [{**row, "segment": ""} if self.grouped else row for row in self.aggregate_rows()]
+            records = [*records, *overall, *({**row, "query_id": "all"} for row in self.group_rows())]
+        cell = {"value": repr, "segment": segment_text}
+        rows = [[cell.get(c, _same)(row[c]) for c in columns] for row in records]
         # csv quotes a field holding "\n" but not one holding a lone "\r", which readers then split on
         lone_cr = any(isinstance(cell, str) and "\r" in cell for row in rows for cell in row)
         buf = io.StringIO()
@@ -150,6 +144,10 @@ class _TidyExport:
 
         columns, rows = self._table(kind)
         return pd.DataFrame(rows, columns=columns)
+
+
+def _same(value: Any) -> Any:
+    return value
 
 
 def _is_integers(values: list[Any]) -> bool:
