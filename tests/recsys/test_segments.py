@@ -312,6 +312,12 @@ def test_cli_evaluate_group_by_a_file_or_a_column(tmp_path, capsys) -> None:
         assert float(recall) == round(expected.by_group("r@20")[segment], 4)
         assert int(queries) == int(count) == expected.metadata["groups"]["queries_per_segment"][segment]
     assert rows[3] == "segments from column 'cohort'; missing=error"
+    assert main([*args, "--group-by", "cohort", "--per-query"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["query", "┃", "segment", "┃", "r@20", "┃", "num_q"]
+    for line in lines[2 : 2 + len(expected.query_ids)]:
+        user, _, segment, *_ = line.split()
+        assert segment == segments[int(user)]
     assert main([*args, "--group-by", str(tmp_path / "seg.csv"), "--format", "trec"]) == 0
     assert "cold" not in capsys.readouterr().out  # trec_eval's layout has no segments
 

@@ -149,15 +149,32 @@ def _notes(meta: dict[str, Any], counts_only: bool = False) -> list[str]:
 def render_table(result: Any, per_query: bool, digits: int, intervals: dict[str, Any] | None = None) -> str:
     """The aggregates (and per-query values) as a text table, then the query counts."""
     rows: list[list[str] | None] = []
+    segments = _query_segments(result) if per_query else None  # a segment column beside the per-query values
+    blank = [] if segments is None else [""]
     if per_query:
-        rows += [[qid, *_value_cells(result, qi, digits)] for qi, qid in enumerate(result.query_ids.tolist())]
+        rows += [
+            [str(qid), *([] if segments is None else [segments[qi]]), *_value_cells(result, qi, digits)]
+            for qi, qid in enumerate(result.query_ids.tolist())
+        ]
         rows.append(SECTION)
-    rows.append(["all", *[_fmt(n, result.aggregate[n], digits) for n in result.measure_names]])
+    rows.append(["all", *blank, *[_fmt(n, result.aggregate[n], digits) for n in result.measure_names]])
     if intervals:
         label, cells = _interval_cells(result.measure_names, intervals, digits)
-        rows.append([label, *cells])
-    table = render_text_table(["query", *result.measure_names], rows)
+        rows.append([label, *blank, *cells])
+    table = render_text_table(
+        ["query", *(["segment"] if blank else []), *result.measure_names], rows, left=1 + len(blank)
+    )
     return table + "; ".join(_notes(result.metadata)) + "\n" + render_segments([("", result)], digits)
+
+
+def _query_segments(result: Any) -> list[str] | None:
+    """Each query's segment as text (``(none)`` for none), or None for a result without segments."""
+    from rankmeter.results import segment_text
+
+    groups = getattr(result, "groups", None)
+    if groups is None:
+        return None
+    return [segment_text(groups.segments[m] if m >= 0 else None) for m in groups.member.tolist()]
 
 
 def render_segments(results: list[tuple[str, Any]], digits: int) -> str:
