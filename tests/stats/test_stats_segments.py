@@ -183,3 +183,15 @@ def test_a_report_without_segments_has_no_segment_section(tmp_path) -> None:
     qrels, runs, _, _ = _files(tmp_path)
     page = rankmeter.report.html(qrels, dict(zip(["bm25", "dense"], runs, strict=True)), "rr", n_resamples=200)
     assert '<section id="segments">' not in page and 'href="#segments"' not in page
+
+
+def test_integer_query_ids_stay_integers_through_a_comparison() -> None:
+    qrels = {1: {"a": 1}, 2: {"b": 1}, 10: {"c": 1}}
+    runs = {"x": {1: {"a": 1.0}, 2: {"z": 1.0, "b": 0.5}, 10: {"c": 1.0}}, "y": {1: {"a": 1.0}, 2: {"b": 1.0}}}
+    cmp = rankmeter.compare(qrels, runs, "rr", group_by={1: "a", 2: "a", 10: "b"})
+    assert cmp.query_ids.tolist() == [1, 2, 10]
+    assert cmp.values("y", "rr").tolist() == [1.0, 1.0, 0.0]  # query 10 is missing from y: scored 0
+    mixed = rankmeter.compare_per_query(
+        {"x": ([1, 2], ["rr"], [[1.0], [0.5]]), "y": (["1", "2"], ["rr"], [[1.0], [1.0]])}
+    )
+    assert mixed.query_ids.tolist() == ["1", "2"]  # ids of different types are matched by their text

@@ -110,8 +110,9 @@ class Comparison:
     metadata : dict
         Test, correction, alpha, n_resamples, seed, CI level and method, query
         counts, Monte Carlo standard errors and notes (JSON-serializable).
-    query_ids : ndarray of str
-        The queries compared (after alignment).
+    query_ids : ndarray of str or int64
+        The queries compared (after alignment); integers where every
+        system's query ids were integers.
     per_query : dict
         System name -> per-query values, shape (n_queries, n_measures), in the
         order of ``query_ids`` and ``metadata["measures"]`` (used by the plots).
