@@ -298,6 +298,11 @@ def segment_map(
             of, source = column, f"column {by!r}"
         elif table is not None:
             of, source = _from_table(table, spec, os.fspath(by)), os.fspath(by)
+        elif os.path.isfile(by):
+            raise InputFormatError(
+                f"group_by {os.fspath(by)!r}: a segments file is read as a table by its suffix (.csv, .tsv, "
+                ".parquet, .feather, .arrow, .ipc; .gz for CSV and TSV)"
+            )
         else:
             raise InputFormatError(
                 f"group_by {os.fspath(by)!r}: no column of that name in the qrels or run tables, and no "

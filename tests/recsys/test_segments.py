@@ -175,6 +175,12 @@ def test_a_segments_file(tmp_path) -> None:
     qrels = {"007": {"d": 1}, "7": {"d": 1}}
     run = {"007": {"d": 1.0}, "7": {"x": 1.0, "d": 0.5}}
     assert rankmeter.evaluate(qrels, run, "rr", group_by=str(path)).by_group("rr") == {"a": 1.0, "b": 0.5}
+    text = tmp_path / "segments.txt"
+    text.write_text("007 a\n")
+    with pytest.raises(
+        InputFormatError, match=re.escape("segments.txt': a segments file is read as a table by its suffix")
+    ):
+        rankmeter.evaluate(qrels, run, "rr", group_by=str(text))
 
 
 def test_dense_ragged_and_vectors_take_one_segment_per_row() -> None:
