@@ -186,6 +186,7 @@ def evaluate_ranked(
     included: list[np.ndarray] = []
     aggregate: dict[str, float] = {}
     seen: dict[str, Measure] = {}
+    pooled: dict[str, np.ndarray] = {}
     cutoffs: set[int] = set()
     per_query_cutoffs: list[np.ndarray] = []
     for m in parsed:
@@ -199,7 +200,8 @@ def evaluate_ranked(
         if ranked.item_weights is not None and m.family in _UNNORMALISED_GAINS and weights is not None:
             # item weights already scale the gains; divide them out of the per-list value (keras-rs's DCG)
             block = np.divide(block, weights[:, None], out=np.zeros_like(block), where=weights[:, None] > 0)
-        for single, col in zip(m.expand(), block.T, strict=True):
+        pools = family.pool(ctx, m).T if family.pool is not None else [weights] * block.shape[1]
+        for single, col, col_weights in zip(m.expand(), block.T, pools, strict=True):
             name = str(single)
             if name in aggregate:
                 if seen[name] != single:
@@ -220,7 +222,9 @@ def evaluate_ranked(
             names.append(name)
             columns.append(values)
             included.append(inc)
-            aggregate[name] = aggregate_column(values, inc, weights=weights, kind=family.aggregate)
+            if family.pool is not None:
+                pooled[name] = col_weights
+            aggregate[name] = aggregate_column(values, inc, weights=col_weights, kind=family.aggregate)
     n_q = ranked.n_queries
     straddle = straddling_queries(
         ranked.offsets, ranked.group_starts, sorted(cutoffs), per_query_cutoffs, ranked.item_positions
@@ -240,7 +244,7 @@ def evaluate_ranked(
     meta.update(metadata or {})
     values = np.stack(columns, axis=1) if columns else np.zeros((n_q, 0))
     inc = np.stack(included, axis=1) if included else np.zeros((n_q, 0), dtype=bool)
-    return EvaluationResult(ranked.query_ids, names, values, inc, aggregate, meta)
+    return EvaluationResult(ranked.query_ids, names, values, inc, aggregate, meta, pool_weights=pooled)
 
 
 def alignment_metadata(
@@ -328,16 +332,20 @@ def concatenate_results(
     qids = np.concatenate([p.query_ids for p in parts])
     values = np.concatenate([p.values for p in parts])
     included = np.concatenate([p.included for p in parts])
+    pooled = {name: np.concatenate([p.pool_weights[name] for p in parts]) for name in parts[0].pool_weights}
     if sort_by_query:
         order = np.argsort(qids, kind="stable")
         qids, values, included = qids[order], values[order], included[order]
+        pooled = {name: w[order] for name, w in pooled.items()}
     family = {str(single): single.family for m in measures for single in m.expand()}
     aggregate = {
-        name: aggregate_column(values[:, i], included[:, i], kind=FAMILIES[family[name]].aggregate)
+        name: aggregate_column(
+            values[:, i], included[:, i], weights=pooled.get(name), kind=FAMILIES[family[name]].aggregate
+        )
         for i, name in enumerate(names)
     }
     meta = dict(parts[0].metadata)
     for key in ("queries_evaluated", "queries_empty", "queries_with_ties", "queries_with_ties_at_cutoff"):
         meta[key] = int(sum(p.metadata[key] for p in parts))
     meta.update(metadata)
-    return EvaluationResult(qids, names, values, included, aggregate, meta)
+    return EvaluationResult(qids, names, values, included, aggregate, meta, pool_weights=pooled)

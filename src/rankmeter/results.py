@@ -199,6 +199,10 @@ class EvaluationResult(_TidyExport):
     groups : Groups or None
         The per-segment aggregates when evaluated with ``group_by=``
         (:class:`rankmeter.segments.Groups`; see :meth:`by_group`).
+    pool_weights : dict of str to ndarray, shape (Q,)
+        For measures with a pooled aggregate (``implicit_p``, ``gauc``): each
+        query's weight, so that the aggregate is
+        :math:`\\sum_q w_q v_q / \\sum_q w_q` over included queries.
 
     Examples
     --------
@@ -217,6 +221,7 @@ class EvaluationResult(_TidyExport):
     aggregate: dict[str, float]
     metadata: dict[str, Any]
     groups: Groups | None = field(default=None, repr=False, compare=False)
+    pool_weights: dict[str, np.ndarray] = field(default_factory=dict)
 
     def __getitem__(self, measure: str) -> float:
         """Aggregate value of a measure (by canonical name or anything :func:`parse` accepts)."""

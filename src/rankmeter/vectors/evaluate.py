@@ -353,7 +353,8 @@ def evaluate_vectors(
     data = prepare_inputs(queries, database, metric, codes, query_labels, database_labels, relevance)
     n_q, n_d = data.n_queries, data.n_database
     bucket_ok = metric == "hamming" and ties in BUCKET_TIES
-    plan.bucket = [bucket_ok and m.family in BUCKET_FAMILIES for m in plan.measures]
+    # AP divided by min(R, k) or k has no bucket kernel
+    plan.bucket = [bucket_ok and m.family in BUCKET_FAMILIES and m.param("divisor", "R") == "R" for m in plan.measures]
     all_bucket = bucket_ok and all(plan.bucket) and data.relevance.integral
     if batch_size is None:
         batch_size = max(1, (_BUCKET_ELEMENTS if all_bucket else SORT_ELEMENTS) // n_d)
@@ -436,7 +437,7 @@ def merge_cutoffs(measures: list[Measure], list_length: int) -> tuple[list[Measu
         for single in m.expand():
             key = (single.family, single.params)
             k = single.cutoffs[0] if single.cutoffs else None
-            if k is None and single.family in _FULL_AS_CUTOFF:
+            if k is None and single.family in _FULL_AS_CUTOFF and single.param("divisor", "R") != "min":
                 k = max(list_length, 1)
             if k is None:
                 whole[key] = single
