@@ -1,0 +1,233 @@
+"""W5: top-K recommendation lists at MovieLens-20M scale, rankmeter against the recommender libraries.
+
+W5 (synthetic, MovieLens-20M's shape): 138,000 users, 27,000 items, each user's top 100 (distinct items,
+none of the user's ~20 training items: the lists are drawn from the items outside them) and a held-out
+truth of 1-30 items, about a third of them in the list at random ranks. Measures: ``ndcg@10``, ``r@20``,
+``map(divisor=min)@10`` and ``success@10``. Each contender runs in a fresh child process that loads the
+same arrays (the lists, users x 100, and the truth as CSR) and turns them into its own input; wall and
+CPU time (user + system, all threads: on a shared machine the steadier figure) are measured inside the
+child from the loaded arrays to the values (imports and loading excluded); the peak RSS is the child's. Contenders:
+
+* rankmeter: ``rankmeter.evaluate`` on two pandas frames (truth ``user_id, item_id``; run ``user_id,
+  item_id, score = -rank``), the four measures in one call;
+* rectools: ``calc_metrics`` with ``NDCG(10, divide_by_achievable=True)``, ``Recall(20)``, ``HitRate(10)``
+  and ``MAP(10)`` (rectools divides AP by R or by k, never by min(R, k): its value is checked against
+  rankmeter's ``map@10``);
+* Microsoft Recommenders' ``python_evaluation``: ``ndcg_at_k``, ``recall_at_k``, ``map_at_k`` (no hit rate);
+* RecBole: its metric classes' ``metric_info`` (``NDCG``, ``Recall``, ``MAP``, ``Hit``) on its layout, the
+  users x 100 matrix of hits and each user's number of relevant items, averaged as its ``topk_result``;
+* torchmetrics: ``RetrievalNormalizedDCG(top_k=10)``, ``RetrievalRecall(top_k=20)``,
+  ``RetrievalHitRate(top_k=10)`` on flat ``preds, target, indexes`` (the relevant items missing from a list
+  appended with score 0 so that the ideal and R see them; its ``RetrievalMAP(top_k)`` divides by the
+  relevant items found in the top k, another measure, and is not run).
+
+It needs the recommender libraries: run it in their environment (``.ci/run`` builds ``.venv-ci-recsys``
+from ``tests_recsys_oracles/requirements.txt``)::
+
+    nice .venv-ci-recsys/bin/python benchmarks/bench_recsys.py                # W5
+    nice .venv-ci-recsys/bin/python benchmarks/bench_recsys.py --users 20000  # a smaller W5
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from harness import agree, run_child  # noqa: E402
+
+K = 100
+STRIDES = np.array([7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47], dtype=np.int64)  # coprime to 27,000
+
+
+def make_w5(n_users: int, n_items: int, seed: int = 0) -> dict[str, np.ndarray]:
+    """Lists (users x K) and truth (CSR), distinct items per user from an arithmetic progression mod n_items.
+
+    Positions 0..K-1 of a user's progression are the list, K..K+19 the training items (never listed),
+    the truth takes hits at random list positions and the rest from positions K+20 on.
+    """
+    rng = np.random.default_rng(seed)
+    offset = rng.integers(0, n_items, n_users)
+    stride = STRIDES[rng.integers(0, len(STRIDES), n_users)]
+    steps = np.arange(K + 20 + 30, dtype=np.int64)
+    items = ((offset[:, None] + stride[:, None] * steps[None, :]) % n_items).astype(np.int32)
+    lists = items[:, :K]
+    n_rel = rng.integers(1, 31, n_users)
+    n_hit = rng.binomial(n_rel, 0.35)
+    keys = rng.random((n_users, K)).argsort(axis=1)  # a random order of list positions per user
+    truth_rows = []
+    for take in range(30):
+        users = np.flatnonzero(take < n_rel)
+        hit = take < n_hit[users]
+        pos = np.where(hit, keys[users, np.minimum(take, K - 1)], K + 20 + take - n_hit[users])
+        truth_rows.append(np.stack([users, items[users, pos]], axis=1))
+    pairs = np.concatenate(truth_rows)
+    pairs = pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]
+    indptr = np.concatenate(([0], np.cumsum(np.bincount(pairs[:, 0], minlength=n_users)))).astype(np.int64)
+    return {"lists": lists, "indptr": indptr, "truth": pairs[:, 1].astype(np.int32), "n_items": np.array(n_items)}
+
+
+LOAD = """
+import json, sys, time
+import numpy as np
+d = np.load(sys.argv[1])
+lists, indptr, truth, n_items = d["lists"], d["indptr"], d["truth"], int(d["n_items"])
+n_users, k_list = lists.shape
+truth_users = np.repeat(np.arange(n_users), np.diff(indptr))
+start, cpu = time.perf_counter(), time.process_time()
+"""
+
+RANKMETER = (
+    LOAD
+    + """
+import pandas as pd
+import rankmeter
+run = pd.DataFrame({"user_id": np.repeat(np.arange(n_users), k_list), "item_id": lists.ravel(),
+                    "score": -np.tile(np.arange(1, k_list + 1, dtype=np.float64), n_users)})
+qrels = pd.DataFrame({"user_id": truth_users, "item_id": truth, "relevance": np.ones(len(truth), dtype=np.int64)})
+res = rankmeter.evaluate(qrels, run, ["ndcg@10", "r@20", "map(divisor=min)@10", "success@10", "map@10"])
+out = {"ndcg@10": res["ndcg@10"], "r@20": res["r@20"], "map(divisor=min)@10": res["map(divisor=min)@10"],
+       "success@10": res["success@10"], "map@10": res["map@10"]}
+print(json.dumps({**out, "seconds": time.perf_counter() - start, "cpu": time.process_time() - cpu}))
+"""
+)
+
+RECTOOLS = (
+    LOAD
+    + """
+import pandas as pd
+from rectools import Columns
+from rectools.metrics import MAP, NDCG, HitRate, Recall, calc_metrics
+reco = pd.DataFrame({Columns.User: np.repeat(np.arange(n_users), k_list), Columns.Item: lists.ravel(),
+                     Columns.Rank: np.tile(np.arange(1, k_list + 1), n_users)})
+interactions = pd.DataFrame({Columns.User: truth_users, Columns.Item: truth})
+metrics = {"ndcg@10": NDCG(k=10, divide_by_achievable=True), "r@20": Recall(k=20), "success@10": HitRate(k=10),
+           "map@10": MAP(k=10)}
+out = calc_metrics(metrics, reco, interactions)
+print(json.dumps({**{k: float(v) for k, v in out.items()}, "seconds": time.perf_counter() - start, "cpu": time.process_time() - cpu}))
+"""
+)
+
+MS_RECOMMENDERS = (
+    LOAD
+    + """
+import pandas as pd
+from recommenders.evaluation import python_evaluation as pe
+pred = pd.DataFrame({"userID": np.repeat(np.arange(n_users), k_list), "itemID": lists.ravel(),
+                     "prediction": np.tile(np.arange(k_list, 0, -1, dtype=np.float64), n_users)})
+true = pd.DataFrame({"userID": truth_users, "itemID": truth, "rating": np.ones(len(truth))})
+out = {"ndcg@10": pe.ndcg_at_k(true, pred, k=10), "r@20": pe.recall_at_k(true, pred, k=20),
+       "map(divisor=min)@10": pe.map_at_k(true, pred, k=10)}
+print(json.dumps({**{k: float(v) for k, v in out.items()}, "seconds": time.perf_counter() - start, "cpu": time.process_time() - cpu}))
+"""
+)
+
+RECBOLE = (
+    LOAD
+    + """
+setattr(np, "float", float); setattr(np, "bool", bool)  # aliases RecBole 1.2.1 still uses
+from recbole.evaluator import metrics
+keys = np.sort(truth_users.astype(np.int64) * n_items + truth)
+pos_index = np.isin((np.arange(n_users, dtype=np.int64)[:, None] * n_items + lists), keys, assume_unique=False)
+pos_len = np.diff(indptr)
+config = {"topk": [10, 20], "metric_decimal_place": 15}
+out = {}
+for cls, name, k in [("NDCG", "ndcg@10", 10), ("Recall", "r@20", 20), ("MAP", "map(divisor=min)@10", 10),
+                     ("Hit", "success@10", 10)]:
+    m = getattr(metrics, cls)(config)
+    rows = m.metric_info(pos_index[:, :20], pos_len) if cls in ("NDCG", "Recall", "MAP") else m.metric_info(pos_index[:, :20])
+    out[name] = float(m.topk_result(cls.lower(), rows)[f"{cls.lower()}@{k}"])
+print(json.dumps({**out, "seconds": time.perf_counter() - start, "cpu": time.process_time() - cpu}))
+"""
+)
+
+TORCHMETRICS = (
+    LOAD
+    + """
+import torch
+from torchmetrics.retrieval import RetrievalHitRate, RetrievalNormalizedDCG, RetrievalRecall
+keys = np.sort(truth_users.astype(np.int64) * n_items + truth)
+list_keys = np.arange(n_users, dtype=np.int64)[:, None] * n_items + lists
+listed = np.isin(list_keys, keys)
+missing = ~np.isin(keys, list_keys.ravel())  # relevant items outside the lists: score 0, below every listed one
+indexes = torch.from_numpy(np.concatenate([np.repeat(np.arange(n_users), k_list), keys[missing] // n_items]))
+preds = torch.from_numpy(np.concatenate([np.tile(np.arange(k_list, 0, -1, dtype=np.float32), n_users),
+                                         np.zeros(int(missing.sum()), dtype=np.float32)]))
+target = torch.from_numpy(np.concatenate([listed.ravel(), np.ones(int(missing.sum()), dtype=bool)]))
+out = {}
+for name, metric in [("ndcg@10", RetrievalNormalizedDCG(top_k=10)), ("r@20", RetrievalRecall(top_k=20)),
+                     ("success@10", RetrievalHitRate(top_k=10))]:
+    out[name] = float(metric(preds, target, indexes=indexes))
+print(json.dumps({**out, "seconds": time.perf_counter() - start, "cpu": time.process_time() - cpu}))
+"""
+)
+
+CONTENDERS = [
+    ("rankmeter (pandas frames)", RANKMETER, 1e-12),
+    ("rectools calc_metrics", RECTOOLS, 1e-9),
+    ("Microsoft Recommenders python_evaluation", MS_RECOMMENDERS, 1e-9),
+    ("RecBole metric_info on (pos_index, pos_len)", RECBOLE, 1e-9),
+    ("torchmetrics Retrieval* (float32)", TORCHMETRICS, 1e-5),
+]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--users", type=int, default=138_000)
+    parser.add_argument("--items", type=int, default=27_000)
+    parser.add_argument("--rounds", type=int, default=3, help="runs of rankmeter (the median is shown)")
+    parser.add_argument("--peer-rounds", type=int, default=1, help="runs of each library")
+    parser.add_argument("--skip", nargs="*", default=[], help="contenders to leave out (by first word)")
+    args = parser.parse_args()
+    data = make_w5(args.users, args.items)
+    n_truth = len(data["truth"])
+    hits = int(np.isin(np.arange(args.users)[:, None] * args.items + data["lists"],
+                       np.repeat(np.arange(args.users), np.diff(data["indptr"])) * args.items + data["truth"]).sum())  # fmt: skip
+    print(f"W5: {args.users:,} users, {args.items:,} items, top {K} per user, {n_truth:,} held-out items, "
+          f"{hits:,} of them listed")  # fmt: skip
+    with tempfile.TemporaryDirectory() as tmp:
+        path = str(Path(tmp) / "w5.npz")
+        np.savez(path, **data)
+        rows: list = []
+        reference: dict | None = None
+        for label, code, tol in CONTENDERS:
+            if label.split()[0] in args.skip:
+                continue
+            runs = []
+            for _ in range(args.rounds if reference is None else args.peer_rounds):
+                try:
+                    runs.append(run_child(code, path))
+                except RuntimeError as exc:
+                    rows.append((label, None, None, None, f"failed: {str(exc).strip().splitlines()[-1][:100]}"))
+                    break
+            if not runs:
+                continue
+            values = {k: v for k, v in runs[0][0].items() if k not in ("seconds", "cpu")}
+            seconds = float(np.median([r[0]["seconds"] for r in runs]))
+            cpu = float(np.median([r[0]["cpu"] for r in runs]))
+            rss = max(r[2] for r in runs)
+            if reference is None:
+                reference, note = values, "reference"
+            else:
+                note = agree(reference, values, tol) + f" ({', '.join(values)})"
+            rows.append((label, seconds, cpu, rss, note))
+    print(f"\n## W5 ({args.users:,} users x top {K}): from the loaded arrays to the values\n")
+    print("| tool | wall s | CPU s | CPU / rankmeter's | wall / rankmeter's | peak RSS MB | values |")
+    print("|---|---:|---:|---:|---:|---:|---|")
+    base = rows[0] if rows and rows[0][1] is not None else None
+    for label, seconds, cpu, rss, note in rows:
+        if seconds is None:
+            print(f"| {label} | – | – | – | – | – | {note} |")
+            continue
+        ratios = f"{cpu / base[2]:.1f}x | {seconds / base[1]:.1f}x" if base else "– | –"
+        print(f"| {label} | {seconds:.3f} | {cpu:.3f} | {ratios} | {rss:.0f} | {note} |")
+    assert reference is not None
+    print("\nrankmeter:", {k: round(v, 6) for k, v in reference.items()})
+
+
+if __name__ == "__main__":
+    main()
