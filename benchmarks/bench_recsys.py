@@ -9,7 +9,8 @@ CPU time (user + system, all threads: on a shared machine the steadier figure) a
 child from the loaded arrays to the values (imports and loading excluded); the peak RSS is the child's. Contenders:
 
 * rankmeter: ``rankmeter.evaluate`` on two pandas frames (truth ``user_id, item_id``; run ``user_id,
-  item_id, score = -rank``), the four measures in one call;
+  item_id, score = -rank``), the four measures and ``map@10`` in one call, with the ids as pandas
+  categoricals (read by their codes) and as plain integers (turned into text ids);
 * rectools: ``calc_metrics`` with ``NDCG(10, divide_by_achievable=True)``, ``Recall(20)``, ``HitRate(10)``
   and ``MAP(10)`` (rectools divides AP by R or by k, never by min(R, k): its value is checked against
   rankmeter's ``map@10``);
@@ -86,13 +87,19 @@ RANKMETER = (
     + """
 import pandas as pd
 import rankmeter
-run = pd.DataFrame({"user_id": np.repeat(np.arange(n_users), k_list), "item_id": lists.ravel(),
+if sys.argv[2] == "category":  # ids as pandas categoricals: rankmeter reads their codes
+    users, items = pd.Index(np.arange(n_users)), pd.Index(np.arange(n_items))
+    run_users = pd.Categorical.from_codes(np.repeat(np.arange(n_users), k_list), categories=users)
+    run_items = pd.Categorical.from_codes(lists.ravel(), categories=items)
+    qrels_users = pd.Categorical.from_codes(truth_users, categories=users)
+    qrels_items = pd.Categorical.from_codes(truth, categories=items)
+else:
+    run_users, run_items, qrels_users, qrels_items = np.repeat(np.arange(n_users), k_list), lists.ravel(), truth_users, truth
+run = pd.DataFrame({"user_id": run_users, "item_id": run_items,
                     "score": -np.tile(np.arange(1, k_list + 1, dtype=np.float64), n_users)})
-qrels = pd.DataFrame({"user_id": truth_users, "item_id": truth, "relevance": np.ones(len(truth), dtype=np.int64)})
+qrels = pd.DataFrame({"user_id": qrels_users, "item_id": qrels_items, "relevance": np.ones(len(truth), dtype=np.int64)})
 res = rankmeter.evaluate(qrels, run, ["ndcg@10", "r@20", "map(divisor=min)@10", "success@10", "map@10"])
-out = {"ndcg@10": res["ndcg@10"], "r@20": res["r@20"], "map(divisor=min)@10": res["map(divisor=min)@10"],
-       "success@10": res["success@10"], "map@10": res["map@10"]}
-print(json.dumps({**out, "seconds": time.perf_counter() - start, "cpu": time.process_time() - cpu}))
+print(json.dumps({**res.aggregate, "seconds": time.perf_counter() - start, "cpu": time.process_time() - cpu}))
 """
 )
 
@@ -166,12 +173,13 @@ print(json.dumps({**out, "seconds": time.perf_counter() - start, "cpu": time.pro
 """
 )
 
-CONTENDERS = [
-    ("rankmeter (pandas frames)", RANKMETER, 1e-12),
-    ("rectools calc_metrics", RECTOOLS, 1e-9),
-    ("Microsoft Recommenders python_evaluation", MS_RECOMMENDERS, 1e-9),
-    ("RecBole metric_info on (pos_index, pos_len)", RECBOLE, 1e-9),
-    ("torchmetrics Retrieval* (float32)", TORCHMETRICS, 1e-5),
+CONTENDERS = [  # label, code, its argument, tolerance
+    ("rankmeter (pandas frames, categorical ids)", RANKMETER, "category", 1e-12),
+    ("rankmeter (pandas frames, integer ids)", RANKMETER, "int", 1e-12),
+    ("rectools calc_metrics", RECTOOLS, "", 1e-9),
+    ("Microsoft Recommenders python_evaluation", MS_RECOMMENDERS, "", 1e-9),
+    ("RecBole metric_info on (pos_index, pos_len)", RECBOLE, "", 1e-9),
+    ("torchmetrics Retrieval* (float32)", TORCHMETRICS, "", 1e-5),
 ]
 
 
@@ -194,13 +202,13 @@ def main() -> None:
         np.savez(path, **data)
         rows: list = []
         reference: dict | None = None
-        for label, code, tol in CONTENDERS:
+        for label, code, arg, tol in CONTENDERS:
             if label.split()[0] in args.skip:
                 continue
             runs = []
-            for _ in range(args.rounds if reference is None else args.peer_rounds):
+            for _ in range(args.rounds if label.startswith("rankmeter") else args.peer_rounds):
                 try:
-                    runs.append(run_child(code, path))
+                    runs.append(run_child(code, path, arg))
                 except RuntimeError as exc:
                     rows.append((label, None, None, None, f"failed: {str(exc).strip().splitlines()[-1][:100]}"))
                     break

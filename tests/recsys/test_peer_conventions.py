@@ -152,3 +152,17 @@ def test_gauc_weights_auroc_by_relevant_items() -> None:
     assert res.values[:2, 1].tolist() == [3 / 4, 0.0]
     assert res.pool_weights["gauc"].tolist() == [2.0, 1.0, 0.0]
     assert res["gauc"] == (2 * 3 / 4 + 0.0) / 3
+
+
+def test_map_divisor_on_torch_tensors_is_computed_on_the_host(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The array-API kernels know only AP / R: asked for the device, the other divisors still go to NumPy."""
+    import torch
+
+    monkeypatch.setenv("RANKMETER_ARRAY_API", "device")
+    rng = np.random.default_rng(1)
+    y_true, y_score = (rng.random((8, 15)) < 0.4).astype(np.float32), rng.random((8, 15)).astype(np.float32)
+    names = ["map(divisor=min)@5", "map@5"]
+    res = rankmeter.evaluate_arrays(torch.from_numpy(y_true), torch.from_numpy(y_score), names)
+    dense = rankmeter.evaluate_arrays(y_true, y_score, names)
+    assert res.values == pytest.approx(dense.values, abs=1e-6)  # float32 scores and values on both paths
+    assert res.metadata["array_api"]["why"] == "AP divided by min(R, k) or k works on NumPy arrays"
