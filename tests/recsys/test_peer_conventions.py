@@ -166,3 +166,35 @@ def test_map_divisor_on_torch_tensors_is_computed_on_the_host(monkeypatch: pytes
     dense = rankmeter.evaluate_arrays(y_true, y_score, names)
     assert res.values == pytest.approx(dense.values, abs=1e-6)  # float32 scores and values on both paths
     assert res.metadata["array_api"]["why"] == "AP divided by min(R, k) or k works on NumPy arrays"
+
+
+def _spark_case(rows: list[tuple[list[int], list[int]]], measures: list[str]) -> dict[str, float]:
+    qrels = {str(u): ({str(i): 1 for i in labels} if labels else {"none": 0}) for u, (_, labels) in enumerate(rows)}
+    run = {str(u): {str(i): -float(r) for r, i in enumerate(pred)} for u, (pred, _) in enumerate(rows)}
+    return rankmeter.evaluate(qrels, run, measures, empty="zero", missing="zero").aggregate
+
+
+def test_spark_ranking_metrics_suite_worked_example() -> None:
+    """Spark's own RankingMetricsSuite ("Ranking metrics: MAP, NDCG, Recall"), its values and tolerance (1e-5);
+    the third user has no label (Spark: 0)."""
+    rows = [([1, 6, 2, 7, 8, 3, 9, 10, 4, 5], [1, 2, 3, 4, 5]), ([4, 1, 5, 6, 2, 7, 3, 8, 9, 10], [1, 2, 3])]
+    rows.append(([1, 2, 3, 4, 5], []))
+    spark = {
+        "p@1": 1 / 3, "p@2": 1 / 3, "p@3": 1 / 3, "p@4": 0.75 / 3, "p@5": 0.8 / 3, "p@10": 0.8 / 3, "p@15": 8 / 45,
+        "map": 0.355026,
+        "map(divisor=min)@1": 0.333334, "map(divisor=min)@2": 0.25, "map(divisor=min)@3": 0.24074,
+        "ndcg@3": 1 / 3, "ndcg@5": 0.328788, "ndcg@10": 0.487913, "ndcg@15": 0.487913,
+        "r@1": 1 / 15, "r@2": 8 / 45, "r@3": 11 / 45, "r@4": 11 / 45, "r@5": 16 / 45, "r@10": 2 / 3, "r@15": 2 / 3,
+    }  # fmt: skip
+    ours = _spark_case(rows, list(spark))
+    for name, value in spark.items():
+        assert ours[name] == pytest.approx(value, abs=1e-5), name
+
+
+def test_spark_few_predictions_worked_example() -> None:
+    """Spark's RankingMetricsSuite, SPARK-14886: a short list and an empty one (0 in Spark's mean)."""
+    rows = [([1, 6, 2], [1, 2, 3, 4, 5]), ([], [1, 2, 3])]
+    spark = {"p@1": 0.5, "p@2": 0.25, "ndcg@1": 0.5, "ndcg@2": 0.30657, "r@1": 0.1, "r@2": 0.1}
+    ours = _spark_case(rows, list(spark))
+    for name, value in spark.items():
+        assert ours[name] == pytest.approx(value, abs=1e-5), name
