@@ -10,7 +10,10 @@ child from the loaded arrays to the values (imports and loading excluded); the p
 
 * rankmeter: ``rankmeter.evaluate`` on two pandas frames (truth ``user_id, item_id``; run ``user_id,
   item_id, score = -rank``), the four measures and ``map@10`` in one call, with the ids as pandas
-  categoricals (read by their codes) and as plain integers (turned into text ids);
+  categoricals (read by their codes) and as plain integers (turned into text ids); and
+  ``rankmeter.evaluate_arrays`` on RecBole's layout made dense: each user's row holds the list's hits in
+  rank order, then the user's relevant items the list missed, below it (every cutoff is within the list,
+  and R is the row's relevant count);
 * rectools: ``calc_metrics`` with ``NDCG(10, divide_by_achievable=True)``, ``Recall(20)``, ``HitRate(10)``
   and ``MAP(10)`` (rectools divides AP by R or by k, never by min(R, k): its value is checked against
   rankmeter's ``map@10``);
@@ -82,11 +85,20 @@ truth_users = np.repeat(np.arange(n_users), np.diff(indptr))
 start, cpu = time.perf_counter(), time.process_time()
 """
 
+HITS = """
+keys = truth_users.astype(np.int64) * n_items + truth  # sorted: users in order, items sorted per user
+list_keys = np.arange(n_users, dtype=np.int64)[:, None] * n_items + lists
+found = np.minimum(np.searchsorted(keys, list_keys), len(keys) - 1)
+hit = keys[found] == list_keys  # users x k_list: is the item at each rank relevant
+"""
+
 RANKMETER = (
-    LOAD
-    + """
+    """
 import pandas as pd
 import rankmeter
+"""
+    + LOAD
+    + """
 if sys.argv[2] == "category":  # ids as pandas categoricals: rankmeter reads their codes
     users, items = pd.Index(np.arange(n_users)), pd.Index(np.arange(n_items))
     run_users = pd.Categorical.from_codes(np.repeat(np.arange(n_users), k_list), categories=users)
@@ -103,12 +115,32 @@ print(json.dumps({**res.aggregate, "seconds": time.perf_counter() - start, "cpu"
 """
 )
 
-RECTOOLS = (
-    LOAD
+RANKMETER_DENSE = (
+    """
+import rankmeter
+"""
+    + LOAD
+    + HITS
     + """
+missed = np.diff(indptr) - hit.sum(axis=1)  # relevant items outside the list: appended below it
+width = k_list + int(missed.max(initial=0))
+y_true = np.zeros((n_users, width), dtype=np.float32)
+y_true[:, :k_list] = hit
+y_true[:, k_list:] = np.arange(width - k_list)[None, :] < missed[:, None]
+y_score = np.broadcast_to(np.arange(width, 0, -1, dtype=np.float32), (n_users, width))
+res = rankmeter.evaluate_arrays(y_true, y_score, ["ndcg@10", "r@20", "map(divisor=min)@10", "success@10", "map@10"])
+print(json.dumps({**res.aggregate, "seconds": time.perf_counter() - start, "cpu": time.process_time() - cpu}))
+"""
+)
+
+RECTOOLS = (
+    """
 import pandas as pd
 from rectools import Columns
 from rectools.metrics import MAP, NDCG, HitRate, Recall, calc_metrics
+"""
+    + LOAD
+    + """
 reco = pd.DataFrame({Columns.User: np.repeat(np.arange(n_users), k_list), Columns.Item: lists.ravel(),
                      Columns.Rank: np.tile(np.arange(1, k_list + 1), n_users)})
 interactions = pd.DataFrame({Columns.User: truth_users, Columns.Item: truth})
@@ -120,10 +152,12 @@ print(json.dumps({**{k: float(v) for k, v in out.items()}, "seconds": time.perf_
 )
 
 MS_RECOMMENDERS = (
-    LOAD
-    + """
+    """
 import pandas as pd
 from recommenders.evaluation import python_evaluation as pe
+"""
+    + LOAD
+    + """
 pred = pd.DataFrame({"userID": np.repeat(np.arange(n_users), k_list), "itemID": lists.ravel(),
                      "prediction": np.tile(np.arange(k_list, 0, -1, dtype=np.float64), n_users)})
 true = pd.DataFrame({"userID": truth_users, "itemID": truth, "rating": np.ones(len(truth))})
@@ -134,12 +168,15 @@ print(json.dumps({**{k: float(v) for k, v in out.items()}, "seconds": time.perf_
 )
 
 RECBOLE = (
-    LOAD
-    + """
+    """
+import numpy as np
 setattr(np, "float", float); setattr(np, "bool", bool)  # aliases RecBole 1.2.1 still uses
 from recbole.evaluator import metrics
-keys = np.sort(truth_users.astype(np.int64) * n_items + truth)
-pos_index = np.isin((np.arange(n_users, dtype=np.int64)[:, None] * n_items + lists), keys, assume_unique=False)
+"""
+    + LOAD
+    + HITS
+    + """
+pos_index = hit
 pos_len = np.diff(indptr)
 config = {"topk": [10, 20], "metric_decimal_place": 15}
 out = {}
@@ -153,13 +190,14 @@ print(json.dumps({**out, "seconds": time.perf_counter() - start, "cpu": time.pro
 )
 
 TORCHMETRICS = (
-    LOAD
-    + """
+    """
 import torch
 from torchmetrics.retrieval import RetrievalHitRate, RetrievalNormalizedDCG, RetrievalRecall
-keys = np.sort(truth_users.astype(np.int64) * n_items + truth)
-list_keys = np.arange(n_users, dtype=np.int64)[:, None] * n_items + lists
-listed = np.isin(list_keys, keys)
+"""
+    + LOAD
+    + HITS
+    + """
+listed = hit
 missing = ~np.isin(keys, list_keys.ravel())  # relevant items outside the lists: score 0, below every listed one
 indexes = torch.from_numpy(np.concatenate([np.repeat(np.arange(n_users), k_list), keys[missing] // n_items]))
 preds = torch.from_numpy(np.concatenate([np.tile(np.arange(k_list, 0, -1, dtype=np.float32), n_users),
@@ -176,6 +214,7 @@ print(json.dumps({**out, "seconds": time.perf_counter() - start, "cpu": time.pro
 CONTENDERS = [  # label, code, its argument, tolerance
     ("rankmeter (pandas frames, categorical ids)", RANKMETER, "category", 1e-12),
     ("rankmeter (pandas frames, integer ids)", RANKMETER, "int", 1e-12),
+    ("rankmeter evaluate_arrays (hit matrix, missed items appended)", RANKMETER_DENSE, "", 1e-12),
     ("rectools calc_metrics", RECTOOLS, "", 1e-9),
     ("Microsoft Recommenders python_evaluation", MS_RECOMMENDERS, "", 1e-9),
     ("RecBole metric_info on (pos_index, pos_len)", RECBOLE, "", 1e-9),
