@@ -198,3 +198,34 @@ def test_spark_few_predictions_worked_example() -> None:
     ours = _spark_case(rows, list(spark))
     for name, value in spark.items():
         assert ours[name] == pytest.approx(value, abs=1e-5), name
+
+
+def _lists_value(actual: list[list[int]], predicted: list[list[int]], measure: str) -> float:
+    import pandas as pd
+
+    qrels = pd.DataFrame(
+        [(u, i, 1) for u, items in enumerate(actual) for i in items], columns=["user_id", "item_id", "rating"]
+    )
+    run = pd.DataFrame(
+        [(u, i, -float(r)) for u, items in enumerate(predicted) for r, i in enumerate(items)],
+        columns=["user_id", "item_id", "score"],
+    )
+    return rankmeter.evaluate(qrels, run, measure, duplicates="first")[measure]
+
+
+@pytest.mark.parametrize(
+    ("actual", "predicted", "k", "value"),
+    [
+        ([[1, 2, 3, 4, 5]], [[6, 4, 7, 1, 2]], 2, 0.25),
+        ([list(range(1, 100))], [list(range(1, 21)) + list(range(200, 600))], 20, 1.0),
+        ([[1, 3, 4], [1, 2, 4], [1, 3]], [list(range(1, 6))] * 3, 3, 0.685185185185185),
+        # repeated predictions: ml_metrics counts the first copy only (the later copies hold their ranks)
+        ([[1, 2, 3, 4, 5]] * 2, [[6, 4, 7, 1, 2], [1, 1, 1, 1, 1]], 5, 0.26),
+        ([[1, 3], [1, 2, 3], [1, 2, 3]], [list(range(1, 6)), [1, 1, 1], [1, 2, 1]], 3, 11 / 18),
+    ],
+)
+def test_ml_metrics_mapk_worked_examples(actual: list, predicted: list, k: int, value: float) -> None:
+    """ml_metrics' ``mapk`` (its test_average_precision.py, values to 7 places as its assertAlmostEqual) is
+    ``map(divisor=min)@k``; here its repeated items come last in their list, where keeping the first copy
+    (``duplicates="first"``) moves no item up."""
+    assert _lists_value(actual, predicted, f"map(divisor=min)@{k}") == pytest.approx(value, abs=1e-7)
