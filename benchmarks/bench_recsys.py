@@ -43,7 +43,7 @@ Microsoft Recommenders ``python_evaluation``                    61.13   239.1   
 =============================================================  ======  =======  ===========
 
 The goal (rankmeter at least 10x the fastest library) is not met: RecBole's functions on a precomputed
-hit matrix are the fastest, 1.3x rankmeter's dense form; about 0.85 s of CPU of both is the shared
+hit matrix are the fastest, 1.3x faster than rankmeter's dense form; about 0.85 s of CPU of both is the shared
 conversion of item ids into that matrix, and rankmeter's own part (0.89 s) is on a par with RecBole's.
 From frames rankmeter is 1.3x (categorical ids) to 2.9x (integer ids, turned into text) rectools' CPU.
 

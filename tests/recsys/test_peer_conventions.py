@@ -229,3 +229,28 @@ def test_ml_metrics_mapk_worked_examples(actual: list, predicted: list, k: int, 
     ``map(divisor=min)@k``; here its repeated items come last in their list, where keeping the first copy
     (``duplicates="first"``) moves no item up."""
     assert _lists_value(actual, predicted, f"map(divisor=min)@{k}") == pytest.approx(value, abs=1e-7)
+
+
+def test_pooled_measures_on_dense_rows_in_several_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Dense rows are ranked in blocks (and their top k apart): the pooled aggregate still sums over every row."""
+    from rankmeter.core import lists
+
+    monkeypatch.setattr(lists, "EVALUATION_BLOCK_ITEMS", 120 * 500)  # 6 blocks of 500 rows
+    rng = np.random.default_rng(0)
+    y_true = (rng.random((3_000, 120)) < 0.05).astype(float)
+    y_score = rng.random((3_000, 120))
+    res = rankmeter.evaluate_arrays(y_true, y_score, ["ndcg@10", "implicit_p@5", "gauc"])
+    top = np.take_along_axis(y_true, np.argsort(-y_score, axis=1), axis=1)[:, :5].sum(axis=1)
+    r = y_true.sum(axis=1)
+    assert res["implicit_p@5"] == pytest.approx(top.sum() / np.minimum(5, r).sum(), abs=1e-12)
+    assert res.pool_weights["implicit_p@5"].tolist() == np.minimum(5, r).tolist()
+    weights = np.where(r < 120, r, 0)
+    auroc = rankmeter.evaluate_arrays(y_true, y_score, "auroc").values[:, 0]
+    assert res["gauc"] == pytest.approx((auroc * weights).sum() / weights.sum(), abs=1e-12)
+
+
+@pytest.mark.parametrize("measure", ["implicit_p@5", "gauc"])
+def test_evaluate_vectors_refuses_pooled_measures(measure: str) -> None:
+    codes = np.array([[0, 1], [1, 1]], dtype=np.uint8)
+    with pytest.raises(MeasureSyntaxError, match=f"measure '{measure}': evaluate_vectors does not pool values"):
+        rankmeter.evaluate_vectors(codes, codes, measure, query_labels=[0, 1], database_labels=[0, 1])

@@ -112,6 +112,11 @@ def _plan(measures: MeasuresArg, radius: int | Iterable[int] | None) -> _Plan:
             continue
         m = parse(item)
         family = FAMILIES[m.family]
+        if family.aggregate == "pooled":
+            raise MeasureSyntaxError(
+                f"measure {str(m)!r}: evaluate_vectors does not pool values over queries; "
+                "rank the scores with evaluate_arrays"
+            )
         index = len(parsed)
         parsed.append(m)
         for single in m.expand():
