@@ -11,6 +11,7 @@ K as non-relevant items, so the AUC cases give every user at least K items.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 import scipy.sparse as sp
 from conftest import Case, make_case
@@ -88,3 +89,13 @@ def test_auc_at_k_is_auroc_with_the_rest_of_the_catalogue_tied_below() -> None:
     dense = rankmeter.evaluate_arrays(relevance, scores, "auroc", ties="expected", empty="skip")
     res = rankmeter.evaluate(case.qrels(), case.run(), f"implicit_auc(n_items={case.n_items})@{k}", empty="skip")
     assert res[f"implicit_auc(n_items={case.n_items})@{k}"] == pytest.approx(dense["auroc"], abs=1e-12)
+
+
+def test_repeated_recommendation_counts_twice() -> None:
+    """A defect rankmeter does not copy: implicit counts each copy of a relevant item in the top K as a hit."""
+    case = Case(n_items=10, truth={0: [1, 2]}, lists={0: [1, 1, 3]})
+    train, test = _matrices(case)
+    assert precision_at_k(ListModel(case), train, test, K=3, show_progress=False) == 1.0  # 2 hits / min(3, 2)
+    qrels = {"0": {"1": 1, "2": 1}}
+    run = pd.DataFrame({"user_id": ["0", "0", "0"], "item_id": ["1", "1", "3"], "score": [3.0, 2.0, 1.0]})
+    assert rankmeter.evaluate(qrels, run, "implicit_p@3", duplicates="first")["implicit_p@3"] == 0.5
