@@ -10,7 +10,9 @@ child from the loaded arrays to the values (imports and loading excluded); the p
 
 * rankmeter: ``rankmeter.evaluate`` on two pandas frames (truth ``user_id, item_id``; run ``user_id,
   item_id, score = -rank``), the four measures and ``map@10`` in one call, with the ids as pandas
-  categoricals (read by their codes) and as plain integers (turned into text ids); and
+  categoricals (read by their codes) and as plain integers (turned into text ids); ``rankmeter.evaluate``
+  on ``rankmeter.ranked_lists(lists)`` (the users x 100 array of item ids) and
+  ``rankmeter.interactions(truth)`` (the CSR matrix); and
   ``rankmeter.evaluate_arrays`` on RecBole's layout made dense: each user's row holds the list's hits in
   rank order, then the user's relevant items the list missed, below it (every cutoff is within the list,
   and R is the row's relevant count);
@@ -137,6 +139,20 @@ print(json.dumps({**res.aggregate, "seconds": time.perf_counter() - start, "cpu"
 """
 )
 
+RANKMETER_LISTS = (
+    """
+import scipy.sparse as sp
+import rankmeter
+"""
+    + LOAD
+    + """
+truth_matrix = sp.csr_matrix((np.ones(len(truth)), truth, indptr), shape=(n_users, n_items))
+res = rankmeter.evaluate(rankmeter.interactions(truth_matrix), rankmeter.ranked_lists(lists),
+                         ["ndcg@10", "r@20", "map(divisor=min)@10", "success@10", "map@10"])
+print(json.dumps({**res.aggregate, "seconds": time.perf_counter() - start, "cpu": time.process_time() - cpu}))
+"""
+)
+
 RANKMETER_DENSE = (
     """
 import rankmeter
@@ -236,6 +252,7 @@ print(json.dumps({**out, "seconds": time.perf_counter() - start, "cpu": time.pro
 CONTENDERS = [  # label, code, its argument, tolerance
     ("rankmeter (pandas frames, categorical ids)", RANKMETER, "category", 1e-12),
     ("rankmeter (pandas frames, integer ids)", RANKMETER, "int", 1e-12),
+    ("rankmeter ranked_lists + interactions (users x 100 ids, CSR truth)", RANKMETER_LISTS, "", 1e-12),
     ("rankmeter evaluate_arrays (hit matrix, missed items appended)", RANKMETER_DENSE, "", 1e-12),
     ("rectools calc_metrics", RECTOOLS, "", 1e-9),
     ("Microsoft Recommenders python_evaluation", MS_RECOMMENDERS, "", 1e-9),
