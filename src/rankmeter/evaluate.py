@@ -646,7 +646,7 @@ def _evaluate_with_prefix(
         np.stack([sources[n][0].included[:, sources[n][1]] for n in names], axis=1),
         {n: sources[n][0].aggregate[n] for n in names},
         meta,
-        {n: sources[n][0].pool_weights[n] for n in names if n in sources[n][0].pool_weights},
+        pool_weights={n: sources[n][0].pool_weights[n] for n in names if n in sources[n][0].pool_weights},
     )
 
 

@@ -254,3 +254,14 @@ def test_evaluate_vectors_refuses_pooled_measures(measure: str) -> None:
     codes = np.array([[0, 1], [1, 1]], dtype=np.uint8)
     with pytest.raises(MeasureSyntaxError, match=f"measure '{measure}': evaluate_vectors does not pool values"):
         rankmeter.evaluate_vectors(codes, codes, measure, query_labels=[0, 1], database_labels=[0, 1])
+
+
+def test_pooled_measures_per_segment() -> None:
+    """group_by pools within each segment: s = (1 + 1) / (2 + 1); t = (0 + 0) / (0 + 2), u3 weighing 0."""
+    qrels = {**QRELS, "u4": {"a": 1, "b": 1}}
+    run = {**RUN, "u4": {"x": 1.0}}
+    segments = {"u1": "s", "u2": "s", "u3": "t", "u4": "t"}
+    res = rankmeter.evaluate(qrels, run, ["implicit_p@2", "relative_p@2"], group_by=segments)
+    assert res.by_group("implicit_p@2") == {"s": 2 / 3, "t": 0.0}
+    assert res.by_group("relative_p@2") == {"s": (1 / 2 + 1) / 2, "t": 0.0}
+    assert res["implicit_p@2"] == 2 / (2 + 1 + 0 + 2)
