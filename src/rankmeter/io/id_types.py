@@ -29,6 +29,8 @@ def _integer_keys(keys: Any) -> bool:
 
 
 def _integer_column(frame: Any, name: str) -> bool:
+    if hasattr(frame, "rdd"):  # a Spark DataFrame: its dtypes are (name, SQL type) pairs
+        return dict(frame.dtypes)[name] in ("tinyint", "smallint", "int", "bigint")
     if hasattr(frame, "column_names"):  # pyarrow
         import pyarrow as pa
 
@@ -37,6 +39,11 @@ def _integer_column(frame: Any, name: str) -> bool:
     if hasattr(dtype, "is_integer"):  # polars
         return bool(dtype.is_integer())
     return getattr(dtype, "kind", "") in ("i", "u")
+
+
+def _engine_frame(obj: Any) -> bool:
+    """Whether ``obj`` is a Spark or dask DataFrame (their modules are not imported to tell)."""
+    return type(obj).__module__.split(".")[0] in ("pyspark", "dask")
 
 
 def integer_query_ids(obj: Any, kind: str, columns: Mapping[str, str] | None = None) -> bool:
@@ -59,7 +66,7 @@ def integer_query_ids(obj: Any, kind: str, columns: Mapping[str, str] | None = N
     >>> integer_query_ids("run.txt", "run")
     False
     """
-    if is_frame(obj):
+    if is_frame(obj) or _engine_frame(obj):
         names = [str(c) for c in (obj.column_names if hasattr(obj, "column_names") else obj.columns)]
         given = (columns or {}).get("query_id")
         present = [given] if given in names else [c for c in KNOWN_COLUMNS[kind]["query_id"] if c in names]
