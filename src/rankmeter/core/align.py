@@ -231,6 +231,19 @@ class JudgmentsByQuery:
         return self.vocabulary[~self.met].tolist()
 
 
+def check_run_duplicates(run: Run) -> None:
+    """Raise :class:`DuplicateEntryError` at the first (query, document) pair ``run`` repeats (policy ``error``).
+
+    >>> import numpy as np
+    >>> check_run_duplicates(Run(np.array(["q1", "q1"]), np.array(["a", "a"]), np.array([1.0, 2.0]), "run.txt"))
+    Traceback (most recent call last):
+    ...
+    rankmeter.errors.DuplicateEntryError: run.txt:2: query 'q1', document 'a' appears twice in the run ...
+    """
+    _, codes = intern(run.query_ids)
+    _rows_to_drop(duplicate_rows(codes[0], run.doc_ids), run.scores, "error", run, "run")
+
+
 def dedupe_qrels(qrels: Qrels, duplicates: str = "error") -> tuple[Qrels, int]:
     """The qrels without repeated (query, document) pairs, by the ``duplicates`` policy, and how many rows went.
 
