@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
 from typing import Any
 
 from rankmeter.cli.engines import add_engine_options, evaluate_on_engine
 from rankmeter.cli.options import add_evaluation_options, semantics_from_args
+from rankmeter.cli.output import write_output
 from rankmeter.cli.runs import expand_runs, system_names
 from rankmeter.cli.text_table import SECTION, render_text_table
 from rankmeter.errors import PolicyError
@@ -203,11 +203,7 @@ def run(args: argparse.Namespace) -> int:
         text = _render_one(_evaluate_one(args, args.qrels, paths[0], measures, semantics), args)
     else:
         text = _render_many(_evaluate_many(args, paths, measures, semantics), args)
-    if args.output:
-        with open(args.output, "w") as fh:
-            fh.write(text)
-    else:
-        sys.stdout.write(text)
+    write_output(text, args.output)
     return 0
 
 

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from rankmeter._version import __version__
+from rankmeter.io.output import write_text_atomic
 
 if TYPE_CHECKING:
     from rankmeter.core.semantics import Semantics
@@ -473,9 +474,7 @@ def html(
         command=command if command is not None else python_call(qrels, runs, measures, semantics, options),
     )
     if output is not None:
-        out = Path(output)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(page, encoding="utf-8")
+        write_text_atomic(output, page)
     return page
 
 
