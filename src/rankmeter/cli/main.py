@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 
 from rankmeter._version import __version__
-from rankmeter.cli.status import exit_status
+from rankmeter.cli.status import INPUT_ERROR, exit_status
 from rankmeter.errors import RankmeterError
 
 SUBCOMMANDS = ("evaluate", "measures", "compare", "report", "retrieval", "trec_eval", "ndeval")
@@ -110,6 +110,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exit_status(exc)
     except BrokenPipeError:  # pragma: no cover - e.g. `rankmeter ... | head`
         return 0
+    except MemoryError:  # what no limit caught (an endless standard input of valid lines)
+        print(
+            f"rankmeter {args.command}: error: out of memory: the input or the request is too large for this "
+            "machine (see the resource limits in docs/errors.md)",
+            file=sys.stderr,
+        )
+        return INPUT_ERROR
 
 
 if __name__ == "__main__":  # pragma: no cover

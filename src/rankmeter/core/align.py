@@ -240,8 +240,11 @@ def check_run_duplicates(run: Run) -> None:
     ...
     rankmeter.errors.DuplicateEntryError: run.txt:2: query 'q1', document 'a' appears twice in the run ...
     """
-    _, codes = intern(run.query_ids)
-    _rows_to_drop(duplicate_rows(codes[0], run.doc_ids), run.scores, "error", run, "run")
+    first: dict[tuple[str, str], int] = {}
+    for row, pair in enumerate(zip(run.query_ids.tolist(), run.doc_ids.tolist(), strict=True)):
+        earlier = first.setdefault(pair, row)
+        if earlier != row:  # (a scan that stops at the first repeat: a run of one repeated line stops at once)
+            raise _duplicate_error(run, earlier, row, run.scores, "run")
 
 
 def dedupe_qrels(qrels: Qrels, duplicates: str = "error") -> tuple[Qrels, int]:

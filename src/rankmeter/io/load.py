@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rankmeter.errors import InputFormatError
+from rankmeter.errors import InputFormatError, RankmeterError
 
 if TYPE_CHECKING:
     from rankmeter.io.tables import Qrels, Run
@@ -74,6 +74,8 @@ def read_table(path: str | os.PathLike[str], fmt: str, id_columns: tuple[str, ..
             parse_options=pcsv.ParseOptions(delimiter="\t" if fmt == "tsv" else ","),
             convert_options=pcsv.ConvertOptions(column_types=types),
         )
+    except RankmeterError:  # a limit of the reader (PolicyError), already located
+        raise
     except FileNotFoundError as exc:
         raise InputFormatError(f"{source}: cannot read file: {exc.strerror or 'No such file or directory'}") from None
     except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError, its IO errors OSErrors

@@ -322,6 +322,25 @@ def read_text_bytes(path: str | os.PathLike[str]) -> bytes:
     return data
 
 
+def file_holds(path: str | os.PathLike[str], byte: bytes) -> bool:
+    """Whether a regular file holds ``byte`` (memory-mapped: nothing is read into Python); False if unreadable.
+
+    >>> import tempfile, os
+    >>> with tempfile.NamedTemporaryFile("wb", delete=False) as f:
+    ...     _ = f.write(b"1 0 a 1\\r\\n")
+    >>> file_holds(f.name, b"\\r"), file_holds(f.name, b"\\t")
+    (True, False)
+    >>> os.unlink(f.name)
+    """
+    import mmap
+
+    try:
+        with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            return mm.find(byte) >= 0
+    except (OSError, ValueError):
+        return False
+
+
 def is_regular(fh: Any) -> bool:
     """Whether an open file is a regular file (which can be memory-mapped, sized and read again)."""
     import stat
