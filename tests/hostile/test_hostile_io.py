@@ -540,3 +540,138 @@ def test_ids_with_invalid_utf8_are_written_back_as_read(tmp_path: Path, capsys: 
     status, _, err = _cli(["evaluate", q, r, "-m", "map", "--format", "json", "-o", str(out)], capsys)
     assert status == 0, err
     assert json.loads(out.read_bytes())["per_query"][0]["query_id"] == "q\udcff"
+
+
+# ---------------------------------------------------------------- the table of docs/errors.md
+
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "errors.md"
+TABLE_BEGIN, TABLE_END = "<!-- hostile-io: begin -->", "<!-- hostile-io: end -->"
+
+
+def _files(**files: bytes) -> None:
+    for name, data in files.items():
+        Path(name).write_bytes(data)
+
+
+def _case_cr() -> list[str]:
+    _files(**{"q.txt": QRELS, "cr.run": CR_RUN})
+    return ["evaluate", "q.txt", "cr.run"]
+
+
+def _case_mixed() -> list[str]:
+    _files(**{"q.txt": QRELS, "mixed.run": b"1 Q0 a 1 3 t\n1 Q0 b 2 2 t\r2 Q0 a 1 1 t\n"})
+    return ["evaluate", "q.txt", "mixed.run"]
+
+
+def _case_cr_trec_eval() -> list[str]:
+    _files(**{"q.txt": QRELS, "cr.run": CR_RUN})
+    return ["trec_eval", "q.txt", "cr.run"]
+
+
+def _case_zero() -> list[str]:
+    _files(**{"q.txt": QRELS})
+    return ["evaluate", "q.txt", "/dev/zero", "-m", "map"]
+
+
+def _case_long_line_streamed() -> list[str]:
+    _files(**{"q.txt": QRELS, "long.run": b"1 Q0 " + b"x" * (2 << 20) + b" 1 1 t\n"})
+    return ["evaluate", "q.txt", "long.run", "--stream"]
+
+
+def _case_stream_table() -> list[str]:
+    _files(**{"q.txt": QRELS, "run.parquet": b"PAR1"})
+    return ["evaluate", "q.txt", "run.parquet", "--stream"]
+
+
+def _case_gz_whole() -> list[str]:
+    _files(**{"q.txt": QRELS, "run.gz": _gz_members(b"1 Q0 a 1 1 t\n", 80 << 20)})
+    return ["evaluate", "q.txt", "run.gz"]
+
+
+def _case_gz_streamed() -> list[str]:
+    _files(**{"q.txt": QRELS, "run.gz": _gz_members(b"1 Q0 a 1 1 t\n", 80 << 20)})
+    return ["evaluate", "q.txt", "run.gz", "--stream"]
+
+
+def _case_query_cap() -> list[str]:
+    lines = b"".join(f"1 Q0 d{i} 1 1 t\n".encode() for i in range(100_000))
+    _files(**{"q.txt": QRELS, "big.run": lines})
+    os.environ["RANKMETER_MAX_QUERY_BYTES"] = str(1 << 20)
+    return ["evaluate", "q.txt", "big.run", "--stream", "--block-mb", "1"]
+
+
+def _case_cutoffs() -> list[str]:
+    _files(
+        **{
+            "q.txt": b"".join(f"{i} 0 d 1\n".encode() for i in range(2000)),
+            "r.txt": b"".join(f"{i} Q0 d 1 1 t\n".encode() for i in range(2000)),
+        }
+    )
+    os.environ["RANKMETER_MAX_RESULT_BYTES"] = str(256 << 20)
+    return ["evaluate", "q.txt", "r.txt", "-m", "ndcg@[" + ",".join(map(str, range(1, 20001))) + "]"]
+
+
+def _case_output_dir() -> list[str]:
+    _files(**{"q.txt": QRELS, "r.run": RUN})
+    return ["evaluate", "q.txt", "r.run", "-o", "missing/out.csv"]
+
+
+def _case_plot_dir() -> list[str]:
+    _files(**{"q.txt": QRELS, "a.run": RUN, "b.run": RUN})
+    return ["compare", "q.txt", "a.run", "b.run", "-m", "map", "--plot", "missing/x.png"]
+
+
+DOC_CASES = {
+    "run with CR-only line ends (`\\r`)": _case_cr,
+    "run mixing `\\n` and one lone `\\r`": _case_mixed,
+    "CR-only run in the trec_eval drop-in": _case_cr_trec_eval,
+    "`/dev/zero` (or `/dev/urandom`) as the run": _case_zero,
+    "a line of 2 MiB, streamed (the same from a pipe or stdin)": _case_long_line_streamed,
+    "`--stream` on a Parquet (CSV, TSV, Feather) run": _case_stream_table,
+    "a run `.gz` of one repeated line expanding past 64 MiB, read whole": _case_gz_whole,
+    "the same `.gz` with `--stream` (or over 8 MiB on disk)": _case_gz_streamed,
+    "`--stream`, one query over `RANKMETER_MAX_QUERY_BYTES` (here 1 MiB)": _case_query_cap,
+    "`ndcg@[1,...,20000]` over 2,000 queries, `RANKMETER_MAX_RESULT_BYTES` 256 MiB": _case_cutoffs,
+    "`-o` into a directory that does not exist": _case_output_dir,
+    "`--plot` into a directory that does not exist": _case_plot_dir,
+}
+
+
+def doc_rows(tmp_path: Path) -> list[str]:
+    """The rows of the page's table: each case run in a folder of its own under ``tmp_path``."""
+    import contextlib
+
+    rows = []
+    for label, build in DOC_CASES.items():
+        folder = tmp_path / f"case{len(rows)}"
+        folder.mkdir()
+        saved = dict(os.environ)
+        old = os.getcwd()
+        os.chdir(folder)
+        try:
+            out, err = io.StringIO(), io.StringIO()
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                status = main(build())
+        finally:
+            os.chdir(old)
+            os.environ.clear()
+            os.environ.update(saved)
+        command = "trec_eval" if "trec_eval" in label else ("compare" if "--plot" in label else "evaluate")
+        line = _one_error_line(err.getvalue(), command)
+        message = line if len(line) <= 240 else line[:237] + "..."
+        rows.append(f"| {label} | `{message.replace('|', chr(92) + '|')}` | {status} |")
+    return rows
+
+
+def test_docs_table_of_hostile_inputs_is_what_the_commands_print(tmp_path: Path) -> None:
+    """Each row of the table in docs/errors.md (between the hostile-io markers) is run: message and status."""
+    text = PAGE.read_text(encoding="utf-8")
+    shown = text[text.index(TABLE_BEGIN) + len(TABLE_BEGIN) : text.index(TABLE_END)].strip().splitlines()[2:]
+    expected = doc_rows(tmp_path)
+    assert shown == expected, "\n".join(expected)
+
+
+if __name__ == "__main__":  # pragma: no cover - prints the rows for the page
+    import tempfile
+
+    print("\n".join(doc_rows(Path(tempfile.mkdtemp()))))
