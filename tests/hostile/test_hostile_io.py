@@ -23,7 +23,7 @@ import pytest
 
 import rankmeter
 from rankmeter.cli.main import main
-from rankmeter.errors import InputFormatError, PolicyError
+from rankmeter.errors import InputFormatError, InvalidScoreError, PolicyError
 from rankmeter.io.intents import read_intent_qrels
 from rankmeter.io.stream import iter_run_chunks
 from rankmeter.io.trec import read_qrels, read_run
@@ -321,6 +321,15 @@ def test_streaming_a_table_is_refused_by_name(tmp_path: Path) -> None:
         rankmeter.evaluate_stream({"q0": {"d0": 1}}, path, "map")
 
 
+def test_csv_header_that_is_not_utf8(tmp_path: Path) -> None:
+    """Found by the csv_tables fuzz target: a bare UnicodeDecodeError from pyarrow's column names."""
+    path = _write(tmp_path, "run.csv", b"\x80\n")
+    with pytest.raises(
+        InputFormatError, match=r"run\.csv:1: the header is not UTF-8 text \(invalid start byte at byte 0\)"
+    ):
+        rankmeter.evaluate({"q": {"d": 1}}, path, "map")
+
+
 # ---------------------------------------------------------------- intent qrels
 
 
@@ -332,6 +341,16 @@ def test_intent_qrels_long_line_and_truncated_gzip(tmp_path: Path) -> None:
     cut = _write(tmp_path, "cut.txt.gz", gzip.compress(b"1 1 a 1\n" * 1000)[:40])
     with pytest.raises(InputFormatError, match=r"cut\.txt\.gz: cannot read file: corrupt or truncated gzip data"):
         read_intent_qrels(cut)
+
+
+def test_intent_grades_are_ascii_decimals(tmp_path: Path) -> None:
+    """As every other file reader: Python's float() would read '1_0' as 10 and Arabic-Indic digits as numbers."""
+    for grade in ("1_0", "\u0661"):
+        path = _write(tmp_path, "intents.txt", f"1 1 a {grade}\n".encode())
+        with pytest.raises(
+            InvalidScoreError, match=rf"intents\.txt:1: query '1', intent '1', document 'a': grade '{grade}'"
+        ):
+            read_intent_qrels(path)
 
 
 # ---------------------------------------------------------------- huge result requests

@@ -13,6 +13,7 @@ number. Tables name the intent column ``intent`` (or ``subtopic``,
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,7 +24,9 @@ from rankmeter.errors import InputFormatError, InvalidScoreError, where
 from rankmeter.io.arrow import is_arrow
 from rankmeter.io.frames import find_columns, is_frame, qrels_from_frame
 from rankmeter.io.tables import id_at
-from rankmeter.io.validate import read_text_bytes
+from rankmeter.io.validate import first_unplain_number, read_text_bytes
+
+_ASCII_FIELDS = re.compile(r"[^ \t\n\r\f\v]+")
 
 INTENT_COLUMNS = ("intent", "subtopic", "subtopic_id", "iteration", "iter")
 """Column names read as the intent of a judgment when a table is given."""
@@ -102,7 +105,7 @@ def read_intent_qrels(path: str | os.PathLike[str]) -> IntentQrels:
     rows: list[list[str]] = []
     numbers: list[int] = []
     for number, line in enumerate(text.split("\n"), start=1):
-        fields = line.split()
+        fields = _ASCII_FIELDS.findall(line)  # (ASCII whitespace, as C's isspace: not str.split's Unicode spaces)
         if not fields or fields[0].startswith("#"):
             continue
         if len(fields) != 4:
@@ -116,8 +119,11 @@ def read_intent_qrels(path: str | os.PathLike[str]) -> IntentQrels:
         raise InputFormatError(f"{source}: file has no judgment lines (query intent docno grade)")
     table = np.array(rows, dtype=str)
     grades = np.empty(len(rows), dtype=np.float64)
+    odd = first_unplain_number(table[:, 3])  # ASCII decimal only: float() would also read '1_0' and '١'
     for i, value in enumerate(table[:, 3]):
         try:
+            if i == odd:
+                raise ValueError(value)
             grades[i] = float(value)
         except ValueError:
             raise InvalidScoreError(

@@ -69,11 +69,15 @@ def read_table(path: str | os.PathLike[str], fmt: str, id_columns: tuple[str, ..
 
         # ids are text whatever they look like ('007' stays '007'); other columns are inferred
         types = {name: pa.string() for name in id_columns}
-        return pcsv.read_csv(
+        table = pcsv.read_csv(
             _csv_source(source),
             parse_options=pcsv.ParseOptions(delimiter="\t" if fmt == "tsv" else ","),
             convert_options=pcsv.ConvertOptions(column_types=types),
         )
+        table.column_names  # noqa: B018 - decoded here: a header that is not UTF-8 raises UnicodeDecodeError
+        return table
+    except UnicodeDecodeError as exc:
+        raise InputFormatError(f"{source}:1: the header is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except RankmeterError:  # a limit of the reader (PolicyError), already located
         raise
     except FileNotFoundError as exc:
