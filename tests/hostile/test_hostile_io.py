@@ -204,18 +204,25 @@ def test_named_pipe_run_is_read_once(tmp_path: Path, stream: bool) -> None:
 
 @pytest.mark.parametrize("kind", ["qrels", "trec_eval"])
 def test_named_pipe_qrels_and_trec_eval(tmp_path: Path, kind: str) -> None:
+    """Read on a thread that must finish within 10 s (before: the pipe was opened twice and the read hung)."""
     fifo = str(tmp_path / "in.fifo")
     os.mkfifo(fifo)
-    other = _write(tmp_path, "other.txt", RUN if kind == "qrels" else QRELS)
-    thread = _fifo_writer(fifo, QRELS if kind == "qrels" else RUN)
-    if kind == "qrels":
-        qrels = read_qrels(fifo)
-        assert qrels.doc_ids.tolist() == ["a", "b", "a"]
-    else:
-        run = te_readers.read_run(fifo, arrow_ids=True)
-        assert (run.run.doc_ids.tolist(), run.runid) == (["a", "b", "a"], "t")
-    thread.join(5)
-    assert not thread.is_alive() and Path(other).exists()
+    writer = _fifo_writer(fifo, QRELS if kind == "qrels" else RUN)
+    found: list[object] = []
+
+    def read() -> None:
+        if kind == "qrels":
+            found.append(read_qrels(fifo).doc_ids.tolist())
+        else:
+            run = te_readers.read_run(fifo, arrow_ids=True)
+            found.append((run.run.doc_ids.tolist(), run.runid))
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(10)
+    writer.join(1)
+    assert not reader.is_alive() and not writer.is_alive()
+    assert found == [["a", "b", "a"] if kind == "qrels" else (["a", "b", "a"], "t")]
 
 
 @pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom"])
