@@ -360,6 +360,38 @@ def test_intent_grades_are_ascii_decimals(tmp_path: Path) -> None:
             read_intent_qrels(path)
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["ndeval", "cut.qrels.gz", "one.run"],
+        ["evaluate", "q.txt", "cut.run.gz"],
+        ["evaluate", "q.txt", "cut.run.gz", "--stream"],
+        ["trec_eval", "q.txt", "cut.run.gz"],
+    ],
+    ids=["ndeval", "evaluate", "stream", "trec_eval"],
+)
+def test_truncated_gzip_is_one_error_line_on_every_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    """gzip's EOFError never reaches the user: one ``error:`` line naming the file, status 1 (2 in the trec_eval drop-in)."""
+    monkeypatch.chdir(tmp_path)
+    _files(
+        **{
+            "q.txt": QRELS,
+            "one.run": b"1 Q0 a 1 1 t\n",
+            "cut.qrels.gz": gzip.compress(b"1 1 a 1\n" * 1000)[:40],
+            "cut.run.gz": gzip.compress(RUN * 1000)[:40],
+        }
+    )
+    status, out, err = _cli(argv, capsys)
+    assert (status, out) == (2 if argv[0] == "trec_eval" else 1, "")
+    file = "cut.qrels.gz" if argv[0] == "ndeval" else "cut.run.gz"
+    assert _one_error_line(err, argv[0]) == (
+        f"rankmeter {argv[0]}: error: {file}: cannot read file: corrupt or truncated gzip data "
+        "(Compressed file ended before the end-of-stream marker was reached)"
+    )
+
+
 # ---------------------------------------------------------------- huge result requests
 
 
