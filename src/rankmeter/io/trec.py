@@ -174,7 +174,7 @@ def _arrow_table(data: Any, n_columns: int, keep: dict[int, Any], path: PathLike
     keep = {i: keep.get(i, pa.binary()) for i in range(n_columns)}
     if data is None and _other_whitespace_in_file(path):  # type: ignore[arg-type]
         data = _read_bytes(path)  # type: ignore[arg-type]
-    if data is not None and (b"\x00" in data or b"\r" in data.replace(b"\r\n", b"")):
+    if data is not None and (b"\x00" in data or (b"\r" in data and data.count(b"\r") != data.count(b"\r\n"))):
         return None  # a NUL byte or a lone carriage return: the exact path reports the line
     if data is not None and any(c in data for c in _OTHER_WHITESPACE):
         data = _LEADING_OR_TRAILING.sub(b"", _WHITESPACE_RUN.sub(b" ", data))

@@ -226,7 +226,8 @@ class _Bounded:
             if self.open_line + first > self.max_line:
                 raise line_too_long(self.open_line + first, self.source, self.lines + 1)
             last = chunk.rfind(b"\n")
-            check_line_lengths(chunk[first + 1 : last + 1], self.source, self.lines + 2, self.max_line)
+            if _may_hold_long_line(chunk, first + 1, last + 1, self.max_line):
+                check_line_lengths(chunk[first + 1 : last + 1], self.source, self.lines + 2, self.max_line)
             self.open_line = len(chunk) - last - 1
             self.lines += chunk.count(b"\n")
         if self.open_line > self.max_line:
@@ -238,7 +239,19 @@ class _Bounded:
         return data
 
 
-_CHUNK = 1 << 20
+_CHUNK = 16 << 20
+
+
+def _may_hold_long_line(data: bytes, start: int, stop: int, limit: int) -> bool:
+    """False when no line of ``data[start:stop]`` can be longer than ``limit``: every aligned window of
+    ``limit // 2`` bytes holds a line feed (a longer line would hold one such window whole). A ``find``
+    per window, each stopping at its first line feed: no pass over every byte.
+
+    >>> _may_hold_long_line(b"ab\\ncd\\nef\\n", 0, 9, 8), _may_hold_long_line(b"abcdefghij\\n", 0, 11, 4)
+    (False, True)
+    """
+    step = max(limit // 2, 1)
+    return any(data.find(b"\n", at, min(at + step, stop)) < 0 for at in range(start, stop, step))
 
 
 def expansion_limit(path: str | os.PathLike[str]) -> int:
@@ -307,6 +320,7 @@ def read_text_bytes(path: str | os.PathLike[str]) -> bytes:
     import sys
 
     source = "<stdin>" if str(path) == "-" else os.fspath(path)
+    checked = True  # NUL bytes and line lengths checked while reading
     if str(path) == "-":
         data = read_stream(sys.stdin.buffer, source)
     elif source.endswith(".gz"):
@@ -314,11 +328,15 @@ def read_text_bytes(path: str | os.PathLike[str]) -> bytes:
     else:
         try:
             with open(path, "rb") as fh:
-                data = fh.read() if is_regular(fh) else read_stream(fh, source)
+                checked = not is_regular(fh)
+                data = read_stream(fh, source) if checked else fh.read()
         except OSError as exc:
             raise InputFormatError(f"{source}: cannot read file: {exc.strerror or exc}") from exc
     data = data[3:] if data.startswith(UTF8_BOM) else data
-    check_text(data, source)
+    if checked:
+        check_line_ends(data, source)
+    else:
+        check_text(data, source)
     return data
 
 
