@@ -582,6 +582,9 @@ def test_non_utf8_locale_writes_utf8_files_and_ascii_tables(tmp_path: Path) -> N
     lines = table.stdout.splitlines()
     assert lines[0].split() == ["query", "|", "map"] and set(lines[1]) == {"=", "+"}
     assert lines[2].split() == ["caf\\xe9", "|", "1.0000"]
+    drop_in = _child(code, "trec_eval", "-q", "-m", "map", q, r, env=env)
+    assert drop_in.returncode == 0, drop_in.stderr
+    assert drop_in.stdout.splitlines()[0].split() == ["map", "caf\\xe9", "1.0000"]
     written = _child(code, "evaluate", q, r, "-m", "map", "--format", "csv", "-o", str(out), env=env)
     assert written.returncode == 0, written.stderr
     assert out.read_bytes() == "query_id,measure,value\ncaf\u00e9,map,1.0\nall,map,1.0\n".encode()
