@@ -23,7 +23,7 @@ import pytest
 
 import rankmeter
 from rankmeter.cli.main import main
-from rankmeter.errors import InputFormatError, InvalidScoreError, PolicyError
+from rankmeter.errors import InputFormatError, InvalidScoreError, PolicyError, RankmeterError
 from rankmeter.io.intents import read_intent_qrels
 from rankmeter.io.stream import iter_run_chunks
 from rankmeter.io.trec import read_qrels, read_run
@@ -283,6 +283,21 @@ def test_endless_valid_stdin_ends_with_one_out_of_memory_line(tmp_path: Path) ->
     )
     assert done.returncode == 1, done.stderr
     assert "out of memory" in _one_error_line(done.stderr)
+
+
+@pytest.mark.parametrize("codec", ["bz2", "lzma", "zlib"])
+def test_compressed_formats_rankmeter_does_not_read_are_located_errors(tmp_path: Path, codec: str) -> None:
+    """Only ``.gz`` is decompressed: a bzip2, xz or zlib run is binary text, refused at its first NUL byte when
+    read whole; streamed in small blocks, at the first bad line of its first block."""
+    import importlib
+
+    data = importlib.import_module(codec).compress(RUN * 10_000)
+    path = _write(tmp_path, f"run.{codec}", data)
+    line = 1 + data[: data.find(b"\x00")].count(b"\n")
+    with pytest.raises(InputFormatError, match=rf"run\.{codec}:{line}: a NUL byte"):
+        read_run(path)
+    with pytest.raises(RankmeterError, match=rf"run\.{codec}:\d+: "):  # the first bad line of the first block
+        list(iter_run_chunks(path, block_bytes=64))
 
 
 # ---------------------------------------------------------------- formats whatever their size
