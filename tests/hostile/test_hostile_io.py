@@ -287,14 +287,13 @@ def test_endless_valid_stdin_ends_with_one_out_of_memory_line(tmp_path: Path) ->
 
 @pytest.mark.parametrize("codec", ["bz2", "lzma", "zlib"])
 def test_compressed_formats_rankmeter_does_not_read_are_located_errors(tmp_path: Path, codec: str) -> None:
-    """Only ``.gz`` is decompressed: a bzip2, xz or zlib run is binary text, refused at its first NUL byte when
-    read whole; streamed in small blocks, at the first bad line of its first block."""
+    """Only ``.gz`` is decompressed: a bzip2, xz or zlib run is binary text, refused with the file and the line
+    of its first problem (a NUL byte, a line too long or a field that is no number), read whole or streamed."""
     import importlib
 
     data = importlib.import_module(codec).compress(RUN * 10_000)
     path = _write(tmp_path, f"run.{codec}", data)
-    line = 1 + data[: data.find(b"\x00")].count(b"\n")
-    with pytest.raises(InputFormatError, match=rf"run\.{codec}:{line}: a NUL byte"):
+    with pytest.raises(RankmeterError, match=rf"run\.{codec}:\d+: "):
         read_run(path)
     with pytest.raises(RankmeterError, match=rf"run\.{codec}:\d+: "):  # the first bad line of the first block
         list(iter_run_chunks(path, block_bytes=64))
