@@ -593,9 +593,7 @@ def test_non_utf8_locale_writes_utf8_files_and_ascii_tables(tmp_path: Path) -> N
     code = "import sys\nfrom rankmeter.cli.main import main\nsys.exit(main(sys.argv[1:]))"
     table = _child(code, "evaluate", q, r, "-m", "map", "--per-query", env=env)
     assert table.returncode == 0, table.stderr
-    lines = table.stdout.splitlines()
-    assert lines[0].split() == ["query", "|", "map"] and set(lines[1]) == {"=", "+"}
-    assert lines[2].split() == ["caf\\xe9", "|", "1.0000"]
+    assert table.stdout.splitlines()[:3] == [" query   |    map ", "=========+========", " caf\\xe9 | 1.0000 "]
     drop_in = _child(code, "trec_eval", "-q", "-m", "map", q, r, env=env)
     assert drop_in.returncode == 0, drop_in.stderr
     assert drop_in.stdout.splitlines()[0].split() == ["map", "caf\\xe9", "1.0000"]

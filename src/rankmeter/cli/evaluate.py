@@ -13,7 +13,7 @@ from typing import Any
 
 from rankmeter.cli.engines import add_engine_options, evaluate_on_engine
 from rankmeter.cli.options import add_evaluation_options, semantics_from_args
-from rankmeter.cli.output import write_output
+from rankmeter.cli.output import tables_for, write_output
 from rankmeter.cli.runs import expand_runs, system_names
 from rankmeter.cli.text_table import SECTION, render_text_table
 from rankmeter.errors import PolicyError
@@ -200,9 +200,13 @@ def run(args: argparse.Namespace) -> int:
     semantics = semantics_from_args(args, seed=args.seed)
     paths = expand_runs(list(args.runs), qrels=args.qrels)
     if len(paths) == 1:
-        text = _render_one(_evaluate_one(args, args.qrels, paths[0], measures, semantics), args)
+        result = _evaluate_one(args, args.qrels, paths[0], measures, semantics)
+        with tables_for(args.output):
+            text = _render_one(result, args)
     else:
-        text = _render_many(_evaluate_many(args, paths, measures, semantics), args)
+        results = _evaluate_many(args, paths, measures, semantics)
+        with tables_for(args.output):
+            text = _render_many(results, args)
     write_output(text, args.output)
     return 0
 

@@ -9,13 +9,13 @@ output ever fails half-way with a ``UnicodeEncodeError``.
 from __future__ import annotations
 
 import codecs
+import contextlib
 import sys
+from collections.abc import Iterator
 from typing import TextIO
 
+from rankmeter.cli.text_table import ASCII_BORDERS, ASCII_ONLY
 from rankmeter.io.output import write_text_atomic
-
-ASCII_BORDERS = str.maketrans({"┃": "|", "━": "=", "╇": "+", "│": "|", "─": "-", "┼": "+"})
-"""The box-drawing characters of :func:`~rankmeter.cli.text_table.render_text_table` and their ASCII stand-ins."""
 
 
 def is_utf8(stream: TextIO) -> bool:
@@ -45,6 +45,16 @@ def for_stream(text: str, stream: TextIO) -> str:
         return text
     encoding = stream.encoding or "ascii"
     return text.translate(ASCII_BORDERS).encode(encoding, "backslashreplace").decode(encoding)
+
+
+@contextlib.contextmanager
+def tables_for(path: str | None) -> Iterator[None]:
+    """Draw the tables rendered inside in ASCII when they go to a standard output that is not UTF-8."""
+    token = ASCII_ONLY.set(not path and not is_utf8(sys.stdout))
+    try:
+        yield
+    finally:
+        ASCII_ONLY.reset(token)
 
 
 def write_output(text: str, path: str | None) -> None:

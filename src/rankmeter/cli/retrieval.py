@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from rankmeter.cli.output import write_output
+from rankmeter.cli.output import tables_for, write_output
 from rankmeter.core.semantics import EMPTY_POLICIES, Semantics
 from rankmeter.errors import InputFormatError
 
@@ -164,6 +164,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.format == "csv":
         text = result.to_csv()
     else:
-        text = render_table(result, args.per_query, args.digits)
+        with tables_for(args.output):
+            text = render_table(result, args.per_query, args.digits)
     write_output(text, args.output)
     return 0
