@@ -430,7 +430,7 @@ def html(
     measures : str or sequence of str
         Measure names.
     output : str or Path, optional
-        Where to write the page (UTF-8); parent folders are created.
+        Where to write the page (UTF-8), through a temporary file renamed over it; its folder must exist.
     title, command
         See :func:`render_html`; ``command`` defaults to this call, written
         out by :func:`python_call`.
