@@ -24,12 +24,15 @@ def is_utf8(stream: TextIO) -> bool:
     >>> import io
     >>> def stream(encoding):
     ...     return io.TextIOWrapper(io.BytesIO(), encoding=encoding)
-    >>> is_utf8(stream("ascii")), is_utf8(stream("utf8"))
-    (False, True)
+    >>> is_utf8(stream("ascii")), is_utf8(stream("utf8")), is_utf8(io.StringIO())
+    (False, True, True)
     """
+    encoding = getattr(stream, "encoding", None)
+    if encoding is None:  # an in-memory text stream (io.StringIO) holds any character
+        return True
     try:
-        return codecs.lookup(stream.encoding or "ascii").name == "utf-8"
-    except (LookupError, AttributeError):
+        return codecs.lookup(encoding).name == "utf-8"
+    except LookupError:
         return False
 
 
