@@ -240,6 +240,8 @@ def check_run_duplicates(run: Run) -> None:
     ...
     rankmeter.errors.DuplicateEntryError: run.txt:2: query 'q1', document 'a' appears twice in the run ...
     """
+    if len(run.query_ids.dictionary) == 1 and len(run.doc_ids.coded().dictionary) == len(run):
+        return  # one query, every document distinct (the usual case: decided in C, without a Python loop)
     first: dict[tuple[str, str], int] = {}
     for row, pair in enumerate(zip(run.query_ids.tolist(), run.doc_ids.tolist(), strict=True)):
         earlier = first.setdefault(pair, row)
