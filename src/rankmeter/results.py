@@ -355,9 +355,10 @@ def _check_trec_ids(query_ids: list[Any]) -> None:
 
 
 def _write_text(path: str | Path, text: str) -> None:
-    from pathlib import Path
+    """Write ``text`` as UTF-8 to a temporary file renamed to ``path`` (the old file stays whole if it fails)."""
+    from rankmeter.io.output import write_text_atomic
 
-    Path(path).write_text(text)
+    write_text_atomic(path, text)
 
 
 def json_safe(obj: Any) -> Any:

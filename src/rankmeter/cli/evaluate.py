@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
 from typing import Any
 
 from rankmeter.cli.engines import add_engine_options, evaluate_on_engine
 from rankmeter.cli.options import add_evaluation_options, add_group_options, group_by_from_args, semantics_from_args
+from rankmeter.cli.output import tables_for, write_output
 from rankmeter.cli.runs import expand_runs, system_names
 from rankmeter.cli.text_table import SECTION, render_text_table
 from rankmeter.errors import PolicyError
@@ -270,14 +270,14 @@ def run(args: argparse.Namespace) -> int:
     semantics = semantics_from_args(args, seed=args.seed)
     paths = expand_runs(list(args.runs), qrels=args.qrels)
     if len(paths) == 1:
-        text = _render_one(_grouped(args, _evaluate_one(args, args.qrels, paths[0], measures, semantics), paths), args)
+        result = _grouped(args, _evaluate_one(args, args.qrels, paths[0], measures, semantics), paths)
+        with tables_for(args.output):
+            text = _render_one(result, args)
     else:
-        text = _render_many(_grouped(args, _evaluate_many(args, paths, measures, semantics), paths), args)
-    if args.output:
-        with open(args.output, "w") as fh:
-            fh.write(text)
-    else:
-        sys.stdout.write(text)
+        results = _grouped(args, _evaluate_many(args, paths, measures, semantics), paths)
+        with tables_for(args.output):
+            text = _render_many(results, args)
+    write_output(text, args.output)
     return 0
 
 

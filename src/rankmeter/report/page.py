@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from rankmeter._version import __version__
+from rankmeter.io.output import write_text_atomic
 from rankmeter.results import segment_text
 
 if TYPE_CHECKING:
@@ -433,7 +434,7 @@ def html(
     measures : str or sequence of str
         Measure names.
     output : str or Path, optional
-        Where to write the page (UTF-8); parent folders are created.
+        Where to write the page (UTF-8), through a temporary file renamed over it; its folder must exist.
     title, command
         See :func:`render_html`; ``command`` defaults to this call, written
         out by :func:`python_call`.
@@ -486,9 +487,7 @@ def html(
         else python_call(qrels, runs, measures, semantics, {**options, **({"group_by": group_by} if group_by else {})}),
     )
     if output is not None:
-        out = Path(output)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(page, encoding="utf-8")
+        write_text_atomic(output, page)
     return page
 
 
