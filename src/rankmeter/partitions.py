@@ -317,9 +317,12 @@ def tidy_table(result: EvaluationResult) -> Any:
 
     names = np.array(result.measure_names, dtype=object)
     rows, cols = np.nonzero(result.included)  # row-major: each query's measures in order
+    integer = result.query_ids.dtype.kind in "iu"  # integer ids stay integers (results.with_integer_ids)
     return pa.table(
         {
-            "query_id": pa.array(np.asarray(result.query_ids, dtype=object)[rows], pa.string()),
+            "query_id": pa.array(result.query_ids[rows], pa.int64())
+            if integer
+            else pa.array(np.asarray(result.query_ids, dtype=object)[rows], pa.string()),
             "measure": pa.array(names[cols], pa.string()),
             "value": pa.array(result.values[rows, cols], pa.float64()),
         }
