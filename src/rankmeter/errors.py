@@ -37,6 +37,10 @@ class PolicyError(RankmeterError):
     """An option has an unknown value, or an ``error`` policy was triggered."""
 
 
+class LimitError(PolicyError):
+    """An input goes past a resource limit (a line's length, a ``.gz`` file's expansion): bad input, not bad options."""
+
+
 def where(source: str | None, line: int | None) -> str:
     """Format a location prefix ``"file:line: "`` (parts omitted when unknown).
 

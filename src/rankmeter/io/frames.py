@@ -19,7 +19,7 @@ import numpy as np
 from rankmeter.errors import InputFormatError, InvalidScoreError
 from rankmeter.io.arrow import combined
 from rankmeter.io.tables import Qrels, Run
-from rankmeter.io.validate import check_finite
+from rankmeter.io.validate import UnreadableNumber, as_floats, check_finite
 
 
 def is_frame(obj: Any) -> bool:
@@ -172,17 +172,12 @@ def _narrow_offsets(chunk: Any) -> Any:
 
 
 def _numbers(values: np.ndarray, name: str, qids: np.ndarray, dids: np.ndarray) -> np.ndarray:
+    """A value column as float64 under the TREC readers' number grammar (:func:`~rankmeter.io.validate.as_floats`)."""
     try:
-        return values.astype(np.float64)
-    except (TypeError, ValueError):
-        for row, value in enumerate(values):
-            try:
-                float(value)
-            except (TypeError, ValueError):
-                raise InvalidScoreError(
-                    f"row {row}: query '{qids[row]}', document '{dids[row]}': {name} {value!r} is not a number"
-                ) from None
-        raise
+        return as_floats(values)
+    except UnreadableNumber as exc:
+        at = f"row {exc.row}: query '{qids[exc.row]}', document '{dids[exc.row]}'"
+        raise InvalidScoreError(f"{at}: {name} {exc.describe()}") from None
 
 
 KNOWN_COLUMNS: dict[str, dict[str, tuple[str, ...]]] = {
