@@ -21,6 +21,7 @@ import numpy as np
 
 import rankmeter
 from rankmeter.errors import RankmeterError
+from rankmeter.measures import parse
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "errors.md"
 BEGIN, END = (
@@ -356,7 +357,83 @@ def cases() -> list[Case]:
             _te(["-Z", "zscores.txt", "-m", "map", "qrels.txt", "run.txt"]),
         ),
     ]
-    return out
+    return out + _hostile_values()
+
+
+def _evaluate(qrels: object, run: object, measure: str) -> Callable[[], object]:
+    return lambda: rankmeter.evaluate(qrels, run, measure)
+
+
+def _score_frame(value: object) -> object:
+    import pandas as pd
+
+    return pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "b"], "score": pd.Series([value, 0.5], dtype=object)})
+
+
+def _hostile_values() -> list[Case]:
+    """Hostile values: gains, numbers in every reader, options at and past their limits."""
+    run = {"1": {"a": 2.0, "b": 1.0}}
+    grade_1024 = ({"1": {"a": 1024}}, {"1": {"a": 1.0}})
+    evaluate = ["evaluate", "qrels.txt", "run.txt", "-m", "map"]
+    return [
+        ("measures", "gain table entry that overflows (1e400)", lambda: parse("ndcg(gain={1:1e400})@5")),
+        ("measures", "gain table entry nan", lambda: parse("ndcg(gain={1:nan})@5")),
+        ("measures", "gain table entry -inf", lambda: parse("ndcg(gain={1:-inf})@5")),
+        ("measures", "gain table entry in Python's digit separator", lambda: parse("ndcg(gain={1:1_0})")),
+        ("measures", "cutoff in Arabic-Indic digits", lambda: parse("p@\u0665")),
+        ("measures", "cutoff past int64", lambda: parse("p@99999999999999999999")),
+        ("measures", "gain=exp on grade 1024 (2^1024 - 1 overflows)", _evaluate(*grade_1024, "ndcg(gain=exp)@5")),
+        ("measures", "err on grade 1024 (the advice works: err(gmax=1024))", _evaluate(*grade_1024, "err@3")),
+        ("dicts", "run dict score '1_0'", _evaluate({"1": {"a": 1}}, {"1": {"a": "1_0"}}, "rr")),
+        (
+            "dicts",
+            "run dict score in Arabic-Indic digits",
+            _evaluate({"1": {"a": 1}}, {"1": {"a": "\u0661\u0660"}}, "rr"),
+        ),
+        (
+            "dicts",
+            "run dict score 10**400 (an int past the float range)",
+            _evaluate({"1": {"a": 1}}, {"1": {"a": 10**400}}, "rr"),
+        ),
+        ("dicts", "run dict complex score", _evaluate({"1": {"a": 1}}, {"1": {"a": 1 + 2j}}, "rr")),
+        ("dicts", "empty qrels dict", _evaluate({}, run, "rr")),
+        ("frames", "pandas run with a text score '1_0'", _evaluate({"1": {"a": 1}}, _score_frame("1_0"), "rr")),
+        ("frames", "pandas run with an int score 10**400", _evaluate({"1": {"a": 1}}, _score_frame(10**400), "rr")),
+        ("arrays", "complex score", lambda: rankmeter.evaluate_arrays([[1, 0]], np.array([[1 + 5j, 2]]), "rr")),
+        ("cli", "rankmeter evaluate -m 'p@<5000 digits>'", _cli([*evaluate[:3], "-m", "p@" + "9" * 5000])),
+        ("cli", "rankmeter evaluate --depth 99999999999999999999", _cli([*evaluate, "--depth", "9" * 20])),
+        (
+            "cli",
+            "rankmeter evaluate --ties shuffle --seed 2**70",
+            _cli([*evaluate, "--ties", "shuffle", "--seed", str(2**70)]),
+        ),
+        ("cli", "rankmeter evaluate --digits -1", _cli([*evaluate, "--digits", "-1"])),
+        ("cli", "rankmeter evaluate --digits 100000", _cli([*evaluate, "--digits", "100000"])),
+        (
+            "cli",
+            "rankmeter evaluate --stream --block-mb 99999999999",
+            _cli([*evaluate, "--stream", "--block-mb", "99999999999"]),
+        ),
+        (
+            "cli",
+            "rankmeter evaluate --ci 0.95 --n-resamples 0",
+            _cli([*evaluate, "--ci", "0.95", "--n-resamples", "0"]),
+        ),
+        (
+            "cli",
+            "rankmeter evaluate --ci 0.95 --n-resamples 1",
+            _cli([*evaluate, "--ci", "0.95", "--n-resamples", "1"]),
+        ),
+        ("cli", "rankmeter evaluate --threads 0", _cli([*evaluate, "--threads", "0"])),
+        ("cli", "rankmeter evaluate --workers -3", _cli([*evaluate, "--workers", "-3"])),
+        ("cli", "rankmeter evaluate --partitions 0", _cli([*evaluate, "--partitions", "0"])),
+        ("cli", "rankmeter evaluate --depth in Arabic-Indic digits", _cli([*evaluate, "--depth", "\u0665"])),
+        (
+            "cli",
+            "rankmeter compare --ci 1.5",
+            _cli(["compare", "qrels.txt", "run.txt", "run-dup.txt", "-m", "map", "--ci", "1.5"]),
+        ),
+    ]
 
 
 def outcome(call: Callable[[], object]) -> tuple[str, str]:

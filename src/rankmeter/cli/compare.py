@@ -19,6 +19,7 @@ import argparse
 import sys
 from typing import Any
 
+from rankmeter.cli import options
 from rankmeter.cli.options import add_evaluation_options, semantics_from_args
 from rankmeter.cli.runs import add_run_arguments, named_runs
 from rankmeter.cli.status import INPUT_ERROR, USAGE_ERROR, exit_status
@@ -50,14 +51,20 @@ def add_comparison_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--correction", default="holm", choices=CORRECTIONS, help="multiple-testing correction (default: holm)"
     )
-    p.add_argument("--alpha", type=float, default=0.05, help="significance level (default: 0.05)")
-    p.add_argument("--seed", type=int, default=0, help="seed of all resampling (default: 0)")
+    p.add_argument("--alpha", type=options.fraction, default=0.05, help="significance level (default: 0.05)")
+    seed = options.integer(0, options.MAX_SEED)
+    p.add_argument("--seed", type=seed, default=0, help="seed of all resampling (default: 0)")
     add_evaluation_options(p, empty_policies=("zero", "one"))  # paired tests need a value for every query
     p.add_argument(
-        "--n-resamples", type=int, default=10_000, help="resamples for CIs and resampling tests (default: 10000)"
+        "--n-resamples",
+        type=options.integer(1, options.MAX_RESAMPLES),
+        default=10_000,
+        help="resamples for CIs and resampling tests, at least 2 / (1 - level) (default: 10000)",
     )
     p.add_argument("--baseline", metavar="NAME", help="name of the baseline system (default: first run)")
-    p.add_argument("--ci", type=float, default=0.95, help="confidence level of the intervals (default: 0.95)")
+    p.add_argument(
+        "--ci", type=options.fraction, default=0.95, help="confidence level of the intervals (default: 0.95)"
+    )
     p.add_argument("--ci-method", default="BCa", choices=CI_METHODS, help="bootstrap CI method (default: BCa)")
     p.add_argument(
         "--query-sets",
@@ -69,6 +76,7 @@ def add_comparison_options(p: argparse.ArgumentParser) -> None:
 
 def comparison_options(args: argparse.Namespace) -> dict[str, Any]:
     """Keyword arguments of :func:`rankmeter.compare` from :func:`add_comparison_options` flags (no measures)."""
+    options.check_resamples(args.ci, args.n_resamples)
     return {
         "baseline": args.baseline,
         "test": args.test,

@@ -13,12 +13,26 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from rankmeter._version import __version__
 from rankmeter.cli.status import exit_status
 from rankmeter.errors import RankmeterError
 
 SUBCOMMANDS = ("evaluate", "measures", "compare", "report", "retrieval", "trec_eval", "ndeval")
+
+
+class OneLineErrors(argparse.ArgumentParser):
+    """argparse, with a bad command line reported on one line (the usage is on ``--help``), exit status 2.
+
+    >>> OneLineErrors(prog="rankmeter x").error("argument --depth: must be ...")
+    Traceback (most recent call last):
+    ...
+    SystemExit: 2
+    """
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -30,7 +44,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     >>> sorted(build_parser("evaluate")._subparsers._group_actions[0].choices)
     ['evaluate']
     """
-    parser = argparse.ArgumentParser(prog="rankmeter", description="Exact, explicit and fast evaluation of rankings.")
+    parser = OneLineErrors(prog="rankmeter", description="Exact, explicit and fast evaluation of rankings.")
     parser.add_argument("--version", action="version", version=f"rankmeter {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True

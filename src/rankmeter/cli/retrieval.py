@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from rankmeter.cli.options import MAX_DIGITS, MAX_INT64, MAX_SEED, integer
 from rankmeter.core.semantics import EMPTY_POLICIES, Semantics
 from rankmeter.errors import InputFormatError
 
@@ -67,10 +68,12 @@ def add_parser(sub: Any) -> None:
         action="store_true",
         help="leave database item i out of query i's ranking (queries = database)",
     )
-    p.add_argument("--batch-size", type=int, default=None, help="queries per block (memory ~ N x batch size)")
+    p.add_argument(
+        "--batch-size", type=integer(1, MAX_INT64), default=None, help="queries per block (memory ~ N x batch size)"
+    )
     p.add_argument(
         "--radius",
-        type=int,
+        type=integer(0, MAX_INT64),
         action="append",
         default=None,
         metavar="R",
@@ -85,7 +88,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--empty", choices=EMPTY_POLICIES, default="zero", help="queries with no relevant database item (default: zero)"
     )
-    p.add_argument("--seed", type=int, default=None, help="seed for --ties shuffle")
+    p.add_argument("--seed", type=integer(0, MAX_SEED), default=None, help="seed for --ties shuffle")
     p.add_argument(
         "--progress",
         action=argparse.BooleanOptionalAction,
@@ -94,7 +97,12 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("--per-query", action="store_true", help="also print per-query values in the table")
     p.add_argument("--format", choices=("table", "json", "csv"), default="table")
-    p.add_argument("--digits", type=int, default=4, help="decimals in the table (default: 4)")
+    p.add_argument(
+        "--digits",
+        type=integer(0, MAX_DIGITS),
+        default=4,
+        help=f"decimals in the table, 0 to {MAX_DIGITS} (default: 4)",
+    )
     p.add_argument("-o", "--output", default=None, help="write to this file instead of stdout")
     p.set_defaults(handler=run)
 

@@ -75,7 +75,8 @@ def _parse_cutoffs(text: str, source: str) -> tuple[tuple[int, ...], bool]:
             raise MeasureSyntaxError(f"measure {source!r}: cutoff {item!r} is not a positive integer")
         if len(item.lstrip("0")) > len(str(MAX_CUTOFF)) or int(item) > MAX_CUTOFF:
             shown = item if len(item) <= 30 else f"{item[:12]}...({len(item)} digits)"
-            raise MeasureSyntaxError(f"measure {source!r}: cutoff {shown} is too large (at most {MAX_CUTOFF})")
+            named = source if len(source) <= 60 else f"{source[:30]}...{source[-10:]}"
+            raise MeasureSyntaxError(f"measure {named!r}: cutoff {shown} is too large (at most {MAX_CUTOFF})")
         k = int(item)
         if k < 1:
             raise MeasureSyntaxError(f"measure {source!r}: cutoff must be >= 1, got {k}")
