@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from rankmeter.io.escaping import spreadsheet_safe
+
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -44,13 +46,20 @@ class _TidyExport:
             _write_text(path, text + "\n")
         return text
 
-    def to_csv(self, path: str | Path | None = None) -> str:
-        """Tidy CSV (key columns, measure, value) with the aggregates as query ``all``."""
+    def to_csv(self, path: str | Path | None = None, *, safe: bool = False) -> str:
+        """Tidy CSV (key columns, measure, value) with the aggregates as query ``all``.
+
+        With ``safe``, an id a spreadsheet would run as a formula (starting with ``=``, ``+``, ``-``, ``@``)
+        gets a leading ``'`` (:func:`~rankmeter.io.escaping.spreadsheet_safe`); such ids then no longer read
+        back unchanged, which is why it is off by default.
+        """
         import csv
 
         columns = [*self.key_columns, "measure", "value"]
+        cell = spreadsheet_safe if safe else str
         rows = [
-            [*(row[c] for c in columns[:-1]), repr(row["value"])] for row in [*self.per_query, *self.aggregate_rows()]
+            [*(cell(row[c]) for c in columns[:-1]), repr(row["value"])]
+            for row in [*self.per_query, *self.aggregate_rows()]
         ]
         # csv quotes a field holding "\n" but not one holding a lone "\r", which readers then split on
         lone_cr = any(isinstance(cell, str) and "\r" in cell for row in rows for cell in row)

@@ -6,6 +6,8 @@ with :mod:`tests.hostile.test_cli_errors` this is the hostile-input suite of doc
 
 from __future__ import annotations
 
+import csv
+import io
 import math
 import re
 import unicodedata
@@ -216,3 +218,88 @@ def test_an_empty_qrels_dict_is_an_error_like_an_empty_qrels_file(qrels: dict) -
 
 def test_a_qrels_dict_of_one_judgment_is_not_empty() -> None:
     assert rankmeter.evaluate({"1": {"a": 0}}, RUN, "rr").aggregate["rr"] == 0.0
+
+
+# --- ids that are escape sequences, markup or formulas -----------------------------------------------------
+ESC_ID = "q\x1b]0;PWNED\x07\x1b[31m"
+
+
+def _two_systems(first: str, second: str) -> rankmeter.stats.Comparison:
+    qids = ["1", "2", "3"]
+    return rankmeter.stats.compare_per_query(
+        {first: (qids, ["map"], [[1.0], [1.0], [1.0]]), second: (qids, ["map"], [[0.5], [1.0], [0.5]])},
+        n_resamples=100,
+    )
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["evaluate", "q.txt", "bad.txt", "-m", "map"],
+        ["evaluate", "q.txt", "bad.txt", "-m", "map", "--stream"],
+        ["trec_eval", "q.txt", "bad.txt"],
+        ["evaluate", "q.txt", "-m", "map", "--depth", ESC_ID],
+    ],
+)
+def test_escape_sequences_in_ids_never_reach_the_terminal_in_errors(argv: list[str], tmp_path, monkeypatch) -> None:
+    from tests.hostile.test_cli_errors import one_error_line, run_cli
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "q.txt").write_text("1 0 a 1\n")
+    (tmp_path / "bad.txt").write_text(f"{ESC_ID} Q0 a 1 x t\n")
+    status, stderr = run_cli(argv if argv[-2] != "--depth" else [*argv[:2], "bad.txt", *argv[2:]])
+    assert status in (1, 2)
+    line = one_error_line(stderr)
+    assert "\x1b" not in stderr and "\x07" not in stderr
+    assert "q\\x1b]0;PWNED\\x07\\x1b[31m" in line
+
+
+def test_compare_tables_show_ids_as_text() -> None:
+    """The rich tables: escapes written out, and ``[red]`` is a name, not rich markup."""
+    text = rankmeter.report.render_text(_two_systems("x[red]y", ESC_ID), color=True)
+    assert "\x07" not in text and "\x1b]" not in text
+    assert "q\\x1b]0;PWNED\\x07\\x1b[31m" in text
+    assert "x[red]y (baseline)" in text
+
+
+def test_markdown_neutralises_link_and_image_markup() -> None:
+    text = rankmeter.report.render_markdown(_two_systems("![t](https://evil.example/pixel.png)", "[x](javascript:1)"))
+    assert "![t](" not in text and "[x](" not in text
+    assert "\\!\\[t\\](https://evil.example/pixel.png) (baseline)" in text
+    assert "\\[x\\](javascript:1)" in text
+
+
+FORMULAS = ['=HYPERLINK("http://x")', "+1", "-1", "@SUM(A1)", "\tx", "=1+2"]
+
+
+@pytest.mark.parametrize("formula", FORMULAS)
+def test_csv_safe_neutralises_formulas_and_the_default_round_trips(formula: str) -> None:
+    result = rankmeter.evaluate({formula: {"a": 1}}, {formula: {"a": 1.0}}, "map")
+    rows = list(csv.reader(io.StringIO(result.to_csv())))
+    assert rows[1] == [formula, "map", "1.0"]  # default: ids read back unchanged
+    rows = list(csv.reader(io.StringIO(result.to_csv(safe=True))))
+    assert rows[1] == ["'" + formula, "map", "1.0"] and rows[2] == ["all", "map", "1.0"]
+    pairs = list(csv.DictReader(io.StringIO(_two_systems("base", formula).to_csv("pairs", safe=True))))
+    assert pairs[0]["system"] == "'" + formula and pairs[0]["mean_difference"] == "-0.3333333333333333"
+
+
+def test_csv_safe_leaves_other_ids_and_negative_values_alone() -> None:
+    """Near neighbours: ids that merely contain = or - keep their text; values are numbers, never prefixed."""
+    result = rankmeter.evaluate({"a=b": {"x": 1}, "q-1": {"y": 1}}, {"a=b": {"x": 1.0}, "q-1": {"z": 1.0}}, "map")
+    assert result.to_csv(safe=True) == result.to_csv()
+    cmp = _two_systems("a", "b")
+    assert "-0.3333333333333333" in cmp.to_csv("pairs", safe=True)
+
+
+def test_csv_safe_on_the_command_line(tmp_path, monkeypatch) -> None:
+    from tests.hostile.test_cli_errors import run_cli
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "q.txt").write_text("=1+2 0 a 1\n")
+    (tmp_path / "r.txt").write_text("=1+2 Q0 a 1 1 t\n")
+    out = tmp_path / "out.csv"
+    assert run_cli(["evaluate", "q.txt", "r.txt", "-m", "map", "--format", "csv", "--csv-safe", "-o", str(out)]) == (
+        0,
+        "",
+    )
+    assert out.read_text() == "query_id,measure,value\n'=1+2,map,1.0\nall,map,1.0\n"

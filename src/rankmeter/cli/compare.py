@@ -23,6 +23,7 @@ from rankmeter.cli import options
 from rankmeter.cli.options import add_evaluation_options, semantics_from_args
 from rankmeter.cli.runs import add_run_arguments, named_runs
 from rankmeter.cli.status import INPUT_ERROR, USAGE_ERROR, exit_status
+from rankmeter.io.escaping import printable
 
 FORMATS = ("table", "markdown", "latex", "json", "csv")
 
@@ -116,15 +117,16 @@ def add_parser(subparsers: Any) -> None:
     add_run_arguments(p)
     add_comparison_options(p)
     p.add_argument("--format", default="table", choices=FORMATS, help="output format (default: table)")
+    options.add_csv_safe_option(p)
     p.add_argument("--plot", metavar="PNG", help="also write an overview plot (needs matplotlib)")
     p.set_defaults(handler=run)
 
 
-def _render(comparison: Any, fmt: str) -> str | None:
+def _render(comparison: Any, fmt: str, csv_safe: bool = False) -> str | None:
     if fmt == "json":
         return comparison.to_json() + "\n"
     if fmt == "csv":
-        return str(comparison.to_csv("pairs"))
+        return str(comparison.to_csv("pairs", safe=csv_safe))
     if fmt == "markdown":
         from rankmeter.report.tables import render_markdown
 
@@ -157,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
     from rankmeter.stats.compare import compare
 
     def fail(message: str, status: int = USAGE_ERROR) -> int:
-        print(f"rankmeter compare: error: {message}", file=sys.stderr)
+        print(f"rankmeter compare: error: {printable(message)}", file=sys.stderr)
         return status
 
     try:
@@ -172,7 +174,7 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         return fail(f"{exc.filename or ''}: {exc.strerror or exc}", INPUT_ERROR)
 
-    text = _render(comparison, args.format)
+    text = _render(comparison, args.format, args.csv_safe)
     if text is None:
         from rankmeter.report.tables import print_table
 

@@ -19,6 +19,7 @@ from rankmeter.cli.options import (
     MAX_PARALLEL,
     MAX_RESAMPLES,
     MAX_SEED,
+    add_csv_safe_option,
     add_evaluation_options,
     check_resamples,
     fraction,
@@ -114,6 +115,7 @@ def add_parser(sub: Any) -> None:
         help="bootstrap resamples for --ci, at least 2 / (1 - level) (default: 10000)",
     )
     p.add_argument("--format", choices=("table", "json", "csv", "trec"), default="table")
+    add_csv_safe_option(p)
     p.add_argument(
         "--digits",
         type=integer(0, MAX_DIGITS),
@@ -331,7 +333,7 @@ def _render(results: Any, args: argparse.Namespace, intervals: Any, table: Any, 
             data["ci"] = ci_json(intervals_as_dict)
         return _json(data)
     if args.format == "csv":
-        return str(results.to_csv())
+        return str(results.to_csv(safe=args.csv_safe))
     if args.format == "trec":
         return str(results.to_trec_eval(per_query=args.per_query))
     return str(table(results, args.per_query, args.digits, intervals))

@@ -18,6 +18,7 @@ from typing import NoReturn
 from rankmeter._version import __version__
 from rankmeter.cli.status import exit_status
 from rankmeter.errors import RankmeterError
+from rankmeter.io.escaping import printable
 
 SUBCOMMANDS = ("evaluate", "measures", "compare", "report", "retrieval", "trec_eval", "ndeval")
 
@@ -32,7 +33,7 @@ class OneLineErrors(argparse.ArgumentParser):
     """
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        self.exit(2, f"{self.prog}: error: {printable(message)} (see {self.prog} --help)\n")
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -120,7 +121,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.handler(args) or 0)
     except (RankmeterError, OSError) as exc:
         message = f"{exc.filename}: {exc.strerror or exc}" if isinstance(exc, OSError) and exc.filename else exc
-        print(f"rankmeter {args.command}: error: {message}", file=sys.stderr)
+        print(f"rankmeter {args.command}: error: {printable(str(message))}", file=sys.stderr)
         return exit_status(exc)
     except BrokenPipeError:  # pragma: no cover - e.g. `rankmeter ... | head`
         return 0

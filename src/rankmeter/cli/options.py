@@ -88,6 +88,16 @@ def check_resamples(level: float | None, n_resamples: int) -> None:
         )
 
 
+def add_csv_safe_option(parser: argparse.ArgumentParser) -> None:
+    """``--csv-safe``: with ``--format csv``, ids a spreadsheet would run as formulas get a leading ``'``."""
+    parser.add_argument(
+        "--csv-safe",
+        action="store_true",
+        help="with --format csv: prefix ids starting with = + - @ (tab, CR) with ' so that a spreadsheet does not run "
+        "them as formulas; such ids then no longer read back unchanged (default: off, the CSV round-trips)",
+    )
+
+
 def add_evaluation_options(
     parser: argparse.ArgumentParser, *, empty_policies: tuple[str, ...] = EMPTY_POLICIES
 ) -> None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rankmeter.io.escaping import printable
+
 SECTION = None
 """A row of ``None`` draws a separator line between sections."""
 
@@ -37,8 +39,8 @@ def render_text_table(header: Sequence[str], rows: Sequence[Sequence[str] | None
     ───────┼─────
      all   │ 0.4
     """
-    header = [_printable(str(text)) for text in header]
-    rows = [None if row is None else [_printable(str(text)) for text in row] for row in rows]
+    header = [printable(str(text)) for text in header]
+    rows = [None if row is None else [printable(str(text)) for text in row] for row in rows]
     cells = [list(row) for row in rows if row is not None]
     widths = [max(len(str(text)) for text in column) for column in zip(header, *cells, strict=True)]
 
@@ -53,12 +55,3 @@ def render_text_table(header: Sequence[str], rows: Sequence[Sequence[str] | None
     for row in rows:
         out.append("┼".join("─" * (w + 2) for w in widths) if row is None else line(row, "│"))
     return "\n".join(out) + "\n"
-
-
-def _printable(text: str) -> str:
-    """``text`` with control characters written as escapes, so that an id cannot move the cursor or recolour.
-
-    >>> _printable("q1"), _printable("a\\tb\\x1b[31m")
-    ('q1', 'a\\\\tb\\\\x1b[31m')
-    """
-    return text if text.isprintable() else text.encode("unicode_escape").decode("ascii")

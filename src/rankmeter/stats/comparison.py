@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from rankmeter.errors import PolicyError
+from rankmeter.io.escaping import spreadsheet_safe
 
 TABLES = ("pairs", "systems")
 
@@ -193,9 +194,15 @@ class Comparison:
         columns, records = self._records(table)
         return pd.DataFrame.from_records(records, columns=columns)
 
-    def to_csv(self, table: str = "pairs") -> str:
-        """CSV text of the ``"pairs"`` or ``"systems"`` rows (header line first)."""
+    def to_csv(self, table: str = "pairs", *, safe: bool = False) -> str:
+        """CSV text of the ``"pairs"`` or ``"systems"`` rows (header line first).
+
+        With ``safe``, names a spreadsheet would run as formulas get a leading ``'``
+        (:func:`~rankmeter.io.escaping.spreadsheet_safe`; off by default: the names then do not read back).
+        """
         columns, records = self._records(table)
+        if safe:
+            records = [{k: spreadsheet_safe(v) if isinstance(v, str) else v for k, v in r.items()} for r in records]
         buf = io.StringIO()
         writer = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n")
         writer.writeheader()
