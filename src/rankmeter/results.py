@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from rankmeter.io.escaping import spreadsheet_safe
+from rankmeter.io.escaping import csv_quoting, spreadsheet_safe
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -61,10 +61,8 @@ class _TidyExport:
             [*(cell(row[c]) for c in columns[:-1]), repr(row["value"])]
             for row in [*self.per_query, *self.aggregate_rows()]
         ]
-        # csv quotes a field holding "\n" but not one holding a lone "\r", which readers then split on
-        lone_cr = any(isinstance(cell, str) and "\r" in cell for row in rows for cell in row)
         buf = io.StringIO()
-        writer = csv.writer(buf, lineterminator="\n", quoting=csv.QUOTE_ALL if lone_cr else csv.QUOTE_MINIMAL)
+        writer = csv.writer(buf, lineterminator="\n", quoting=csv_quoting(rows))
         writer.writerow(columns)
         writer.writerows(rows)
         text = buf.getvalue()

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from rankmeter.errors import PolicyError
-from rankmeter.io.escaping import spreadsheet_safe
+from rankmeter.io.escaping import csv_quoting, spreadsheet_safe
 
 TABLES = ("pairs", "systems")
 
@@ -204,7 +204,8 @@ class Comparison:
         if safe:
             records = [{k: spreadsheet_safe(v) if isinstance(v, str) else v for k, v in r.items()} for r in records]
         buf = io.StringIO()
-        writer = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n")
+        quoting = csv_quoting(r.values() for r in records)  # a name holding a lone CR: every field quoted
+        writer = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n", quoting=quoting)
         writer.writeheader()
         writer.writerows(records)
         return buf.getvalue()
