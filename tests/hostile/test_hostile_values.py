@@ -303,3 +303,45 @@ def test_csv_safe_on_the_command_line(tmp_path, monkeypatch) -> None:
         "",
     )
     assert out.read_text() == "query_id,measure,value\n'=1+2,map,1.0\nall,map,1.0\n"
+
+
+# --- cutoffs: ASCII digits, at and past int64 ----------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("p@\u0665", r"cutoff '\u0665' is not a positive integer$"),
+        ("p@[5,\u0661\u0660]", r"cutoff '\u0661\u0660' is not a positive integer$"),
+        ("p@\uff15", r"cutoff '\uff15' is not a positive integer$"),  # fullwidth 5
+        ("p@9223372036854775808", r"cutoff 9223372036854775808 is too large \(at most 9223372036854775807\)$"),
+        ("p@" + "9" * 5000, r"^measure 'p@9{28}\.\.\.9{10}': cutoff 9{12}\.\.\.\(5000 digits\) is too large"),
+        ("p@0", r"cutoff must be >= 1, got 0$"),
+    ],
+)
+def test_cutoffs_are_ascii_and_fit_an_int64(text: str, message: str) -> None:
+    with pytest.raises(MeasureSyntaxError, match=message):
+        parse(text)
+
+
+def test_cutoffs_at_the_limit_and_with_leading_zeros_are_read() -> None:
+    assert parse("p@9223372036854775807").cutoffs == (9223372036854775807,)
+    assert parse("p@05") == parse("p@5")
+    assert parse("p@" + "0" * 40 + "7") == parse("p@7")
+    got = rankmeter.evaluate(QRELS, RUN, ["p@9223372036854775807", "ndcg@9223372036854775807"]).aggregate
+    assert got == {"p@9223372036854775807": 1 / 9223372036854775807, "ndcg@9223372036854775807": 1.0}
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("seed", 2**70, r"seed must be below 2\*\*64, got 1180591620717411303424$"),
+        ("depth", 10**20, r"depth must be below 2\*\*63"),
+    ],
+)
+def test_semantics_refuse_seeds_and_depths_past_their_integer_type(field: str, value: int, message: str) -> None:
+    with pytest.raises(rankmeter.PolicyError, match=message):
+        rankmeter.Semantics(ties="shuffle" if field == "seed" else "trec", **{field: value})
+
+
+def test_the_largest_seed_and_depth_work() -> None:
+    sem = rankmeter.Semantics(ties="shuffle", seed=2**64 - 1, depth=2**63 - 1)
+    assert rankmeter.evaluate(QRELS, RUN, "rr", semantics=sem).aggregate["rr"] == 1.0
