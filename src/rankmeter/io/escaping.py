@@ -23,10 +23,10 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 def csv_quoting(rows: Iterable[Iterable[object]]) -> Literal[0, 1, 2, 3]:
     """The ``csv`` quoting that lets ``rows`` read back: every field quoted when a text field holds a carriage return.
 
-    The ``csv`` module quotes a field holding ``\n`` but not one holding a lone ``\r``, which readers then
+    The ``csv`` module quotes a field holding ``\\n`` but not one holding a lone ``\\r``, which readers then
     split the row on.
 
-    >>> csv_quoting([["a", 1.0]]) == csv.QUOTE_MINIMAL, csv_quoting([["a\rb", 1.0]]) == csv.QUOTE_ALL
+    >>> csv_quoting([["a", 1.0]]) == csv.QUOTE_MINIMAL, csv_quoting([["a\\rb", 1.0]]) == csv.QUOTE_ALL
     (True, True)
     """
     lone_cr = any(isinstance(cell, str) and "\r" in cell for row in rows for cell in row)
