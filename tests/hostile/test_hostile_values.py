@@ -184,6 +184,13 @@ def test_big_ints_within_the_float_range_and_decimals_are_read() -> None:
     assert got.aggregate["rr"] == 1.0
 
 
+def test_a_signalling_nan_decimal_is_refused_by_dicts_and_frames() -> None:
+    with pytest.raises(InvalidScoreError, match=r"value Decimal\('sNaN'\) is not a number$"):
+        rankmeter.evaluate(QRELS, {"1": {"a": Decimal("sNaN"), "b": 0.5}}, "rr")
+    with pytest.raises(InvalidScoreError, match=r"^column 'score' holds a signalling NaN \(Decimal\('sNaN'\)\)"):
+        rankmeter.evaluate(QRELS, _frame(Decimal("sNaN")), "rr")
+
+
 def test_complex_scores_are_refused_by_every_reader() -> None:
     with pytest.raises(InvalidScoreError, match=r"value \(1\+2j\) is not a number \(complex\)$"):
         rankmeter.evaluate(QRELS, {"1": {"a": 1 + 2j, "b": 0.5}}, "rr")

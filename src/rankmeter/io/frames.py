@@ -42,7 +42,12 @@ def _column(frame: Any, name: str, qids: Any = None, dids: Any = None) -> np.nda
             raise _missing(frame, name, col.null_count, qids, dids)
         return np.asarray(col.to_numpy(zero_copy_only=False))
     series = frame[name]
-    nulls = int(series.null_count()) if hasattr(series, "null_count") else int(series.isna().sum())
+    try:
+        nulls = int(series.null_count()) if hasattr(series, "null_count") else int(series.isna().sum())
+    except ArithmeticError:  # pandas cannot test a Decimal signalling NaN for missing
+        raise InvalidScoreError(
+            f"column {name!r} holds a signalling NaN (Decimal('sNaN')); values must be numbers"
+        ) from None
     if nulls:
         raise _missing(frame, name, nulls, qids, dids)
     return np.asarray(series.to_numpy())
