@@ -457,7 +457,9 @@ def _evaluate_runs(
     items = [(name, None if inherit else by_name[name]) for name in names]
     results: dict[str, EvaluationResult] = {}
     with progress_bar(len(names), "rankmeter evaluate", show=wanted(progress, False), unit="runs") as done:
-        for name, result in zip(names, map_processes(_evaluate_named, job, items, workers), strict=True):
+        for name, result in zip(
+            names, map_processes(_evaluate_named, job, items, workers, lambda item: item[0]), strict=True
+        ):
             results[name] = result
             done(len(results))
     return SystemResults.of(results)

@@ -295,7 +295,7 @@ def test_cutoff_on_a_measure_without_cutoff() -> None:
     [
         ("ndcg(gain=cube)", "gain must be linear, exp or a table {grade:gain,...}, got 'cube'"),
         ("ndcg(gain={1})", "gain table entry '1' must be grade:gain"),
-        ("ndcg(discount=jarvelin(1))", "jarvelin base must be > 1, got 1.0"),
+        ("ndcg(discount=jarvelin(1))", "jarvelin base must be > 1 and finite, got 1.0"),
         ("ndcg(discount=log10)", "discount must be log2 or jarvelin(b), got 'log10'"),
         ("ndcg(ideal=all)", "ideal must be 'judged' or 'retrieved', got 'all'"),
         ("p(min_rel=abc)@5", "'abc' is not a number"),

@@ -8,11 +8,13 @@ text (``.txt``/``.tsv`` whitespace-separated, ``.csv`` comma-separated).
 from __future__ import annotations
 
 import argparse
+import math
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 
+from rankmeter.cli.options import MAX_DIGITS, MAX_INT64, MAX_SEED, integer
 from rankmeter.cli.output import tables_for, write_output
 from rankmeter.core.semantics import EMPTY_POLICIES, Semantics
 from rankmeter.errors import InputFormatError
@@ -67,10 +69,12 @@ def add_parser(sub: Any) -> None:
         action="store_true",
         help="leave database item i out of query i's ranking (queries = database)",
     )
-    p.add_argument("--batch-size", type=int, default=None, help="queries per block (memory ~ N x batch size)")
+    p.add_argument(
+        "--batch-size", type=integer(1, MAX_INT64), default=None, help="queries per block (memory ~ N x batch size)"
+    )
     p.add_argument(
         "--radius",
-        type=int,
+        type=integer(0, MAX_INT64),
         action="append",
         default=None,
         metavar="R",
@@ -85,7 +89,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--empty", choices=EMPTY_POLICIES, default="zero", help="queries with no relevant database item (default: zero)"
     )
-    p.add_argument("--seed", type=int, default=None, help="seed for --ties shuffle")
+    p.add_argument("--seed", type=integer(0, MAX_SEED), default=None, help="seed for --ties shuffle")
     p.add_argument(
         "--progress",
         action=argparse.BooleanOptionalAction,
@@ -94,9 +98,42 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("--per-query", action="store_true", help="also print per-query values in the table")
     p.add_argument("--format", choices=("table", "json", "csv"), default="table")
-    p.add_argument("--digits", type=int, default=4, help="decimals in the table (default: 4)")
+    p.add_argument(
+        "--digits",
+        type=integer(0, MAX_DIGITS),
+        default=4,
+        help=f"decimals in the table, 0 to {MAX_DIGITS} (default: 4)",
+    )
     p.add_argument("-o", "--output", default=None, help="write to this file instead of stdout")
     p.set_defaults(handler=run)
+
+
+def check_npy_size(fh: BinaryIO, size: int, label: str) -> None:
+    """Refuse an ``.npy`` stream of ``size`` bytes whose header claims more data than it holds, before allocating.
+
+    NumPy allocates the whole array the header describes before reading it, so a 200-byte file whose
+    header claims 5.8 TiB raised ``MemoryError``; it is now an :class:`InputFormatError` naming the file.
+
+    >>> import io
+    >>> buf = io.BytesIO(); np.save(buf, np.zeros((2, 3)))
+    >>> check_npy_size(io.BytesIO(buf.getvalue()), len(buf.getvalue()), "x.npy")
+    >>> check_npy_size(io.BytesIO(buf.getvalue()[:-8]), len(buf.getvalue()) - 8, "x.npy")
+    Traceback (most recent call last):
+    ...
+    rankmeter.errors.InputFormatError: x.npy: the header claims shape (2, 3) of float64, 48 bytes, but ...
+    """
+    from numpy.lib import format as npy
+
+    version = npy.read_magic(fh)
+    read_header = npy.read_array_header_1_0 if version == (1, 0) else npy.read_array_header_2_0
+    shape, _, dtype = read_header(fh)
+    claimed = math.prod(shape) * dtype.itemsize
+    held = size - fh.tell()
+    if claimed > held:
+        raise InputFormatError(
+            f"{label}: the header claims shape {shape} of {dtype}, {claimed} bytes, but the file holds {held} bytes "
+            "of data (truncated, or not written by NumPy)"
+        )
 
 
 def load_array(spec: str, what: str) -> np.ndarray:
@@ -118,6 +155,8 @@ def load_array(spec: str, what: str) -> np.ndarray:
     suffix = path.suffix.lower()
     try:
         if suffix == ".npy":
+            with open(path, "rb") as fh:
+                check_npy_size(fh, path.stat().st_size, f"{what}: {spec}")
             return np.load(path, allow_pickle=False)
         if suffix == ".npz":
             with np.load(path, allow_pickle=False) as archive:
@@ -130,6 +169,9 @@ def load_array(spec: str, what: str) -> np.ndarray:
                     name = keys[0]
                 if name not in keys:
                     raise InputFormatError(f"{what}: {path} has no array {name!r} (arrays: {', '.join(keys)})")
+                member = archive.zip.getinfo(name if name in archive.zip.namelist() else f"{name}.npy")
+                with archive.zip.open(member) as fh:
+                    check_npy_size(fh, member.file_size, f"{what}: {path}:{name}")
                 return archive[name]
         delimiter = "," if suffix == ".csv" else None
         return np.loadtxt(path, delimiter=delimiter)

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from rankmeter.errors import InputFormatError, InvalidScoreError
+from rankmeter.io.validate import UnreadableNumber, as_floats
 
 
 @dataclass(frozen=True)
@@ -36,13 +37,27 @@ def _finite(a: np.ndarray, name: str, valid: np.ndarray | None) -> None:
         raise InvalidScoreError(f"{name}[{row}, {col}] is {a[row, col]}; values must be finite numbers")
 
 
+def _real(a: Any, name: str) -> np.ndarray:
+    """``a`` as an array; text and objects read by :func:`~rankmeter.io.validate.as_floats`, complex refused."""
+    arr = np.asarray(a)
+    if arr.dtype.kind not in "cOUS":
+        return arr
+    try:
+        return as_floats(arr.reshape(-1)).reshape(arr.shape)
+    except UnreadableNumber as exc:
+        at = "][".join(str(int(i)) for i in np.unravel_index(exc.row, arr.shape))
+        raise InputFormatError(f"{name}: cannot convert to a float array ({name}[{at}] {exc.describe()})") from None
+
+
 def _as_2d(a: Any, name: str, keep: str = "") -> np.ndarray:
     """``a`` as a 2-D array: float64, or its own dtype when its kind is in ``keep`` (float32 only for kind f)."""
     try:
-        arr = np.asarray(a)
+        arr = _real(a, name)
         kind = arr.dtype.kind
         if not (kind in keep and (kind != "f" or arr.dtype in (np.float32, np.float64))):
             arr = arr.astype(np.float64, copy=False)
+    except InputFormatError:
+        raise
     except (TypeError, ValueError) as exc:
         raise InputFormatError(f"{name}: cannot convert to a float array ({exc})") from None
     if arr.ndim == 1:
@@ -134,8 +149,8 @@ def flatten_ragged(y_true: Sequence[Any], y_score: Sequence[Any]) -> FlatLists:
         raise InputFormatError(f"y_true has {len(y_true)} lists but y_score has {len(y_score)}")
     grades, scores = [], []
     for i, (t, s) in enumerate(zip(y_true, y_score, strict=True)):
-        ti = np.asarray(t, dtype=np.float64).reshape(-1)
-        si = np.asarray(s, dtype=np.float64).reshape(-1)
+        ti = _real(t, f"y_true[{i}]").astype(np.float64).reshape(-1)
+        si = _real(s, f"y_score[{i}]").astype(np.float64).reshape(-1)
         if ti.shape != si.shape:
             raise InputFormatError(f"list {i}: y_true has {ti.size} items but y_score has {si.size}")
         for arr, name in ((ti, "y_true"), (si, "y_score")):
