@@ -32,7 +32,8 @@ from rankmeter.core.ranked_lists import RankedLists
 from rankmeter.core.semantics import Semantics, SemanticsOptions
 from rankmeter.core.ties import straddling_queries
 from rankmeter.errors import InputFormatError, MeasureSyntaxError, QueryOrderError, RankmeterError
-from rankmeter.io.dense import dense_arrays, flatten_dense, flatten_ragged
+from rankmeter.io.dense import check_finite, dense_arrays, flatten_dense, flatten_ragged
+from rankmeter.io.exclude import is_sparse, removal_counts, removed_items
 from rankmeter.io.foreign import array_library, host_array, host_arrays
 from rankmeter.io.frames import is_frame
 from rankmeter.io.load import as_qrels, as_run
@@ -373,6 +374,7 @@ def evaluate_arrays(
     measures: MeasuresArg,
     *,
     mask: Any = None,
+    exclude: Any = None,
     sample_weight: Any = None,
     semantics: Semantics | None = None,
     progress: bool | None = None,
@@ -390,6 +392,15 @@ def evaluate_arrays(
     measures : str, Measure or iterable of them
     mask : array-like of bool, optional
         ``False`` removes an item from its list (not ranked, not in the ideal).
+    exclude : scipy.sparse matrix or array-like of bool, optional
+        Items removed from their list, as ``mask=False`` does: a
+        ``scipy.sparse`` matrix (CSR, COO, ...) of the shape of ``y_score``
+        whose non-zero entries are removed (e.g. the user x item matrix of
+        the training interactions), or a dense boolean matrix (True:
+        removed). Recorded as ``metadata["semantics"]["candidates"]``, with
+        ``metadata["items_excluded"]`` (removed items) and
+        ``metadata["queries_relevant_all_excluded"]`` (lists that had a
+        relevant item and have none left; ``empty=`` decides their value).
     sample_weight : scalar, shape (n_lists,) or (n_lists, list_size), optional
         keras-rs semantics: item weights scale the gains of the DCG family
         (the ideal is sorted by weighted gain) and give each list the weight
@@ -413,9 +424,13 @@ def evaluate_arrays(
 
     Notes
     -----
-    Without ``mask`` and ``sample_weight``, the rows are ranked and evaluated
-    in blocks (``rankmeter.core.lists.EVALUATION_BLOCK_ITEMS`` items each) on
-    one thread per CPU, so memory beyond the inputs stays bounded. When every
+    Without ``sample_weight``, the rows are ranked and evaluated in blocks
+    (``rankmeter.core.lists.EVALUATION_BLOCK_ITEMS`` items each) on one
+    thread per CPU, so memory beyond the inputs stays bounded; ``mask`` and
+    ``exclude`` take the same path (their items score ``-inf`` in a copy of
+    each block and are cut off), except under ``ties="shuffle"`` or when a
+    list has no item left, which are ranked list by list. A mask that
+    removes nothing costs nothing more. When every
     measure has a cutoff, only the top of each row is ranked
     (``metadata["ranked_top_k"]``; tie counts then refer to that top);
     otherwise measures with cutoffs are computed on each row's top alone.
@@ -425,17 +440,39 @@ def evaluate_arrays(
     >>> res = evaluate_arrays([[10, 0, 0, 1, 5]], [[.1, .2, .3, 4, 70]], ["ndcg", "dcg"])
     >>> round(res["ndcg"], 6), round(res["dcg"], 6)
     (0.695694, 9.499458)
+    >>> import scipy.sparse
+    >>> seen = scipy.sparse.csr_array(([1], ([0], [4])), shape=(1, 5))  # item 4 was seen in training
+    >>> res = evaluate_arrays([[10, 0, 0, 1, 5]], [[.1, .2, .3, 4, 70]], "ndcg@1", exclude=seen)
+    >>> res["ndcg@1"], res.metadata["semantics"]["candidates"], res.metadata["items_excluded"]
+    (0.1, 'exclude', 1)
     """
     sem = Semantics.build(semantics, "dense", **options)
     ties, empty, seed = sem.tie_policy, sem.empty, sem.seed
     parsed = parse_measures(measures)
     extra: dict[str, Any] = {"input": "dense", "semantics": sem.as_dict()}
-    where = placement({"y_true": y_true, "y_score": y_score, "mask": mask, "sample_weight": sample_weight})
+    if mask is not None or exclude is not None:
+        extra["semantics"]["candidates"] = "+".join(
+            n for n, x in (("mask", mask), ("exclude", exclude)) if x is not None
+        )
+    dense_exclude = None if is_sparse(exclude) else exclude
+    where = placement({"y_true": y_true, "y_score": y_score, "mask": mask, "exclude": dense_exclude,
+                       "sample_weight": sample_weight})  # fmt: skip
     if where is not None:  # torch, JAX, CuPy: on their device, or NumPy's view of CPU arrays (see xp.evaluate.route)
         extra["array_api"] = route(where, parsed, ties, sample_weight)
         if extra["array_api"]["path"] == "device":
-            return evaluate_on_device(where, y_true, y_score, mask, parsed, sem, extra)
+            return evaluate_on_device(where, y_true, y_score, mask, parsed, sem, extra, exclude=exclude)
         y_true, y_score, mask, sample_weight = host_arrays(y_true, y_score, mask, sample_weight)
+    removed = None
+    if mask is not None or exclude is not None:
+        y_true, y_score = dense_arrays(y_true, y_score, check_finite=False)
+        removed = removed_items(mask, host_array(exclude) if not is_sparse(exclude) else exclude, y_true.shape)
+        extra.update(removal_counts(y_true, removed))
+        if removed.total and (
+            sample_weight is not None or ties == "shuffle" or removed.counts.max() == y_true.shape[1]
+        ):
+            mask, removed = removed.keep_matrix(), None  # ranked list by list (shuffle: keys of the items left)
+        else:
+            mask, removed = None, removed if removed.total else None  # a mask that removes nothing: no mask
     if mask is not None or sample_weight is not None:
         ranked = rank_flat_lists(flatten_dense(y_true, y_score, mask, sample_weight), ties=ties, seed=seed)
         return evaluate_ranked(ranked, parsed, empty=empty, metadata=extra)
@@ -460,13 +497,17 @@ def evaluate_arrays(
 
     def evaluate_rows(rows: tuple[int, int]) -> EvaluationResult:
         a, b = rows
+        gone = removed.rows(a, b) if removed is not None else None
         if positives:
-            ranked = rank_dense_positives(y[a:b], s[a:b], min_ideal_width=widest + 1, first_row=a, check_finite=True)
+            ranked = rank_dense_positives(
+                y[a:b], s[a:b], min_ideal_width=widest + 1, first_row=a, check_finite=True, removed=gone
+            )
             return evaluate_ranked(ranked, parsed, empty=empty)
         if top is not None:
             ranked = rank_dense_top(
-                y[a:b], s[a:b], top, ties=ties, compact_ideal=compact, first_row=a, check_finite=True, threads=threads
-            )
+                y[a:b], s[a:b], top, ties=ties, compact_ideal=compact, first_row=a, check_finite=True,
+                threads=threads, removed=gone,
+            )  # fmt: skip
             return evaluate_ranked(ranked, parsed, empty=empty)
         ranked = rank_dense(
             y[a:b],
@@ -478,6 +519,7 @@ def evaluate_arrays(
             first_row=a,
             check_finite=True,
             threads=threads,
+            removed=gone,
         )
         return (
             _evaluate_with_prefix(ranked, parsed, head, head_k, empty=empty)
@@ -487,6 +529,7 @@ def evaluate_arrays(
 
     blocks = blocks if len(blocks) > 1 else [(0, n)]
     parts: list[EvaluationResult] = []
+    not_finite = False
     try:
         with progress_bar(n, "rankmeter evaluate_arrays", show=wanted(progress, n * m >= _AUTO_PROGRESS_ITEMS),
                           unit="lists") as done:  # fmt: skip
@@ -494,8 +537,10 @@ def evaluate_arrays(
                 parts.append(part)
                 done(int(blocks[len(parts) - 1][1]))
     except NonFiniteInput:
-        dense_arrays(y, s)  # raises, naming the first value that is not finite
-        raise
+        not_finite = True
+    if not_finite:  # raised here, so that the internal signal is not chained to the user's error
+        check_finite(y, s, None if removed is None else removed.keep_matrix())  # names the first value
+        raise RuntimeError("a block reported a value that is not finite, but every value is")  # pragma: no cover
     return concatenate_results(parts, parsed, extra)
 
 
