@@ -24,6 +24,7 @@ from rankmeter.core.lists import (
     rank_dense_top,
     rank_flat_lists,
     ranked_prefix,
+    relevant_in_ideal,
     row_blocks,
     usable_cpus,
 )
@@ -33,7 +34,7 @@ from rankmeter.core.semantics import Semantics, SemanticsOptions
 from rankmeter.core.ties import straddling_queries
 from rankmeter.errors import InputFormatError, MeasureSyntaxError, QueryOrderError, RankmeterError
 from rankmeter.io.dense import check_finite, dense_arrays, flatten_dense, flatten_ragged
-from rankmeter.io.exclude import is_sparse, removal_counts, removed_items
+from rankmeter.io.exclude import RemovedItems, is_sparse, lost_relevant, removal_counts, removed_items
 from rankmeter.io.foreign import array_library, host_array, host_arrays
 from rankmeter.io.frames import is_frame
 from rankmeter.io.load import as_qrels, as_run
@@ -466,13 +467,17 @@ def evaluate_arrays(
     if mask is not None or exclude is not None:
         y_true, y_score = dense_arrays(y_true, y_score, check_finite=False)
         removed = removed_items(mask, host_array(exclude) if not is_sparse(exclude) else exclude, y_true.shape)
-        extra.update(removal_counts(y_true, removed))
+        extra["items_excluded"] = removed.total
         if removed.total and (
             sample_weight is not None or ties == "shuffle" or removed.counts.max() == y_true.shape[1]
         ):
+            extra.update(removal_counts(y_true, removed))
             mask, removed = removed.keep_matrix(), None  # ranked list by list (shuffle: keys of the items left)
+        elif not removed.total:  # a mask that removes nothing: the call without it
+            extra["queries_relevant_all_excluded"] = 0
+            mask, removed = None, None
         else:
-            mask, removed = None, removed if removed.total else None  # a mask that removes nothing: no mask
+            mask = None
     if mask is not None or sample_weight is not None:
         ranked = rank_flat_lists(flatten_dense(y_true, y_score, mask, sample_weight), ties=ties, seed=seed)
         return evaluate_ranked(ranked, parsed, empty=empty, metadata=extra)
@@ -498,18 +503,28 @@ def evaluate_arrays(
     def evaluate_rows(rows: tuple[int, int]) -> EvaluationResult:
         a, b = rows
         gone = removed.rows(a, b) if removed is not None else None
+        ranked = rank_rows(a, b, gone)
+        res = (
+            _evaluate_with_prefix(ranked, parsed, head, head_k, empty=empty)
+            if split and not positives and top is None
+            else evaluate_ranked(ranked, parsed, empty=empty)
+        )
+        if gone is not None:  # lists that lost a relevant item and have none left
+            left = relevant_in_ideal(ranked)
+            res.metadata["queries_relevant_all_excluded"] = int(np.count_nonzero(lost_relevant(y[a:b], gone) & ~left))
+        return res
+
+    def rank_rows(a: int, b: int, gone: RemovedItems | None) -> RankedLists:
         if positives:
-            ranked = rank_dense_positives(
+            return rank_dense_positives(
                 y[a:b], s[a:b], min_ideal_width=widest + 1, first_row=a, check_finite=True, removed=gone
             )
-            return evaluate_ranked(ranked, parsed, empty=empty)
         if top is not None:
-            ranked = rank_dense_top(
+            return rank_dense_top(
                 y[a:b], s[a:b], top, ties=ties, compact_ideal=compact, first_row=a, check_finite=True,
                 threads=threads, removed=gone,
             )  # fmt: skip
-            return evaluate_ranked(ranked, parsed, empty=empty)
-        ranked = rank_dense(
+        return rank_dense(
             y[a:b],
             s[a:b],
             ties=ties,
@@ -520,11 +535,6 @@ def evaluate_arrays(
             check_finite=True,
             threads=threads,
             removed=gone,
-        )
-        return (
-            _evaluate_with_prefix(ranked, parsed, head, head_k, empty=empty)
-            if split
-            else evaluate_ranked(ranked, parsed, empty=empty)
         )
 
     blocks = blocks if len(blocks) > 1 else [(0, n)]
@@ -541,6 +551,8 @@ def evaluate_arrays(
     if not_finite:  # raised here, so that the internal signal is not chained to the user's error
         check_finite(y, s, None if removed is None else removed.keep_matrix())  # names the first value
         raise RuntimeError("a block reported a value that is not finite, but every value is")  # pragma: no cover
+    if removed is not None:
+        extra["queries_relevant_all_excluded"] = sum(p.metadata.pop("queries_relevant_all_excluded") for p in parts)
     return concatenate_results(parts, parsed, extra)
 
 

@@ -224,8 +224,12 @@ def test_property_exclude_equals_removing_the_items_by_hand(n: int, m: int, seed
     removed = rng.random((n, m)) < share
     removed[:, rng.integers(0, m)] = False
     measures = ["ndcg@3", "map", "p@2", "r@4", "rr", "fall_out", "auroc"]
-    fast = rankmeter.evaluate_arrays(y, s, measures, ties=ties, exclude=scipy.sparse.csr_array(removed), empty="nan")
-    _same(fast.values, _by_row(y, s, ~removed, measures, ties))
+    for arg in (scipy.sparse.csr_array(removed), removed):
+        fast = rankmeter.evaluate_arrays(y, s, measures, ties=ties, exclude=arg, empty="nan")
+        _same(fast.values, _by_row(y, s, ~removed, measures, ties))
+        emptied = (y > 0).any(axis=1) & ~((y > 0) & ~removed).any(axis=1)
+        assert fast.metadata["queries_relevant_all_excluded"] == int(emptied.sum())
+        assert fast.metadata["items_excluded"] == int(removed.sum())
 
 
 def test_bad_exclude_arguments_are_located() -> None:

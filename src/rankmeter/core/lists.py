@@ -708,6 +708,17 @@ def positive_items(ranked: RankedLists, min_ideal_width: int = 0) -> RankedLists
     )
 
 
+def relevant_in_ideal(ranked: RankedLists) -> np.ndarray:
+    """Whether the ideal of each list holds an item with a grade > 0.
+
+    >>> import numpy as np
+    >>> relevant_in_ideal(rank_dense(np.array([[0., 1], [0, 0]]), np.array([[.1, .5], [.2, .3]]), ties="stable"))
+    array([ True, False])
+    """
+    seen = np.concatenate(([0], np.cumsum(ranked.ideal_grades > 0)))
+    return np.asarray(seen[ranked.ideal_offsets[1:]] > seen[ranked.ideal_offsets[:-1]])
+
+
 def ranked_prefix(ranked: RankedLists, k: int) -> RankedLists:
     """The top ``k`` items of every list of ``ranked`` and the rest of the tied group at rank k.
 

@@ -99,9 +99,28 @@ class RemovedItems:
         return keep
 
 
-def from_mask(keep: np.ndarray) -> RemovedItems:
-    """The items where the boolean matrix ``keep`` is False."""
-    return RemovedItems(keep.shape, keep.shape[1] - np.count_nonzero(keep, axis=1).astype(np.int64), keep=keep)
+SPARSE_SHARE = 8
+"""A mask removing at most one item in this many is kept as the flat positions of its removed items."""
+
+
+def from_mask(keep: np.ndarray, block_rows: int = 1024) -> RemovedItems:
+    """The items where the boolean matrix ``keep`` is False.
+
+    A mask that removes few items (at most one in :data:`SPARSE_SHARE`) is
+    turned into the positions of those items, read ``block_rows`` rows at a
+    time: the ranking then copies each block of scores and writes ``-inf``
+    at a few places, rather than selecting between two matrices.
+
+    >>> keep = np.ones((2, 20), dtype=bool); keep[1, 3] = False
+    >>> r = from_mask(keep)
+    >>> r.flat.tolist(), r.counts.tolist(), r.keep is None
+    ([23], [0, 1], True)
+    """
+    n, m = keep.shape
+    if (keep.size - np.count_nonzero(keep)) * SPARSE_SHARE > keep.size:
+        return RemovedItems(keep.shape, m - np.count_nonzero(keep, axis=1).astype(np.int64), keep=keep)
+    parts = [np.flatnonzero(~keep[a : a + block_rows]) + a * m for a in range(0, n, block_rows)]
+    return from_sparse_positions(np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64), keep.shape)
 
 
 def from_sparse_positions(flat: np.ndarray, shape: tuple[int, int]) -> RemovedItems:
@@ -179,6 +198,23 @@ def removed_items(mask: Any, exclude: Any, shape: tuple[int, int]) -> RemovedIte
         return from_mask(keep)
     dense = _mask_matrix(exclude, shape, "exclude")
     return from_mask(~dense if keep is None else keep & ~dense)
+
+
+def lost_relevant(y_true: np.ndarray, removed: RemovedItems) -> np.ndarray:
+    """Whether each row had an item with a grade > 0 removed (only the removed items' grades are read).
+
+    >>> y = np.array([[1, 0, 2], [1, 0, 0]])
+    >>> lost_relevant(y, removed_items(None, np.array([[0, 1, 0], [0, 0, 1]]) > 0, (2, 3))).tolist()
+    [False, False]
+    >>> lost_relevant(y, removed_items(np.array([[0, 1, 1], [1, 1, 1]]) > 0, None, (2, 3))).tolist()
+    [True, False]
+    """
+    n, m = removed.shape
+    if removed.flat is not None:
+        hit = removed.flat[y_true.reshape(-1)[removed.flat] > 0]
+        return np.bincount(hit // max(m, 1), minlength=n) > 0
+    rows, cols = np.nonzero(~removed.keep_matrix())
+    return np.bincount(rows[y_true[rows, cols] > 0], minlength=n) > 0
 
 
 def removal_counts(y_true: np.ndarray, removed: RemovedItems, block_rows: int = 256) -> dict[str, int]:
