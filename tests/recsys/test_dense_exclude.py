@@ -69,10 +69,10 @@ def _by_row(y: np.ndarray, s: np.ndarray, keep: np.ndarray, measures: list[str],
     return np.concatenate(rows)
 
 
-def _same(a: np.ndarray, b: np.ndarray) -> None:
+def _same(a: np.ndarray, b: np.ndarray, atol: float = 1e-12) -> None:
     assert a.shape == b.shape
     assert np.array_equal(np.isnan(a), np.isnan(b))
-    assert np.allclose(np.nan_to_num(a), np.nan_to_num(b), rtol=0, atol=1e-12)
+    assert np.allclose(np.nan_to_num(a), np.nan_to_num(b), rtol=0, atol=atol)
 
 
 @pytest.mark.parametrize("ties", TIES)
@@ -287,3 +287,29 @@ def test_masks_take_the_blocked_paths(monkeypatch: pytest.MonkeyPatch) -> None:
     calls.clear()
     rankmeter.evaluate_arrays(y, s, ["ndcg"], ties="shuffle", exclude=removed)  # keys drawn for the items left
     assert calls == ["rank_flat_lists"]
+
+
+@pytest.mark.parametrize("library", ["torch", "jax"])
+def test_exclude_on_the_array_api_device_path(library: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Torch and JAX rows evaluated by the array-API kernels: exclude= joins the mask there, same values."""
+    monkeypatch.setenv("RANKMETER_ARRAY_API", "device")
+    y, s, removed = _data(8, n=20, m=12)
+    keep = np.ones(y.shape, dtype=bool)
+    keep[1, :3] = False
+    if library == "torch":
+        import torch
+
+        yt, st_, kt = torch.asarray(y), torch.asarray(s), torch.asarray(keep)
+    else:
+        import jax.numpy as jnp
+
+        yt, st_, kt = jnp.asarray(y, dtype=jnp.float32), jnp.asarray(s, dtype=jnp.float32), jnp.asarray(keep)
+    measures = ["ndcg@5", "map", "rr", "p@3"]
+    ref = rankmeter.evaluate_arrays(y, s, measures, mask=keep, exclude=scipy.sparse.csr_array(removed))
+    for kwargs in ({"exclude": scipy.sparse.csr_array(removed), "mask": kt}, {"exclude": removed, "mask": kt}):
+        res = rankmeter.evaluate_arrays(yt, st_, measures, **kwargs)
+        assert res.metadata["array_api"]["path"] == "device"
+        _same(res.values, ref.values, 1e-12 if library == "torch" else 1e-6)  # JAX computes in float32 here
+        for key in ("items_excluded", "queries_relevant_all_excluded", "queries_empty"):
+            assert res.metadata[key] == ref.metadata[key], key
+        assert res.metadata["semantics"]["candidates"] == "mask+exclude"
