@@ -369,6 +369,87 @@ def _top_k_only(measures: list[Measure], ties: str) -> int | None:
     return max(max(m.cutoffs or (0,)) for m in measures)
 
 
+class DenseEvaluation:
+    """How the blocks of dense rows of one call are ranked and measured: the same path for every block.
+
+    * every measure has a cutoff k (and a family that reads only the top k):
+      only the items scoring at least the k-th score are ranked
+      (:func:`~rankmeter.core.lists.rank_dense_top`; ``top``);
+    * otherwise, under ``expected`` ties, when the measures read only the
+      items with a grade > 0: each of those at its exact rank in its row
+      (:func:`~rankmeter.core.lists.rank_dense_positives`);
+    * otherwise every row is sorted (:func:`~rankmeter.core.lists.rank_dense`),
+      measures with cutoffs computed on each row's top alone.
+
+    Parameters
+    ----------
+    measures : list of Measure
+    ties, seed, empty
+        The call's semantics.
+    n_cols : int
+        Items per row.
+    threads : int, optional
+        Threads of the ranking inside one block (1 when blocks run on threads of their own).
+    """
+
+    def __init__(
+        self, measures: list[Measure], ties: str, seed: int | None, empty: str, n_cols: int, threads: int | None = None
+    ) -> None:
+        self.measures, self.ties, self.seed, self.empty, self.threads = measures, ties, seed, empty, threads
+        top = _top_k_only(measures, ties)
+        self.top = top if top is not None and top < n_cols else None
+        self.compact = positive_ideal_suffices(measures)
+        self.widest = max((k for mm in measures for k in mm.cutoffs or ()), default=0)
+        # with complete rows, measures that read only the top k of each list are computed on that top alone
+        self.head = [mm for mm in measures if mm.cutoffs and mm.family in _TOP_K_FAMILIES]
+        self.head_k = max((max(mm.cutoffs or (0,)) for mm in self.head), default=0)
+        self.split = bool(self.head) and len(self.head) < len(measures) and 2 * self.head_k <= n_cols
+        self.positives = self.top is None and n_cols > 0 and ties == "expected" and positive_items_suffice(measures)
+
+    def rank(self, y: np.ndarray, s: np.ndarray, first_row: int, removed: RemovedItems | None) -> RankedLists:
+        """The ranked lists of rows ``first_row`` ... (``y``, ``s``: those rows; every row keeps an item)."""
+        if self.positives and y.size:
+            return rank_dense_positives(
+                y, s, min_ideal_width=self.widest + 1, first_row=first_row, check_finite=True, removed=removed
+            )
+        if self.top is not None:
+            return rank_dense_top(
+                y, s, self.top, ties=self.ties, compact_ideal=self.compact, first_row=first_row, check_finite=True,
+                threads=self.threads, removed=removed,
+            )  # fmt: skip
+        return rank_dense(
+            y,
+            s,
+            ties=self.ties,
+            seed=self.seed,
+            compact_ideal=self.compact,
+            min_ideal_width=self.widest + 1,
+            first_row=first_row,
+            check_finite=True,
+            threads=self.threads,
+            removed=removed,
+        )
+
+    def evaluate(
+        self, y: np.ndarray, s: np.ndarray, first_row: int = 0, removed: RemovedItems | None = None
+    ) -> EvaluationResult:
+        """The result of rows ``first_row`` ...; with ``removed``, ``metadata["queries_relevant_all_excluded"]``.
+
+        Raises :class:`~rankmeter.core.lists.NonFiniteInput` for a value that
+        is not finite (the caller names it).
+        """
+        ranked = self.rank(y, s, first_row, removed)
+        res = (
+            _evaluate_with_prefix(ranked, self.measures, self.head, self.head_k, empty=self.empty)
+            if self.split and not self.positives and self.top is None
+            else evaluate_ranked(ranked, self.measures, empty=self.empty)
+        )
+        if removed is not None:  # lists that lost a relevant item and have none left
+            lost = lost_relevant(y, removed)
+            res.metadata["queries_relevant_all_excluded"] = int(np.count_nonzero(lost & ~relevant_in_ideal(ranked)))
+        return res
+
+
 def evaluate_arrays(
     y_true: Any,
     y_score: Any,
@@ -483,59 +564,15 @@ def evaluate_arrays(
         return evaluate_ranked(ranked, parsed, empty=empty, metadata=extra)
     y, s = dense_arrays(y_true, y_score, check_finite=False)  # checked block by block below
     n, m = y.shape
-    top = _top_k_only(parsed, ties)
-    if top is not None and top < m:
-        extra["ranked_top_k"] = top  # only the top of each row was ranked; tie counts refer to it
-    else:
-        top = None
-    compact = positive_ideal_suffices(parsed)
-    widest = max((k for mm in parsed for k in mm.cutoffs or ()), default=0)
-    # with complete rows, measures that read only the top k of each list are computed on that top alone
-    head = [mm for mm in parsed if mm.cutoffs and mm.family in _TOP_K_FAMILIES]
-    head_k = max((max(mm.cutoffs or (0,)) for mm in head), default=0)
-    split = bool(head) and len(head) < len(parsed) and 2 * head_k <= m
     # blocks of rows are ranked and evaluated on their own (one block when empty="error" reports all queries)
     blocks = row_blocks(n, m, max(1, lists.EVALUATION_BLOCK_ITEMS // max(m, 1))) if empty != "error" else []
-    threads = 1 if len(blocks) > 1 else None
-
-    positives = top is None and n * m > 0 and ties == "expected" and positive_items_suffice(parsed)
+    plan = DenseEvaluation(parsed, ties, seed, empty, m, threads=1 if len(blocks) > 1 else None)
+    if plan.top is not None:
+        extra["ranked_top_k"] = plan.top  # only the top of each row was ranked; tie counts refer to it
 
     def evaluate_rows(rows: tuple[int, int]) -> EvaluationResult:
         a, b = rows
-        gone = removed.rows(a, b) if removed is not None else None
-        ranked = rank_rows(a, b, gone)
-        res = (
-            _evaluate_with_prefix(ranked, parsed, head, head_k, empty=empty)
-            if split and not positives and top is None
-            else evaluate_ranked(ranked, parsed, empty=empty)
-        )
-        if gone is not None:  # lists that lost a relevant item and have none left
-            left = relevant_in_ideal(ranked)
-            res.metadata["queries_relevant_all_excluded"] = int(np.count_nonzero(lost_relevant(y[a:b], gone) & ~left))
-        return res
-
-    def rank_rows(a: int, b: int, gone: RemovedItems | None) -> RankedLists:
-        if positives:
-            return rank_dense_positives(
-                y[a:b], s[a:b], min_ideal_width=widest + 1, first_row=a, check_finite=True, removed=gone
-            )
-        if top is not None:
-            return rank_dense_top(
-                y[a:b], s[a:b], top, ties=ties, compact_ideal=compact, first_row=a, check_finite=True,
-                threads=threads, removed=gone,
-            )  # fmt: skip
-        return rank_dense(
-            y[a:b],
-            s[a:b],
-            ties=ties,
-            seed=seed,
-            compact_ideal=compact,
-            min_ideal_width=widest + 1,
-            first_row=a,
-            check_finite=True,
-            threads=threads,
-            removed=gone,
-        )
+        return plan.evaluate(y[a:b], s[a:b], a, removed.rows(a, b) if removed is not None else None)
 
     blocks = blocks if len(blocks) > 1 else [(0, n)]
     parts: list[EvaluationResult] = []
