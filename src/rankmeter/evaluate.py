@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, NamedTuple, overload
 
 import numpy as np
@@ -431,14 +432,22 @@ class DenseEvaluation:
         )
 
     def evaluate(
-        self, y: np.ndarray, s: np.ndarray, first_row: int = 0, removed: RemovedItems | None = None
+        self,
+        y: np.ndarray,
+        s: np.ndarray,
+        first_row: int = 0,
+        removed: RemovedItems | None = None,
+        query_ids: np.ndarray | None = None,
     ) -> EvaluationResult:
         """The result of rows ``first_row`` ...; with ``removed``, ``metadata["queries_relevant_all_excluded"]``.
 
-        Raises :class:`~rankmeter.core.lists.NonFiniteInput` for a value that
-        is not finite (the caller names it).
+        ``query_ids``: the rows' ids (default: their indices as text). Raises
+        :class:`~rankmeter.core.lists.NonFiniteInput` for a value that is not
+        finite (the caller names it).
         """
         ranked = self.rank(y, s, first_row, removed)
+        if query_ids is not None:
+            ranked = replace(ranked, query_ids=query_ids)
         res = (
             _evaluate_with_prefix(ranked, self.measures, self.head, self.head_k, empty=self.empty)
             if self.split and not self.positives and self.top is None
