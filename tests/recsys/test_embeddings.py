@@ -224,3 +224,23 @@ def test_exclude_pairs_without_an_embedding_are_counted() -> None:
     assert res.metadata["exclude_unknown"] == 2
     assert res.metadata["items_excluded"] == 1
     assert res.values[:, 0].tolist() == [1.0, 1.0]
+
+
+def test_a_grade_that_is_not_finite_is_named() -> None:
+    truth = scipy.sparse.csr_array(([1.0, np.nan], ([0, 1], [2, 3])), shape=(2, 4))
+    with pytest.raises(InvalidScoreError, match=r"^truth: user row 1, item column 3: grade nan; grades must be finite"):
+        rankmeter.evaluate_embeddings(np.eye(2, 3), np.eye(4, 3), truth, "rr")
+    table = pd.DataFrame({"user_id": [0, 1], "item_id": [2, 3], "rating": [1.0, np.inf]})
+    with pytest.raises(InvalidScoreError, match=r"^truth: user row 1, item column 3: grade inf"):
+        rankmeter.evaluate_embeddings(np.eye(2, 3), np.eye(4, 3), table, "rr", user_ids=[0, 1], item_ids=[0, 1, 2, 3])
+
+
+def test_fractional_grades_are_kept_exactly() -> None:
+    """Grades that float32 cannot hold (0.1) are read as float64."""
+    users, items, truth, seen = _split(6, n=6, m=8)
+    truth = truth * 0.1
+    ref = _reference(users, items, truth, seen, ["ndcg", "ndcg@3"])
+    res = rankmeter.evaluate_embeddings(
+        users, items, scipy.sparse.csr_array(truth), ["ndcg", "ndcg@3"], exclude=scipy.sparse.csr_array(seen)
+    )
+    assert res.values.tolist() == ref.values.tolist()

@@ -177,6 +177,8 @@ def evaluate_embeddings(
     uid = _ids(user_ids, "user_ids", n, "user_vectors")
     iid = _ids(item_ids, "item_ids", m, "item_vectors")
     grades = read_interactions(truth, "truth", (n, m), uid, iid, grades=True).matrix
+    if np.array_equal(grades.data.astype(np.float32), grades.data):
+        grades = grades.astype(np.float32)  # the same grades, half the bytes to read in every block
     extra: dict[str, Any] = {"input": "embeddings", "semantics": sem.as_dict(), "metric": metric, "n_items": m}
     extra["semantics"]["candidates"] = "all" if exclude is None else "exclude"
     removed = None

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from rankmeter.errors import InputFormatError
+from rankmeter.errors import InputFormatError, InvalidScoreError
 from rankmeter.io.exclude import is_sparse
 from rankmeter.io.frames import is_frame
 
@@ -135,7 +135,7 @@ def read_interactions(
             raise InputFormatError(
                 f"{name} has shape {tuple(data.shape)}, expected {shape} (rows of user_vectors, rows of item_vectors)"
             )
-        return Interactions(scipy.sparse.csr_array(data, dtype=np.float64))
+        return _finite(Interactions(scipy.sparse.csr_array(data, dtype=np.float64)), name, grades)
     if not (is_frame(data) or isinstance(data, Mapping)):
         raise InputFormatError(
             f"{name} must be a scipy.sparse matrix, a table (user_id, item_id[, rating]) or a dict, "
@@ -169,4 +169,17 @@ def read_interactions(
     matrix = scipy.sparse.coo_array((values, (rows, cols)), shape=shape).tocsr()
     if not grades:
         matrix.data[:] = 1.0  # an item seen twice is removed once
-    return Interactions(matrix, int(unknown.sum()))
+    return _finite(Interactions(matrix, int(unknown.sum())), name, grades)
+
+
+def _finite(read: Interactions, name: str, grades: bool) -> Interactions:
+    """``read``, once every grade is known to be finite (the error names the first that is not)."""
+    data = read.matrix.data
+    if grades and not np.isfinite(data).all():
+        at = int(np.flatnonzero(~np.isfinite(data))[0])
+        row = int(np.searchsorted(read.matrix.indptr, at, side="right") - 1)
+        raise InvalidScoreError(
+            f"{name}: user row {row}, item column {int(read.matrix.indices[at])}: grade {data[at]}; "
+            "grades must be finite numbers"
+        )
+    return read
