@@ -313,3 +313,31 @@ def test_exclude_on_the_array_api_device_path(library: str, monkeypatch: pytest.
         for key in ("items_excluded", "queries_relevant_all_excluded", "queries_empty"):
             assert res.metadata[key] == ref.metadata[key], key
         assert res.metadata["semantics"]["candidates"] == "mask+exclude"
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(1, 6),
+    m=st.integers(1, 1500),
+    k=st.integers(1, 30),
+    levels=st.sampled_from([3, 50, 10**6]),
+    removed=st.floats(0.0, 1.0),
+    seed=st.integers(0, 2**32 - 1),
+    order=st.sampled_from(["random", "ascending", "descending"]),
+)
+def test_top_items_are_every_item_at_least_the_kth_score(
+    n: int, m: int, k: int, levels: int, removed: float, seed: int, order: str
+) -> None:
+    """The sampled lower bound never loses an item of the top k: ties, -inf (removed) items, sorted rows."""
+    from rankmeter.core.lists import top_items
+
+    k = min(k, m)
+    rng = np.random.default_rng(seed)
+    s = rng.integers(0, levels, (n, m)).astype(np.float32)
+    s[rng.random((n, m)) < removed] = -np.inf
+    if order != "random":
+        s.sort(axis=1)
+        if order == "descending":
+            s = s[:, ::-1].copy()
+    kth = np.sort(s, axis=1)[:, m - k]
+    assert top_items(s, k).tolist() == np.flatnonzero(s >= kth[:, None]).tolist()
