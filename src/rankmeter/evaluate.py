@@ -391,6 +391,13 @@ class DenseEvaluation:
         Items per row.
     threads : int, optional
         Threads of the ranking inside one block (1 when blocks run on threads of their own).
+
+    Examples
+    --------
+    >>> plan = DenseEvaluation(parse_measures("ndcg@2"), "expected", None, "zero", 4)
+    >>> res = plan.evaluate(np.array([[0.0, 1, 0, 2]]), np.array([[0.4, 0.3, 0.2, 0.1]]))
+    >>> plan.top, round(res["ndcg@2"], 6), round(float((1 / np.log2(3)) / (2 + 1 / np.log2(3))), 6)
+    (2, 0.239812, 0.239812)
     """
 
     def __init__(
