@@ -341,3 +341,14 @@ def test_top_items_are_every_item_at_least_the_kth_score(
             s = s[:, ::-1].copy()
     kth = np.sort(s, axis=1)[:, m - k]
     assert top_items(s, k).tolist() == np.flatnonzero(s >= kth[:, None]).tolist()
+
+
+def test_a_mask_that_is_a_transposed_view() -> None:
+    """A mask that is not C-contiguous (a transposed array) removes the same items, with exclude= too."""
+    y, s, removed = _data(9, n=20, m=20)
+    keep_t = np.ascontiguousarray((~removed).T).T  # the same values, Fortran order
+    extra = np.zeros_like(removed)
+    extra[:, 1] = True
+    ref = _slow(y, s, ~removed & ~extra, ["ndcg", "p@3"], "expected", "zero")
+    res = rankmeter.evaluate_arrays(y, s, ["ndcg", "p@3"], mask=keep_t, exclude=scipy.sparse.csr_array(extra))
+    _same(res.values, ref.values)

@@ -140,7 +140,7 @@ def _mask_matrix(mask: Any, shape: tuple[int, int], name: str) -> np.ndarray:
         raise InputFormatError(
             f"{name} must be boolean{' or a scipy.sparse matrix' if name == 'exclude' else ''}, got dtype {arr.dtype}"
         )
-    return arr
+    return np.ascontiguousarray(arr)
 
 
 def is_sparse(x: Any) -> bool:
@@ -193,7 +193,7 @@ def removed_items(mask: Any, exclude: Any, shape: tuple[int, int]) -> RemovedIte
         flat = sparse_positions(exclude, shape)
         if keep is None:
             return from_sparse_positions(flat, shape)
-        keep = keep.copy()
+        keep = keep.copy(order="C")
         keep.reshape(-1)[flat] = False
         return from_mask(keep)
     dense = _mask_matrix(exclude, shape, "exclude")
