@@ -328,19 +328,25 @@ def test_exclude_on_the_array_api_device_path(library: str, monkeypatch: pytest.
 def test_top_items_are_every_item_at_least_the_kth_score(
     n: int, m: int, k: int, levels: int, removed: float, seed: int, order: str
 ) -> None:
-    """The sampled lower bound never loses an item of the top k: ties, -inf (removed) items, sorted rows."""
+    """The sampled lower bound never loses an item of the top k: ties, removed items, sorted rows."""
     from rankmeter.core.lists import top_items
 
     k = min(k, m)
     rng = np.random.default_rng(seed)
     s = rng.integers(0, levels, (n, m)).astype(np.float32)
-    s[rng.random((n, m)) < removed] = -np.inf
     if order != "random":
         s.sort(axis=1)
         if order == "descending":
             s = s[:, ::-1].copy()
     kth = np.sort(s, axis=1)[:, m - k]
     assert top_items(s, k).tolist() == np.flatnonzero(s >= kth[:, None]).tolist()
+    gone = rng.random((n, m)) < removed
+    left = np.where(gone, -np.inf, s)
+    kth = np.sort(left, axis=1)[:, m - k]
+    want = np.flatnonzero((left >= kth[:, None]) & ~gone).tolist()
+    for form in (from_mask(~gone), removed_items(None, scipy.sparse.csr_array(gone), (n, m))):
+        s_read = np.where(gone, np.float32(levels + 1), s)  # a removed item's own score is never read
+        assert top_items(s_read, k, form).tolist() == want
 
 
 def test_a_mask_that_is_a_transposed_view() -> None:
@@ -352,3 +358,25 @@ def test_a_mask_that_is_a_transposed_view() -> None:
     ref = _slow(y, s, ~removed & ~extra, ["ndcg", "p@3"], "expected", "zero")
     res = rankmeter.evaluate_arrays(y, s, ["ndcg", "p@3"], mask=keep_t, exclude=scipy.sparse.csr_array(extra))
     _same(res.values, ref.values)
+
+
+def test_top_items_selects_among_sampled_candidates(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Long rows take the sampled path, with and without removed items (its candidates are padded once)."""
+    from rankmeter.core import lists
+
+    widths: list[int] = []
+    pad = lists._pad_rows
+
+    def counted(values, counts, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        widths.append(int(counts.max()))
+        return pad(values, counts, *args, **kwargs)
+
+    monkeypatch.setattr(lists, "_pad_rows", counted)
+    s = np.random.default_rng(0).random((4, 3000))
+    gone = np.zeros(s.shape, dtype=bool)
+    gone[:, np.argsort(-s[0])[:5]] = True  # the five best items of row 0 are removed
+    kth = np.sort(np.where(gone, -np.inf, s), axis=1)[:, -10]
+    want = np.flatnonzero((s >= kth[:, None]) & ~gone).tolist()
+    assert lists.top_items(s, 10, removed_items(None, scipy.sparse.csr_array(gone), s.shape)).tolist() == want
+    assert lists.top_items(s, 10, from_mask(~gone)).tolist() == want
+    assert len(widths) == 2 and max(widths) < 3000 // 4

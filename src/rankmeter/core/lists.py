@@ -215,7 +215,7 @@ SAMPLE_STRIDE = 16
 """Every this many columns, :func:`top_items` samples a row to bound its k-th largest score from below."""
 
 
-def top_items(scores: np.ndarray, k: int) -> np.ndarray:
+def top_items(scores: np.ndarray, k: int, removed: RemovedItems | None = None) -> np.ndarray:
     """Flat (row-major) positions of every item scoring at least its row's k-th largest score, ascending.
 
     The k-th largest of a sample of each row (every :data:`SAMPLE_STRIDE`-th
@@ -224,7 +224,9 @@ def top_items(scores: np.ndarray, k: int) -> np.ndarray:
     candidates (``np.partition`` of about ``k * SAMPLE_STRIDE`` items instead
     of the whole row). Rows too short for a sample of 4k items, or whose
     candidates are more than a quarter of the row (many ties), are
-    partitioned whole.
+    partitioned whole. ``removed`` items are left out (their scores are not
+    read): they score ``-inf`` in the sample, and in a copy of the rows when
+    these are partitioned whole.
 
     >>> s = np.array([[0.5, 0.9, 0.1, 0.9, 0.3]])
     >>> top_items(s, 2).tolist(), top_items(s, 3).tolist()
@@ -236,18 +238,24 @@ def top_items(scores: np.ndarray, k: int) -> np.ndarray:
     n, m = scores.shape
     if m >= 4 * k * SAMPLE_STRIDE:
         sample = scores[:, ::SAMPLE_STRIDE]
+        if removed is not None:
+            sample = removed.masked_scores(sample, SAMPLE_STRIDE)
         j = sample.shape[1] - k
-        floor = np.partition(sample, j, axis=1)[:, j]  # at most each row's k-th largest score
+        floor = np.partition(sample, j, axis=1)[:, j]  # at most the k-th largest score of each row's items left
         candidates = np.flatnonzero(scores >= floor[:, None])
+        if removed is not None:
+            candidates = candidates[removed.kept(candidates)]
         counts = np.bincount(candidates // m, minlength=n)
         width = int(counts.max(initial=0))
-        if 4 * width <= m:
+        if 4 * width <= m and (counts >= k).all():  # else a row has fewer than k items left, or many ties
             values = scores.reshape(-1)[candidates]
             padded, _ = _pad_rows(values, counts, -np.inf)
             kth = np.partition(padded, width - k, axis=1)[:, width - k]
             return candidates[values >= np.repeat(kth, counts)]
-    kth = np.partition(scores, m - k, axis=1)[:, m - k]
-    return np.flatnonzero(scores >= kth[:, None])
+    work = scores if removed is None else removed.masked_scores(scores)
+    kth = np.partition(work, m - k, axis=1)[:, m - k]
+    where = np.flatnonzero(work >= kth[:, None])
+    return where if removed is None else where[removed.kept(where)]  # rows with < k items left: -inf ones cut
 
 
 def rank_dense_top(
@@ -330,11 +338,7 @@ def rank_dense_top(
         gone = removed.rows(a, b) if removed is not None else None
         if check_finite:
             _check_finite(y_block, s_block, gone)
-        if gone is None:
-            where = top_items(s_block, k)
-        else:  # the same, among the items left: removed ones score -inf in a copy
-            where = top_items(gone.masked_scores(s_block), k)
-            where = where[gone.kept(where)]  # a row with fewer than k items left keeps its -inf ones: cut
+        where = top_items(s_block, k, gone)
         counts = np.bincount(where // m, minlength=b - a)
         width = int(counts.max(initial=0))
         scores, grades = s_block.reshape(-1)[where], y_block.reshape(-1)[where]

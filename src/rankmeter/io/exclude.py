@@ -64,16 +64,27 @@ class RemovedItems:
         lo, hi = np.searchsorted(self.flat, [a * m, b * m])
         return RemovedItems((b - a, m), self.counts[a:b], flat=self.flat[lo:hi] - a * m)
 
-    def masked_scores(self, scores: np.ndarray) -> np.ndarray:
-        """A copy of ``scores`` (this matrix's shape) with ``-inf`` at every removed item.
+    def masked_scores(self, scores: np.ndarray, stride: int = 1) -> np.ndarray:
+        """A copy of ``scores`` with ``-inf`` at every removed item; ``scores`` holds every ``stride``-th column.
 
-        >>> from_mask(np.array([[True, False, True]])).masked_scores(np.array([[0.5, 0.2, 0.9]])).tolist()
-        [[0.5, -inf, 0.9]]
+        >>> r = from_sparse_positions(np.array([1, 4]), (2, 3))
+        >>> r.masked_scores(np.array([[0.5, 0.2, 0.9], [0.1, 0.3, 0.4]])).tolist()
+        [[0.5, -inf, 0.9], [0.1, -inf, 0.4]]
+        >>> from_sparse_positions(np.array([2]), (1, 3)).masked_scores(np.array([[0.5, 0.9]]), stride=2).tolist()
+        [[0.5, -inf]]
+        >>> from_mask(np.array([[True, False, True]])).masked_scores(np.array([[0.5, 0.9]]), stride=2).tolist()
+        [[0.5, 0.9]]
         """
         if self.keep is not None:
-            return np.where(self.keep, scores, scores.dtype.type(-np.inf))
+            return np.where(self.keep[:, ::stride], scores, scores.dtype.type(-np.inf))
         out = np.array(scores, copy=True, order="C")
-        out.reshape(-1)[self.flat] = -np.inf
+        flat = self.flat
+        assert flat is not None
+        if stride > 1:
+            cols = flat % self.shape[1]
+            sampled = cols % stride == 0
+            flat = flat[sampled] // self.shape[1] * out.shape[1] + cols[sampled] // stride
+        out.reshape(-1)[flat] = -np.inf
         return out
 
     def kept(self, positions: np.ndarray) -> np.ndarray:
