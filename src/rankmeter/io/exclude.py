@@ -10,6 +10,7 @@ items per row cost a few numbers per row.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -95,11 +96,14 @@ class RemovedItems:
         """
         if self.keep is not None:
             return self.keep.reshape(-1)[positions]
-        assert self.flat is not None
-        if not len(self.flat):
-            return np.ones(len(positions), dtype=bool)
-        at = np.searchsorted(self.flat, positions).clip(max=len(self.flat) - 1)
-        return self.flat[at] != positions
+        return ~self.removed_bitmap[positions]
+
+    @cached_property
+    def removed_bitmap(self) -> np.ndarray:
+        """One flag per item of this matrix, row-major: True where removed (built once, on first use)."""
+        bitmap = np.zeros(self.shape[0] * self.shape[1], dtype=bool)
+        bitmap[self.flat] = True
+        return bitmap
 
     def keep_matrix(self) -> np.ndarray:
         """The dense boolean matrix of the items that stay."""
