@@ -5,7 +5,8 @@ The public surface is this module's ``__all__`` (docs/api.md lists it):
 - entry points: :func:`evaluate` (qrels + run), :func:`evaluate_stream` (run
   files in blocks), :func:`evaluate_arrays` (dense matrices),
   :func:`evaluate_lists` (ragged lists), :func:`evaluate_vectors`
-  (embeddings and hash codes), :func:`evaluate_diversity` (intent qrels:
+  (embeddings and hash codes), :func:`evaluate_embeddings` (user and item
+  embeddings ranked over a whole catalogue), :func:`evaluate_diversity` (intent qrels:
   alpha-nDCG, ERR-IA, ...), :func:`compare` and :func:`compare_per_query`
   (significance tests);
 - values: :class:`Semantics` (ties, empty and missing queries, duplicates,
@@ -58,6 +59,7 @@ if TYPE_CHECKING:
     from rankmeter.stats.compare import compare, compare_per_query
     from rankmeter.stats.comparison import Comparison
     from rankmeter.stream import evaluate_stream
+    from rankmeter.vectors.embeddings import evaluate_embeddings
     from rankmeter.vectors.evaluate import evaluate_vectors
 
 _LAZY = {
@@ -73,6 +75,7 @@ _LAZY = {
     "parse": ("rankmeter.measures", "parse"),
     "measures": ("rankmeter.measures", None),
     "evaluate_vectors": ("rankmeter.vectors.evaluate", "evaluate_vectors"),
+    "evaluate_embeddings": ("rankmeter.vectors.embeddings", "evaluate_embeddings"),
     "compare": ("rankmeter.stats.compare", "compare"),
     "evaluate_diversity": ("rankmeter.diversity", "evaluate_diversity"),
     "compare_per_query": ("rankmeter.stats.compare", "compare_per_query"),
@@ -147,6 +150,7 @@ __all__ = [
     "evaluate",
     "evaluate_arrays",
     "evaluate_diversity",
+    "evaluate_embeddings",
     "evaluate_lists",
     "evaluate_stream",
     "evaluate_vectors",

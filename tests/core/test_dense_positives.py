@@ -111,7 +111,7 @@ def test_evaluate_arrays_ranks_full_lists_by_their_positive_items(monkeypatch: p
     calls.clear()
     rankmeter.evaluate_arrays(y, s, ["ndcg@10", "map@5"])  # only tops: the top-k path
     rankmeter.evaluate_arrays(y, s, ["ndcg"], ties="stable")
-    rankmeter.evaluate_arrays(y, s, ["ndcg"], mask=np.ones(y.shape, dtype=bool))
+    rankmeter.evaluate_arrays(y, s, ["ndcg"], sample_weight=np.ones(y.shape))  # weighted items: list by list
     assert not calls
 
 

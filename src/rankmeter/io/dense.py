@@ -34,7 +34,24 @@ def _finite(a: np.ndarray, name: str, valid: np.ndarray | None) -> None:
     bad = valid & ~np.isfinite(a)
     if bad.any():
         row, col = (int(x) for x in np.argwhere(bad)[0])
-        raise InvalidScoreError(f"{name}[{row}, {col}] is {a[row, col]}; values must be finite numbers")
+        hint = ""
+        if name == "y_score" and a[row, col] == -np.inf:
+            hint = " (to leave items out of a row's ranking and ideal, pass exclude= or mask=)"
+        raise InvalidScoreError(f"{name}[{row}, {col}] is {a[row, col]}; values must be finite numbers{hint}")
+
+
+def check_finite(y_true: np.ndarray, y_score: np.ndarray, keep: np.ndarray | None = None) -> None:
+    """Raise :class:`InvalidScoreError` for the first grade, then score, that is not finite where ``keep``.
+
+    >>> check_finite(np.array([[1.0, 0.0]]), np.array([[0.5, np.nan]]), np.array([[True, False]]))
+    >>> check_finite(np.array([[1.0, 0.0]]), np.array([[0.5, -np.inf]]))
+    Traceback (most recent call last):
+    ...
+    rankmeter.errors.InvalidScoreError: y_score[0, 1] is -inf; values must be finite numbers (to leave items out \
+of a row's ranking and ideal, pass exclude= or mask=)
+    """
+    _finite(y_true, "y_true", keep)
+    _finite(y_score, "y_score", keep)
 
 
 def _real(a: Any, name: str) -> np.ndarray:

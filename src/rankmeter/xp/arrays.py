@@ -130,6 +130,17 @@ def _finite(where: Placement, a: Array, name: str, valid: Array) -> None:
     raise InvalidScoreError(f"{name}[{row}, {col}] is {float(a[row, col])}; values must be finite numbers")
 
 
+def removal_counts_on_device(where: Placement, t: Array, valid: Array) -> dict[str, int]:
+    """:func:`rankmeter.io.exclude.removal_counts` of rows on the device whose items left are ``valid``."""
+    xp = where.xp
+    relevant = t > 0
+    emptied = xp.logical_and(xp.any(relevant, axis=1), xp.logical_not(xp.any(xp.logical_and(relevant, valid), axis=1)))
+    return {
+        "items_excluded": int(xp.sum(xp.astype(xp.logical_not(valid), index_dtype(xp, where.device)))),
+        "queries_relevant_all_excluded": int(xp.sum(xp.astype(emptied, index_dtype(xp, where.device)))),
+    }
+
+
 def padded_rows(where: Placement, y_true: Any, y_score: Any) -> tuple[Array, Array, Array]:
     """Ragged lists (sequences of 1-D arrays, or 2-D arrays) as zero-padded rows and their mask, on the device.
 
