@@ -15,6 +15,10 @@ Kekäläinen, SIGIR 2000); rankmeter normalises it by R like AP, which equals
 the paper's form when the whole database is ranked. Under ``expected`` ties
 the expectation of each product b_i * sum_{j<=i} g_j is exact
 (:meth:`Context.prefix_products`); AP is linear in those products.
+
+With item weights w (``sample_weight`` of dense input) AP is keras-rs's
+item-weighted AP, :math:`\sum_{i \le k} w_i b_i P@i / \sum_i w_i b_i`
+(plain AP when the weights of a list are equal).
 """
 
 from __future__ import annotations
@@ -23,12 +27,13 @@ import numpy as np
 
 from rankmeter.measures.base import Measure
 from rankmeter.measures.kernels.context import Context
+from rankmeter.measures.kernels.segments import segment_sum
 
 
-def _normalised(ctx: Context, measure: Measure, terms: np.ndarray) -> np.ndarray:
+def _normalised(ctx: Context, measure: Measure, terms: np.ndarray, divisor: np.ndarray | None = None) -> np.ndarray:
     cutoffs = list(measure.cutoffs) if measure.cutoffs is not None else [None]
     sums = ctx.sums_at(terms / ctx.ranks, list(cutoffs))
-    big_r = ctx.num_relevant(measure.param("min_rel"))[:, None]
+    big_r = (ctx.num_relevant(measure.param("min_rel")) if divisor is None else divisor)[:, None]
     out = np.full_like(sums, np.nan)
     np.divide(sums, big_r, out=out, where=big_r > 0)
     return out
@@ -37,7 +42,13 @@ def _normalised(ctx: Context, measure: Measure, terms: np.ndarray) -> np.ndarray
 def average_precision(ctx: Context, measure: Measure) -> np.ndarray:
     """AP@k; NaN when R = 0."""
     b = ctx.relevant(measure.param("min_rel"))
-    return _normalised(ctx, measure, ctx.prefix_products(b, b))
+    ranked = ctx.ranked
+    if ranked.item_weights is None or ranked.ideal_weights is None:
+        return _normalised(ctx, measure, ctx.prefix_products(b, b))
+    min_rel, grades = measure.param("min_rel"), ranked.ideal_grades
+    relevant = (grades > 0) if min_rel is None else (grades >= min_rel)
+    divisor = segment_sum(ranked.ideal_weights * relevant, ranked.ideal_offsets)  # keras-rs: sum of w * rel
+    return _normalised(ctx, measure, ctx.prefix_products(b * ranked.item_weights, b), divisor)
 
 
 def weighted_average_precision(ctx: Context, measure: Measure) -> np.ndarray:
