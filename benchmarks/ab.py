@@ -42,6 +42,17 @@ def export_sources(revision: str, into: Path) -> Path:
     return src
 
 
+def source_versions(base: str, head: str | None, tmp: Path) -> dict[str, dict[str, str]]:
+    """The child environments of both versions: ``base`` exported under ``tmp``, ``head`` too or the working tree."""
+    paths = {"base": export_sources(base, tmp / "base")}
+    if head:
+        paths["head"] = export_sources(head, tmp / "head")
+    else:
+        paths["head"] = REPO / "src"
+        compileall.compile_dir(str(paths["head"]), quiet=1)
+    return {name: {"PYTHONPATH": str(path)} for name, path in paths.items()}
+
+
 def workloads_of(only: set[str]) -> list[tuple[str, str, list[str]]]:
     """(label, child code, its arguments) of the chosen workloads."""
     chosen = []
@@ -79,13 +90,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=7, help="rounds (default: 7)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        base = export_sources(args.base, Path(tmp) / "base")
-        if args.head:
-            head = export_sources(args.head, Path(tmp) / "head")
-        else:
-            head = REPO / "src"
-            compileall.compile_dir(str(head), quiet=1)
-        versions = {"base": {"PYTHONPATH": str(base)}, "head": {"PYTHONPATH": str(head)}}
+        versions = source_versions(args.base, args.head, Path(tmp))
         print(f"# A/B: base {args.base} against head {args.head or 'working tree'}, {args.repeats} rounds\n")
         print("| workload | base median s | head median s | head / base | base RSS MB | head RSS MB | values |")
         print("|---|---:|---:|---:|---:|---:|---|")

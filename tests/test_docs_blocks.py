@@ -61,6 +61,8 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("docs/performance.md", "python benchmarks/run.py --only ENGINES"): "a benchmark (minutes)",
     ("docs/performance.md", "python benchmarks/bench_vectors.py"): "a benchmark (minutes)",
     ("docs/performance.md", "python benchmarks/bench_dense.py"): "a benchmark (minutes)",
+    ("docs/performance.md", "python benchmarks/guard.py"): "the regression guard: minutes of paired benchmarks",
+    ("docs/performance.md", "python benchmarks/guard.py --base main --only W2,W4 --repeats 9"): "the regression guard",
 }
 
 #: (page, first line) -> the module whose functions a ``text`` block of signatures shows (checked by

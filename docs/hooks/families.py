@@ -6,7 +6,7 @@ with :func:`rankmeter.evaluate` under every tie policy; the build fails (strict 
 
 - the value read from TREC files differs from the value of the same data given as dicts,
 - ``pessimistic <= expected <= optimistic`` does not hold where the family has an exact expectation,
-- a family cannot be computed on the example (add its parameters to ``EXAMPLE_PARAMS``).
+- a family cannot be computed on the example (give its ``Family`` an ``example``).
 """
 
 from __future__ import annotations
@@ -26,8 +26,6 @@ QRELS = {"q1": {"d1": 3, "d2": 0, "d3": 1, "d4": 2, "d5": 0, "d6": 1}}
 #: intent (subtopic) qrels for the diversity families: {query: {intent: {doc: grade}}}
 INTENT_QRELS = {"q1": {"i1": {"d1": 1, "d2": 0, "d3": 1}, "i2": {"d3": 1, "d4": 1, "d6": 1}}}
 RUN = {"q1": {"d1": 0.9, "d2": 0.7, "d3": 0.7, "d4": 0.4, "d7": 0.2}}
-#: parameters a family needs for its example (families without a default for them)
-EXAMPLE_PARAMS = {"iprec_at_recall": "(recall=0.5)"}
 #: names of the same measure in other tools, with the difference that matters
 PEERS: dict[str, list[tuple[str, str, str]]] = {
     "ndcg": [
@@ -98,6 +96,27 @@ PEERS: dict[str, list[tuple[str, str, str]]] = {
     ],
 }
 PEERS["ap"] = PEERS["map"]
+for _name, _peer in [
+    ("insq", "INSQ(T=,max_rel=)"),
+    ("inst", "INST(T=,max_rel=)"),
+    ("bpm", "BPM(T=,max_rel=)@k"),
+    ("nerr8", "NERR8(max_rel=)@k"),
+    ("nerr9", "NERR9(max_rel=)@k"),
+    ("nerr10", "NERR10(p=,max_rel=)"),
+    ("nerr11", "NERR11(T=,max_rel=)"),
+]:
+    PEERS[_name] = [("ir_measures", f"`{_peer}`", "same (its cwl_eval provider: 1000 ranks, gains scaled to [0, 1])")]
+PEERS["compat"] = [
+    ("ir_measures", "`Compat(p=,normalize=)`", "same, except for runs with scores <= 0 or tied scores (measures.md)")
+]
+PEERS["q_measure"] = [
+    ("NTCIREVAL", "`Q-measure`, `Q@k`", "same; `-g` gains are `gain=`"),
+    ("pyNTCIREVAL", "`QMeasure`", "same"),
+]
+PEERS["gap"] = [("NTCIREVAL", "`GAP`, `GAP@k` (`-gap`)", "same")]
+PEERS["irbu"] = [("NTCIREVAL", "`iRBU@k` (`-rbup p`)", "same; gmax is the top `-g` level")]
+PEERS["mean_rank"] = [("PyKEEN", "`ArithmeticMeanRank`", "PyKEEN pools the ranks of all its ranking tasks")]
+PEERS["amri"] = [("PyKEEN", "`AdjustedArithmeticMeanRankIndex`", "per query here; PyKEEN's pooled value: measures.md")]
 
 
 def formulas() -> dict[str, str]:
@@ -116,7 +135,7 @@ def formulas() -> dict[str, str]:
 
 def example_measure(name: str) -> str:
     fam = FAMILIES[name]
-    params = EXAMPLE_PARAMS.get(name, "")
+    params = fam.example
     return f"{name}{params}@3" if fam.cutoff != "none" else f"{name}{params}"
 
 
@@ -156,7 +175,8 @@ def example_values(name: str) -> dict[str, float | None]:
     if values["trec"] is None or not math.isclose(from_files, values["trec"], rel_tol=0, abs_tol=1e-12):
         raise ValueError(f"{m}: {from_files} from TREC files, {values['trec']} from dicts")
     lo, mid, hi = values["pessimistic"], values["expected"], values["optimistic"]
-    if None not in (lo, mid, hi) and not (lo - 1e-12 <= mid <= hi + 1e-12):  # type: ignore[operator]
+    # between the two bounds, whichever is higher (mean_rank and mpr: lower is better)
+    if None not in (lo, mid, hi) and not (min(lo, hi) - 1e-12 <= mid <= max(lo, hi) + 1e-12):  # type: ignore
         raise ValueError(f"{m}: expected {mid} is not between pessimistic {lo} and optimistic {hi}")
     return values
 

@@ -183,7 +183,9 @@ def _cases(seed: int, count: int, **kw: bool) -> list[Case]:
     return [_random_case(rng, **kw) for _ in range(count)]
 
 
-def _evaluate_orderings(cases: list[Case]) -> tuple[list[np.ndarray], rankmeter.EvaluationResult]:
+def _evaluate_orderings(
+    cases: list[Case], measures: list[str] = MEASURES
+) -> tuple[list[np.ndarray], rankmeter.EvaluationResult]:
     """Every ordering of every case as its own query, evaluated with ties='stable' in one call."""
     qrels: dict[str, dict[str, int]] = {}
     run: dict[str, dict[str, float]] = {}
@@ -197,20 +199,20 @@ def _evaluate_orderings(cases: list[Case]) -> tuple[list[np.ndarray], rankmeter.
             run[qid] = {case.docs[i]: case.scores[i] for i in order}  # dict order = input order
             names.append(qid)
         spans.append(names)
-    res = rankmeter.evaluate(qrels, run, MEASURES, ties="stable", empty="zero")
+    res = rankmeter.evaluate(qrels, run, measures, ties="stable", empty="zero")
     index = {qid: i for i, qid in enumerate(res.query_ids.tolist())}
     per_case = [res.values[[index[q] for q in names]] for names in spans]
     return per_case, res
 
 
-def _evaluate_policy(cases: list[Case], ties: str) -> np.ndarray:
+def _evaluate_policy(cases: list[Case], ties: str, measures: list[str] = MEASURES) -> np.ndarray:
     qrels = {}
     run = {}
     for ci, case in enumerate(cases):
         q = case.qrels()
         qrels[f"c{ci:04d}"] = q if q else {"__none__": 0}
         run[f"c{ci:04d}"] = dict(zip(case.docs, case.scores, strict=True))
-    res = rankmeter.evaluate(qrels, run, MEASURES, ties=ties, empty="zero")
+    res = rankmeter.evaluate(qrels, run, measures, ties=ties, empty="zero")
     assert res.query_ids.tolist() == [f"c{ci:04d}" for ci in range(len(cases))]
     return res.values
 
@@ -466,3 +468,136 @@ def test_wap_with_min_rel_is_not_bounded_by_grade_order() -> None:
     assert got["pessimistic"] == pytest.approx(grade1_first, abs=TOL)
     assert got["expected"] == pytest.approx((grade3_first + grade1_first) / 2, abs=TOL)
     assert got["pessimistic"] > got["optimistic"]
+
+
+# ---------------------------------------------------------------------------------------------
+# The families of other IR tools (rankmeter.measures.ir_families), from their formulas in plain Python
+# ---------------------------------------------------------------------------------------------
+CWL_HORIZON = 1000  # cwl_eval's max_n: ranks past the list have gain 0 and count in the denominator
+
+
+def py_cwl(grades: list[int], continuation) -> float:
+    """C/W/L expected utility per item, gains grade / 3 (max_rel=3), over the padded horizon."""
+    g = np.zeros(CWL_HORIZON)
+    g[: len(grades)] = [min(max(x, 0), 3) / 3 for x in grades]
+    i = np.arange(1, CWL_HORIZON + 1, dtype=float)
+    c = continuation(i, g, np.cumsum(g))
+    reach = np.cumprod(np.concatenate(([1.0], c[:-1])))
+    return float(np.sum(reach * g) / np.sum(reach))
+
+
+def py_compat(case: Case, order: list[int], p: float) -> float:
+    """RBO of the ranking with the ideal (grade > 0, grade descending, equal grades in ranking order) / RBO(I, I)."""
+    ranking = [case.docs[i] for i in order]
+    qrels = case.qrels()
+    position = {d: r for r, d in enumerate(ranking)}
+    ideal = sorted((d for d, g in qrels.items() if g > 0), key=lambda d: (-qrels[d], position.get(d, len(ranking))))
+    depth = max(len(ranking), len(ideal))
+
+    def rbo(a: list[str], b: list[str]) -> float:
+        return sum(p**d * len(set(a[: d + 1]) & set(b[: d + 1])) / (d + 1) for d in range(depth))
+
+    best = rbo(ideal, ideal)
+    return rbo(ranking, ideal) / best if best > 0 else 0.0
+
+
+def py_q(levels: list[int], pool: list[int], beta: float, k: int | None) -> float:
+    ideal = sorted((x for x in pool if x > 0), reverse=True)
+    top = levels if k is None else levels[:k]
+    hits, cg, total = 0, 0, 0.0
+    for i, x in enumerate(top, start=1):
+        if x > 0:
+            hits, cg = hits + 1, cg + x
+            total += (hits + beta * cg) / (i + beta * sum(ideal[:i]))
+    r = len(ideal) if k is None else min(len(ideal), k)
+    return total / r if r else 0.0
+
+
+def py_gap(levels: list[int], pool: list[int]) -> float:
+    ideal = sorted((x for x in pool if x > 0), reverse=True)
+    total = sum(
+        sum(min(x, y) * (min(x, y) + 1) for y in levels[:i]) / i for i, x in enumerate(levels, start=1) if x > 0
+    )
+    best = sum(x * (x + 1) for x in ideal)
+    return total / best if best else 0.0
+
+
+def py_irbu(levels: list[int], p: float, k: int | None) -> float:
+    total, reach = 0.0, 1.0
+    for i, x in enumerate(levels if k is None else levels[:k], start=1):
+        stop = x / 4  # linear gains, gmax = 3: g / (3 + 1)
+        total += p**i * reach * stop
+        reach *= 1 - stop
+    return total
+
+
+def py_rank_stats(levels: list[int]) -> tuple[float, float, float]:
+    """mean_rank, amri, mpr of one ranking (0 where undefined, as empty='zero' reports it)."""
+    n = len(levels)
+    ranks = [i for i, x in enumerate(levels, start=1) if x > 0]
+    if not ranks:
+        return 0.0, 0.0, 0.0
+    mr = sum(ranks) / len(ranks)
+    mpr = sum(x * (i - 1) / (n - 1) for i, x in enumerate(levels, start=1)) / sum(levels)
+    return mr, 1 - (mr - 1) / ((n + 1) / 2 - 1), mpr
+
+
+IR_PY = {
+    "insq(max_rel=3)": lambda c, o: py_cwl(c.graded(o), lambda i, g, cum: ((i + 1) / (i + 2)) ** 2),
+    "insq(max_rel=3,t=2.5)": lambda c, o: py_cwl(c.graded(o), lambda i, g, cum: ((i + 4) / (i + 5)) ** 2),
+    "inst(max_rel=3)": lambda c, o: py_cwl(c.graded(o), lambda i, g, cum: ((i + 2 - cum - 1) / (i + 2 - cum)) ** 2),
+    "bpm(max_rel=3)@4": lambda c, o: py_cwl(c.graded(o), lambda i, g, cum: ((cum < 1) & (i < 4)).astype(float)),
+    "nerr8(max_rel=3)@3": lambda c, o: py_cwl(c.graded(o), lambda i, g, cum: np.where(i < 3, 1 - g, 0.0)),
+    "nerr9(max_rel=3)@5": lambda c, o: py_cwl(c.graded(o), lambda i, g, cum: np.where(i < 5, i / (i + 1) * (1 - g), 0)),
+    "nerr10(max_rel=3,p=0.8)": lambda c, o: py_cwl(c.graded(o), lambda i, g, cum: 0.8 * (1 - g)),
+    "nerr11(max_rel=3)": lambda c, o: py_cwl(c.graded(o), lambda i, g, cum: ((i + 1) / (i + 2)) ** 2 * (1 - g)),
+    "compat": lambda c, o: py_compat(c, o, 0.95),
+    "compat(p=0.5)": lambda c, o: py_compat(c, o, 0.5),
+    "q_measure": lambda c, o: py_q(c.graded(o), c.pool(), 1.0, None),
+    "q_measure(beta=0.5)@3": lambda c, o: py_q(c.graded(o), c.pool(), 0.5, 3),
+    "gap": lambda c, o: py_gap(c.graded(o), c.pool()),
+    "irbu(gmax=3,p=0.9)": lambda c, o: py_irbu(c.graded(o), 0.9, None),
+    "irbu(gmax=3,p=0.7)@2": lambda c, o: py_irbu(c.graded(o), 0.7, 2),
+    "mean_rank": lambda c, o: py_rank_stats(c.graded(o))[0],
+    "amri": lambda c, o: py_rank_stats(c.graded(o))[1],
+    "mpr": lambda c, o: py_rank_stats(c.graded(o))[2],
+}
+# exact under ties="expected"; the others raise PolicyError there (test below)
+IR_EXACT = [
+    "insq(max_rel=3)",
+    "insq(max_rel=3,t=2.5)",
+    "q_measure",
+    "q_measure(beta=0.5)@3",
+    "irbu(gmax=3,p=0.9)",
+    "irbu(gmax=3,p=0.7)@2",
+    "mean_rank",
+    "amri",
+    "mpr",
+]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_ir_families_against_plain_python_over_every_ordering(seed: int) -> None:
+    # every ordering (ties='stable') equals the formula; 'expected' is the mean over orderings where the
+    # family is exact; 'optimistic' and 'pessimistic' are orderings, so they lie within [min, max]
+    cases = [c for c in _cases(6000 + seed, 40, unjudged=True, extra=True) if c.n_orderings() <= 720]
+    assert len(cases) >= 25
+    names = list(IR_PY)
+    per_case, res = _evaluate_orderings(cases, names)
+    assert res.measure_names == [str(rankmeter.parse(n)) for n in names]
+    exact = [names.index(n) for n in IR_EXACT]
+    expected = _evaluate_policy(cases, "expected", IR_EXACT)
+    bounds = {t: _evaluate_policy(cases, t, names) for t in ("optimistic", "pessimistic")}
+    for ci, case in enumerate(cases):
+        ref = np.array([[IR_PY[n](case, o) for n in names] for o in case.orderings()])
+        np.testing.assert_allclose(per_case[ci], ref, rtol=0, atol=TOL, err_msg=str(case))
+        np.testing.assert_allclose(expected[ci], ref[:, exact].mean(axis=0), rtol=0, atol=TOL, err_msg=str(case))
+        for t, values in bounds.items():
+            inside = (ref.min(axis=0) - TOL <= values[ci]) & (values[ci] <= ref.max(axis=0) + TOL)
+            assert inside.all(), (t, case, [n for n, ok in zip(names, inside, strict=True) if not ok])
+
+
+@pytest.mark.parametrize("name", sorted(set(IR_PY) - set(IR_EXACT)))
+def test_ir_families_without_an_exact_expectation_refuse_expected_ties(name: str) -> None:
+    with pytest.raises(rankmeter.errors.PolicyError, match=r"has no exact expectation over tied orderings"):
+        rankmeter.evaluate({"q": {"a": 1, "b": 2}}, {"q": {"a": 1.0, "b": 1.0}}, name, ties="expected")

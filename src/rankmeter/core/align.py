@@ -56,10 +56,14 @@ def _duplicate_error(table: Qrels | Run, first: int, second: int, values: np.nda
     src, line = table.location(second)
     _, first_line = table.location(first)
     kind = "score" if what == "run" else "grade"
+    here, there = repr(float(values[second])), repr(float(values[first]))
+    if isinstance(table, Run) and "rank" in (table.columns or {}):  # a ranked list: scores are -rank
+        kind, here, there = "rank", str(int(-values[second])), str(int(-values[first]))
+        what = "ranked list"
     return DuplicateEntryError(
         f"{where(src, line)}query '{id_at(table.query_ids, second)}', document '{id_at(table.doc_ids, second)}' "
-        f"appears twice in the {what} (first at line {first_line}; {kind} {float(values[second])!r} here, "
-        f"{float(values[first])!r} there); pass duplicates='first' or 'max' to keep one"
+        f"appears twice in the {what} (first at line {first_line}; {kind} {here} here, "
+        f"{there} there); pass duplicates='first' or 'max' to keep one"
     )
 
 
@@ -99,7 +103,8 @@ def align(
         an error; ``duplicates``: a (query, document) pair repeated in the
         run or the qrels; ``depth``: keep only the top documents of each
         query after ranking (trec_eval ``-M``); ``judged_only``: drop
-        unjudged documents before ranking (trec_eval ``-J``); ``seed`` for
+        unjudged and negatively graded documents (trec_eval ``-J``; after
+        the ``depth`` cut when there is one); ``seed`` for
         ``ties="shuffle"``.
     judged_items : bool
         Store only the judged items and the tied groups, with their ranks
@@ -229,6 +234,24 @@ class JudgmentsByQuery:
     def unmet_ids(self) -> list[str]:
         """The judged queries no run so far had, sorted."""
         return self.vocabulary[~self.met].tolist()
+
+
+def check_run_duplicates(run: Run) -> None:
+    """Raise :class:`DuplicateEntryError` at the first (query, document) pair ``run`` repeats (policy ``error``).
+
+    >>> import numpy as np
+    >>> check_run_duplicates(Run(np.array(["q1", "q1"]), np.array(["a", "a"]), np.array([1.0, 2.0]), "run.txt"))
+    Traceback (most recent call last):
+    ...
+    rankmeter.errors.DuplicateEntryError: run.txt:2: query 'q1', document 'a' appears twice in the run ...
+    """
+    if len(run.query_ids.dictionary) == 1 and len(run.doc_ids.coded().dictionary) == len(run):
+        return  # one query, every document distinct (the usual case: decided in C, without a Python loop)
+    first: dict[tuple[str, str], int] = {}
+    for row, pair in enumerate(zip(run.query_ids.tolist(), run.doc_ids.tolist(), strict=True)):
+        earlier = first.setdefault(pair, row)
+        if earlier != row:  # (a scan that stops at the first repeat: a run of one repeated line stops at once)
+            raise _duplicate_error(run, earlier, row, run.scores, "run")
 
 
 def dedupe_qrels(qrels: Qrels, duplicates: str = "error") -> tuple[Qrels, int]:
@@ -372,6 +395,10 @@ def _align_coded(
     """:func:`align` once the query ids are codes into ``qvocab`` (``qq`` for the qrels rows, ``rq`` for the run's)."""
     ties, missing, duplicates, depth, judged_only, seed, judged_items = options
     info = AlignInfo()
+    # trec_eval -M then -J: with a depth, the unjudged documents go after the cut, not before the ranking
+    judged_after_depth = judged_only and depth is not None
+    sparse_after = judged_items and judged_after_depth  # built whole, then made sparse
+    judged_items = judged_items and not judged_after_depth
 
     # qrels: duplicates resolved, rows grouped by query (derived once for qrels shared by several runs)
     judgments = _judgments(qq, qrels, duplicates, len(qvocab))
@@ -405,9 +432,11 @@ def _align_coded(
     if len(run_only) or len(rdrop) or judged_only:
         keep_rows = keep[rq]
         keep_rows[rdrop] = False
-        if judged_only:
-            info.unjudged_dropped = int((keep_rows & ~judged).sum())
-            keep_rows &= judged
+        if judged_only and not judged_after_depth:  # trec_eval -J: a negative grade is "pooled, unjudged" too
+            graded = judged.copy()
+            graded[judged] = qrels.relevance[match[judged]] >= 0
+            info.unjudged_dropped = int((keep_rows & ~graded).sum())
+            keep_rows &= graded
         rows = np.flatnonzero(keep_rows)
         rq, match, judged = rq[rows], match[rows], judged[rows]
         run_counts = code_counts(rq, len(qvocab))
@@ -432,6 +461,8 @@ def _align_coded(
     else:
         assert grades is not None
         items = _all_items(ranked_by, rq, scores, grades, judged, run_counts[evaluated], depth, info)
+        if judged_after_depth:
+            items = _drop_unjudged(items, info)
     ranked = RankedLists(
         query_ids=qvocab[evaluated],
         ties=ties,
@@ -439,7 +470,7 @@ def _align_coded(
         ideal_grades=qgrades_sorted[ideal_sel].astype(np.float64, copy=False),
         **items,
     )
-    return ranked, info
+    return (ranked.judged_items() if sparse_after else ranked), info
 
 
 class _Items(TypedDict, total=False):
@@ -484,6 +515,22 @@ def _all_items(
         "judged": judged,
         "scores": scores,
         "group_starts": group_starts,
+    }
+
+
+def _drop_unjudged(items: _Items, info: AlignInfo) -> _Items:
+    """The items without those unjudged or graded below 0 (trec_eval -J after -M), order kept."""
+    grades, judged, scores, offsets = items["grades"], items["judged"], items["scores"], items["offsets"]
+    keep = judged & (grades >= 0)
+    info.unjudged_dropped = int((~keep).sum())
+    query = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))[keep]
+    counts = np.bincount(query, minlength=len(offsets) - 1)
+    return {
+        "offsets": np.concatenate(([0], np.cumsum(counts))).astype(np.int64),
+        "grades": grades[keep],
+        "judged": judged[keep],
+        "scores": scores[keep],
+        "group_starts": tie_group_starts(query, scores[keep]),
     }
 
 

@@ -109,8 +109,10 @@ class Semantics:
         Evaluate only the top ``depth`` documents of each query (trec_eval
         ``-M``). Qrels + run input only; not with ``ties="expected"``.
     judged_only : bool, default False
-        Drop unjudged documents before ranking (trec_eval ``-J``). Qrels + run
-        input only.
+        Drop unjudged documents (trec_eval ``-J``): documents
+        absent from the qrels and those with a negative grade, which
+        trec_eval reads as pooled but unjudged; with ``depth``, from the
+        top ``depth`` (``-M`` first). Qrels + run input only.
     seed : int, optional
         Seed for ``ties="shuffle"`` (a non-negative integer).
 

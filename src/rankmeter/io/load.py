@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rankmeter.errors import InputFormatError
+from rankmeter.errors import InputFormatError, RankmeterError
 
 if TYPE_CHECKING:
     from rankmeter.io.tables import Qrels, Run
@@ -60,28 +60,41 @@ def read_table(path: str | os.PathLike[str], fmt: str, id_columns: tuple[str, ..
     """
     source = os.fspath(path)
     try:
-        if fmt == "parquet":
-            import pyarrow.parquet as pq
+        if fmt in ("parquet", "feather"):
+            from rankmeter.io.table_files import read_batches_bounded
 
-            return pq.read_table(source)
-        if fmt == "feather":
-            import pyarrow.feather as feather
-
-            return feather.read_table(source)
+            return read_batches_bounded(source, fmt)
         import pyarrow as pa
         import pyarrow.csv as pcsv
 
         # ids are text whatever they look like ('007' stays '007'); other columns are inferred
         types = {name: pa.string() for name in id_columns}
-        return pcsv.read_csv(
-            source,
+        table = pcsv.read_csv(
+            _csv_source(source),
             parse_options=pcsv.ParseOptions(delimiter="\t" if fmt == "tsv" else ","),
             convert_options=pcsv.ConvertOptions(column_types=types),
         )
+        table.column_names  # noqa: B018 - decoded here: a header that is not UTF-8 raises UnicodeDecodeError
+        return table
+    except UnicodeDecodeError as exc:
+        raise InputFormatError(f"{source}:1: the header is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except RankmeterError:  # a limit of the reader (PolicyError), already located
+        raise
     except FileNotFoundError as exc:
         raise InputFormatError(f"{source}: cannot read file: {exc.strerror or 'No such file or directory'}") from None
     except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError, its IO errors OSErrors
         raise InputFormatError(f"{source}: cannot read it as a {fmt} table: {exc}") from None
+
+
+def _csv_source(source: str) -> Any:
+    """A CSV or TSV file's path, or for ``.gz`` its bytes expanded under the gzip ratio limit."""
+    if not source.lower().endswith(".gz"):
+        return source
+    import pyarrow as pa
+
+    from rankmeter.io.validate import read_gzip
+
+    return pa.py_buffer(read_gzip(source, source, text_checks=False))
 
 
 def _load(obj: Any, kind: str, columns: Mapping[str, str] | None) -> Any:
@@ -105,11 +118,27 @@ def _load(obj: Any, kind: str, columns: Mapping[str, str] | None) -> Any:
     if frames.is_frame(obj):
         return from_frame(obj, columns)
     if isinstance(obj, Mapping):
-        from rankmeter.io import dicts
+        from rankmeter.io import dicts, recsys
 
+        if recsys.is_lists(obj):  # {user: [item, ...]}: a ranked list, or relevant items (grade 1)
+            return recsys.qrels_from_sets(obj) if kind == "qrels" else recsys.run_from_lists(obj)
         return dicts.qrels_from_dict(obj) if kind == "qrels" else dicts.run_from_dict(obj)
     what = "qrels" if kind == "qrels" else "a run"
-    raise InputFormatError(f"cannot read {what} from {type(obj).__name__}: pass a path, a table or a dict")
+    raise InputFormatError(f"cannot read {what} from {type(obj).__name__}: {_hint(obj, kind)}")
+
+
+def _hint(obj: Any, kind: str) -> str:
+    """What to pass instead of ``obj``: a matrix needs the ids of its rows (and columns).
+
+    >>> import numpy as np
+    >>> _hint(np.zeros((2, 3), dtype=int), "run")
+    'a 2-D array of item ids needs its users: pass rankmeter.ranked_lists(items, users=user_ids)'
+    """
+    if hasattr(obj, "tocoo") and hasattr(obj, "nnz"):
+        return "a sparse matrix needs its ids: pass rankmeter.interactions(matrix, users=user_ids, items=item_ids)"
+    if getattr(obj, "ndim", None) == 2 and kind == "run":
+        return "a 2-D array of item ids needs its users: pass rankmeter.ranked_lists(items, users=user_ids)"
+    return "pass a path, a table or a dict"
 
 
 def as_qrels(obj: Any, columns: Mapping[str, str] | None = None) -> Qrels:
@@ -122,3 +151,33 @@ def as_run(obj: Any, columns: Mapping[str, str] | None = None) -> Run:
     """Run from a path (TREC, Parquet, Feather, CSV), a pandas/polars/pyarrow table, a dict-of-dicts or a Run."""
     result: Run = _load(obj, "run", columns)
     return result
+
+
+def as_pairs(obj: Any, what: str = "exclude", columns: Mapping[str, str] | None = None) -> Qrels:
+    """(user, item) pairs, as :class:`Qrels` rows whose grades are not read, for ``exclude=`` and ``candidates=``.
+
+    Takes a table with user and item columns (other columns ignored), a path
+    to one (Parquet, Feather, CSV, TSV) or to a TREC qrels file (every line a
+    pair, whatever its grade), ``{user: [item, ...]}`` (lists or sets),
+    ``{user: {item: value}}``, :func:`rankmeter.interactions` of a sparse
+    matrix, a :class:`Qrels` or a :class:`Run`.
+
+    >>> as_pairs({"u1": {"a", "b"}}).doc_ids.tolist() in (["a", "b"], ["b", "a"])
+    True
+    """
+    import numpy as np
+
+    from rankmeter.io import frames
+    from rankmeter.io.tables import Qrels, Run
+
+    if isinstance(obj, Run):
+        return Qrels(obj.query_ids, obj.doc_ids, np.ones(len(obj)), source=obj.source)
+    if isinstance(obj, str | os.PathLike) and table_format(obj) is not None:
+        obj = read_table(obj, str(table_format(obj)), (*frames.KNOWN_COLUMNS["pairs"]["query_id"],
+                                                       *frames.KNOWN_COLUMNS["pairs"]["doc_id"]))  # fmt: skip
+    if frames.is_frame(obj):
+        qids, dids, mapping = frames.pair_columns(obj, columns, f"{what}_columns")
+        return Qrels(qids, dids, np.ones(len(qids)), source=f"<{what} table>", columns=mapping)
+    if isinstance(obj, Qrels | str | os.PathLike | Mapping):
+        return as_qrels(obj)
+    raise InputFormatError(f"cannot read {what}= from {type(obj).__name__}: {_hint(obj, 'qrels')}")

@@ -49,7 +49,7 @@ PRESETS: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
     "retrieval_auroc": ("auroc", (("all_relevant", "0"),)),
 }
 
-PARAM_ALIASES: dict[str, str] = {"rel": "min_rel", "gains": "gain"}
+PARAM_ALIASES: dict[str, str] = {"rel": "min_rel", "gains": "gain", "T": "t"}  # T: ir_measures' C/W/L target
 
 PARAM_VALUES: dict[tuple[str, str], tuple[str, str]] = {
     ("dcg", "log2"): ("gain", "linear"),

@@ -222,16 +222,27 @@ def _cutoffs(measure: Measure) -> list[int | None]:
     return list(measure.cutoffs) if measure.cutoffs is not None else [None]
 
 
-def err(ctx: Context, measure: Measure) -> np.ndarray:
-    """ERR@k of every query at every cutoff: shape (Q, C)."""
-    cutoffs = _cutoffs(measure)
+def stop_contributions(
+    ctx: Context, r_all: np.ndarray, cutoffs: list[int | None]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """R_i / rank_i times the chance of reaching rank i, for the items above the deepest cutoff.
+
+    Exact under ``expected`` ties (the module doc). Returns the contributions
+    with their CSR offsets and 0-based positions (for :func:`sums_at_cutoffs`).
+    """
     limit = _limit(cutoffs)
-    r_all = item_stop_probabilities(ctx, measure)
     kept, offsets = _prefix(ctx.ranked.offsets, ctx.positions, limit)
     positions = ctx.positions[kept]
     contrib, before = _deterministic(r_all[kept], offsets, positions)
     if ctx.expected:
         _expected_groups(ctx, r_all, contrib, before, kept, limit)
+    return contrib, offsets, positions
+
+
+def err(ctx: Context, measure: Measure) -> np.ndarray:
+    """ERR@k of every query at every cutoff: shape (Q, C)."""
+    cutoffs = _cutoffs(measure)
+    contrib, offsets, positions = stop_contributions(ctx, item_stop_probabilities(ctx, measure), cutoffs)
     return sums_at_cutoffs(contrib, offsets, positions, list(cutoffs))
 
 
