@@ -610,10 +610,16 @@ def evaluate_arrays(
         ``metadata["items_excluded"]`` (removed items) and
         ``metadata["queries_relevant_all_excluded"]`` (lists that had a
         relevant item and have none left; ``empty=`` decides their value).
-    sample_weight : scalar, shape (n_lists,) or (n_lists, list_size), optional
-        keras-rs semantics: item weights scale the gains of the DCG family
-        (the ideal is sorted by weighted gain) and give each list the weight
-        sum(w * rel) / sum(rel) in the mean.
+    sample_weight : scalar, shape (n_lists,), (n_lists, 1) or (n_lists, list_size), optional
+        keras-rs's rules in full: an item of weight 0 leaves its list (as a
+        masked one); item weights scale the gains of the DCG family (the ideal
+        is sorted by weighted gain; ``dcg``/``cg`` are divided by the list
+        weight), make ``map``/``ap`` keras-rs's item-weighted AP,
+        sum over the top k of w_i rel_i P@i / sum(w * rel), and give each
+        list the weight sum(w * rel) / sum(rel) in the mean (a list without
+        relevant items: the mean weight of the others). Negative grades stay
+        judged non-relevant items (keras-rs masks labels < 0: pass
+        ``mask=y_true >= 0`` for its number).
     semantics : Semantics, optional
         Ties, empty queries and seed (:class:`rankmeter.Semantics`); ties
         default to ``expected``, scikit-learn's tie-averaged convention.

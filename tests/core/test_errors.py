@@ -388,7 +388,7 @@ def test_mask_shape() -> None:
 
 
 def test_sample_weight_shape() -> None:
-    with fails(InputFormatError, esc("sample_weight must be a scalar, shape (1,) or (1, 2), got shape (3,)")):
+    with fails(InputFormatError, esc("sample_weight must be a scalar, shape (1,), (1, 1) or (1, 2), got shape (3,)")):
         rankmeter.evaluate_arrays([[1, 0]], [[0.5, 1]], "p@1", sample_weight=[1, 2, 3])
 
 

@@ -110,8 +110,9 @@ def dense_arrays(y_true: Any, y_score: Any, check_finite: bool = True) -> tuple[
 def flatten_dense(y_true: Any, y_score: Any, mask: Any = None, sample_weight: Any = None) -> FlatLists:
     """Validate dense arrays and flatten the unmasked items row by row.
 
-    ``sample_weight`` may be a scalar, one weight per list (shape (n_lists,))
-    or one per item (same shape as ``y_true``), as in keras-rs.
+    ``sample_weight`` may be a scalar, one weight per list (shape (n_lists,)
+    or (n_lists, 1)) or one per item (same shape as ``y_true``), as in
+    keras-rs; as there, an item whose weight is 0 is removed like a masked one.
 
     >>> f = flatten_dense([[1, 0, 2]], [[0.5, 0.2, 0.9]], mask=[[True, False, True]])
     >>> f.offsets.tolist(), f.grades.tolist(), f.columns.tolist()
@@ -140,14 +141,18 @@ def flatten_dense(y_true: Any, y_score: Any, mask: Any = None, sample_weight: An
             w = np.full(t.shape, float(w))
         elif w.ndim == 1 and w.shape[0] == t.shape[0]:
             w = np.repeat(w[:, None], t.shape[1], axis=1)
+        elif w.shape == (t.shape[0], 1):
+            w = np.repeat(w, t.shape[1], axis=1)
         elif w.shape != t.shape:
             raise InputFormatError(
-                f"sample_weight must be a scalar, shape ({t.shape[0]},) or {t.shape}, got shape {w.shape}"
+                f"sample_weight must be a scalar, shape ({t.shape[0]},), ({t.shape[0]}, 1) or {t.shape}, "
+                f"got shape {w.shape}"
             )
         _finite(w, "sample_weight", valid)
         if (w[valid] < 0).any():
             row, col = (int(x) for x in np.argwhere(valid & (w < 0))[0])
             raise InvalidScoreError(f"sample_weight[{row}, {col}] is {w[row, col]}; weights must be >= 0")
+        valid = valid & (w > 0)  # keras-rs: an item of weight 0 leaves its list
         weights = w[valid]
     counts = valid.sum(axis=1)
     offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)

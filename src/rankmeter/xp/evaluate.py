@@ -48,7 +48,9 @@ def route(where: Placement, measures: list[Measure], ties: str, sample_weight: A
     """
     out: dict[str, Any] = {"namespace": where.library, "device": where.device_name, "path": "device"}
     why = None
-    if ties not in POLICIES:
+    if where.xp is None:
+        why = "array-api-compat is not installed: NumPy reads the CPU arrays"
+    elif ties not in POLICIES:
         why = f"ties={ties!r} draws NumPy's random order"
     elif sample_weight is not None:
         why = "sample_weight is applied on the host"
