@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from rankmeter.io.trec import read_qrels, read_run
     from rankmeter.measures import Measure, parse
     from rankmeter.results import EvaluationResult, SystemResults
+    from rankmeter.similarity import similarity, system_correlation
     from rankmeter.stats.compare import compare, compare_per_query
     from rankmeter.stats.comparison import Comparison
     from rankmeter.stream import evaluate_stream
@@ -81,6 +82,8 @@ _LAZY = {
     "report": ("rankmeter.report", None),
     "stats": ("rankmeter.stats", None),
     "vectors": ("rankmeter.vectors", None),
+    "similarity": ("rankmeter.similarity", "similarity"),
+    "system_correlation": ("rankmeter.similarity", "system_correlation"),
 }
 """Public names imported on first use: ``import rankmeter`` loads neither NumPy nor any entry point, so a
 process can still choose settings read when NumPy loads (the command line limits OpenBLAS's threads)."""
@@ -149,7 +152,9 @@ __all__ = [
     "read_qrels",
     "read_run",
     "report",
+    "similarity",
     "stats",
+    "system_correlation",
     "vectors",
 ]
 
