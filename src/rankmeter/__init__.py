@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from rankmeter.io.trec import read_qrels, read_run
     from rankmeter.measures import Measure, parse
     from rankmeter.results import EvaluationResult, SystemResults
-    from rankmeter.similarity import similarity, system_correlation
+    from rankmeter.similarity import ann_recall, similarity, system_correlation
     from rankmeter.stats.compare import compare, compare_per_query
     from rankmeter.stats.comparison import Comparison
     from rankmeter.stream import evaluate_stream
@@ -83,6 +83,7 @@ _LAZY = {
     "stats": ("rankmeter.stats", None),
     "vectors": ("rankmeter.vectors", None),
     "similarity": ("rankmeter.similarity", "similarity"),
+    "ann_recall": ("rankmeter.similarity", "ann_recall"),
     "system_correlation": ("rankmeter.similarity", "system_correlation"),
 }
 """Public names imported on first use: ``import rankmeter`` loads neither NumPy nor any entry point, so a
@@ -139,6 +140,7 @@ __all__ = [
     "Semantics",
     "SystemResults",
     "__version__",
+    "ann_recall",
     "compare",
     "compare_per_query",
     "evaluate",
