@@ -68,3 +68,49 @@ def tau_ap_plain(reference: list[object], other: list[object]) -> float:
         correct = sum(1 for j in range(i) if pos[other[j]] < pos[other[i]])
         total += correct / i
     return 2 / (n - 1) * total - 1
+
+
+def rbo_equal_plain(sg: list[list[object]], lg: list[list[object]], p: float) -> dict[str, float]:
+    """RBO with tie groups entering whole at their first rank (section 4.3), over explicit sets.
+
+    ``sg`` and ``lg`` are the tie groups of the shorter and the longer list, best first.
+    """
+
+    def tops(groups: list[list[object]]) -> dict[object, int]:
+        out, rank = {}, 1
+        for g in groups:
+            for item in g:
+                out[item] = rank
+            rank += len(g)
+        return out
+
+    ts, tl = tops(sg), tops(lg)
+    s, l = len(ts), len(tl)  # noqa: E741
+    prefix_s = {d: {i for i, t in ts.items() if t <= d} for d in range(1, l + 1)}
+    prefix_l = {d: {i for i, t in tl.items() if t <= d} for d in range(1, l + 1)}
+    x = {d: len(prefix_s[min(d, s)] & prefix_l[d]) for d in range(1, l + 1)}
+    size_s = {d: len(prefix_s[d]) if d <= s else d for d in range(1, l + 1)}
+    agree = {d: 2 * x[d] / (size_s[d] + len(prefix_l[d])) for d in range(1, l + 1)}
+    a_s = agree[s]
+    ext_terms, max_terms = [], []
+    for d in range(1, l + 1):
+        denom = size_s[d] + len(prefix_l[d])
+        if d <= s:
+            ext_terms.append(agree[d] * p**d)
+            max_terms.append(agree[d] * p**d)
+        else:
+            ext_terms.append(2 * (x[d] + (d - s) * a_s) / denom * p**d)
+            room = min(d - s, len(prefix_l[d] - set(ts)))
+            max_terms.append(2 * (x[d] + room) / denom * p**d)
+    low = (
+        (1 - p)
+        / p
+        * (
+            sum(agree[d] * p**d for d in range(1, l + 1))
+            + x[l] * (math.log(1 / (1 - p)) - sum(p**d / d for d in range(1, l + 1)))
+        )
+    )
+    ext = (1 - p) / p * sum(ext_terms) + (x[l] + (l - s) * a_s) / l * p**l
+    f = l + s - x[l]
+    high = (1 - p) / p * (sum(max_terms) + sum((2 * d - l - s + x[l]) / d * p**d for d in range(l + 1, f + 1))) + p**f
+    return {"ext": ext, "min": low, "max": high}

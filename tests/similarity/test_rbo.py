@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankmeter
-from tests.similarity.plain import groups_of, orderings, prefix_plain, rbo_plain
+from tests.similarity.plain import groups_of, orderings, prefix_plain, rbo_equal_plain, rbo_plain
 
 
 def _run(lists: dict[str, list[str]]) -> dict[str, dict[str, float]]:
@@ -117,6 +117,19 @@ def test_equal_ties_follow_the_papers_section_4_3() -> None:
     got = rankmeter.similarity({"q": s}, {"q": t}, "rbo_min(p=0.9)", ties="equal")
     assert got["rbo_min(p=0.9)"] == pytest.approx(low, abs=1e-15)
     assert got.metadata["ties"] == "equal"
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_equal_ties_on_random_tied_lists_against_the_sets_written_out(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    a = {f"d{i}": float(rng.integers(0, 4)) for i in rng.permutation(12)[: rng.integers(2, 10)]}
+    b = {f"d{i}": float(rng.integers(0, 4)) for i in rng.permutation(12)[: rng.integers(2, 10)]}
+    names = ["rbo(p=0.8)", "rbo_min(p=0.8)", "rbo_max(p=0.8)"]
+    got = rankmeter.similarity({"q": a}, {"q": b}, names, ties="equal")
+    short, long = (a, b) if len(a) <= len(b) else (b, a)
+    plain = rbo_equal_plain(groups_of(short), groups_of(long), 0.8)
+    for name, form in zip(names, ("ext", "min", "max"), strict=True):
+        assert got[name] == pytest.approx(plain[form], abs=1e-12)
 
 
 @settings(max_examples=60, deadline=None)

@@ -26,15 +26,25 @@ def _shared_values(a: RankedList, b: RankedList) -> tuple[np.ndarray, np.ndarray
     return -a.top[ia].astype(np.float64), -b.top[ib].astype(np.float64)
 
 
-def _value(m: SimilarityMeasure, a: RankedList, b: RankedList, ties: str, query: str) -> float:
-    if m.family in _RBO_FORM:
-        assert m.p is not None
-        form = _RBO_FORM[m.family]
-        return rbo_forms(a, b, m.p, m.depth, ties, query, bounds=form in ("max", "res"))[form]
-    x, y = _shared_values(a.cut(m.depth), b.cut(m.depth))
-    if m.family == "kendall_tau":
-        return kendall_tau(x, y, ties="expected" if ties == "expected" else "equal")
-    return tau_ap(x, y, where=f"query {query!r}: ")
+def _row(parsed: list[SimilarityMeasure], a: RankedList, b: RankedList, ties: str, query: str) -> list[float]:
+    """One query's values; RBO's forms that share ``p`` and a depth are computed together."""
+    bounds = {(m.p, m.depth) for m in parsed if m.family in ("rbo_max", "rbo_res")}
+    forms: dict[tuple[float | None, int | None], dict[str, float]] = {}
+    row = []
+    for m in parsed:
+        if m.family in _RBO_FORM:
+            key = (m.p, m.depth)
+            if key not in forms:
+                assert m.p is not None
+                forms[key] = rbo_forms(a, b, m.p, m.depth, ties, query, bounds=key in bounds)
+            row.append(forms[key][_RBO_FORM[m.family]])
+            continue
+        x, y = _shared_values(a.cut(m.depth), b.cut(m.depth))
+        if m.family == "kendall_tau":
+            row.append(kendall_tau(x, y, ties="expected" if ties == "expected" else "equal"))
+        else:
+            row.append(tau_ap(x, y, where=f"query {query!r}: "))
+    return row
 
 
 def similarity(
@@ -95,7 +105,7 @@ def similarity(
         which, query = ("run_a", pairs.only_a[0]) if pairs.only_a else ("run_b", pairs.only_b[0])
         raise RankmeterError(f"query {query!r} is only in {which}; pass one_sided='skip' or 'zero'")
     query_ids = list(pairs.query_ids)
-    rows = [[_value(m, a, b, ties, q) for m in parsed] for q, a, b in zip(query_ids, pairs.a, pairs.b, strict=True)]
+    rows = [_row(parsed, a, b, ties, q) for q, a, b in zip(query_ids, pairs.a, pairs.b, strict=True)]
     if one_sided == "zero":
         one = sorted(pairs.only_a + pairs.only_b)
         query_ids += one
