@@ -6,6 +6,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import rankmeter
 
@@ -163,3 +165,18 @@ def test_bad_files(tmp_path: Path) -> None:
     (tmp_path / "x.txt").write_text("1 2\n")
     with pytest.raises(rankmeter.InputFormatError, match="unknown matrix format '.txt'"):
         rankmeter.ann_recall(tmp_path / "x.txt", queries=[[0.0]], base=[[0.0]])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 4))
+def test_recall_does_not_depend_on_the_order_of_base_rows(seed: int, k: int) -> None:
+    rng = np.random.default_rng(seed)
+    base = rng.integers(-2, 3, size=(12, 2)).astype(float)
+    queries = rng.integers(-2, 3, size=(3, 2)).astype(float)
+    ann = rng.integers(-1, 12, size=(3, 4))
+    perm = rng.permutation(12)  # new row i holds old row perm[i]
+    where = np.argsort(perm)
+    moved = np.where(ann >= 0, where[np.maximum(ann, 0)], -1)
+    first = rankmeter.ann_recall(ann, k, queries=queries, base=base)
+    again = rankmeter.ann_recall(moved, k, queries=queries, base=base[perm])
+    np.testing.assert_array_equal(first.values, again.values)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -80,3 +81,14 @@ def test_duplicate_and_non_finite_entries_are_located(tmp_path: Path) -> None:
     run = rankmeter.Run(np.array(["q1"]), np.array(["d1"]), np.array([np.inf]), source="b.run")
     with pytest.raises(rankmeter.InvalidScoreError, match="b.run:1: run_b: query 'q1', document 'd1' has score inf"):
         rankmeter.similarity(A, run, "rbo")
+
+
+def test_shuffle_is_seeded_and_the_result_exports() -> None:
+    a = {"q": {d: 1.0 for d in "abcdefgh"}}
+    b = {"q": {d: float(i) for i, d in enumerate("abcdefgh")}}
+    one = rankmeter.similarity(a, b, ["rbo(p=0.9)", "tau_ap"], ties="shuffle", seed=3)
+    assert one.aggregate == rankmeter.similarity(a, b, ["rbo(p=0.9)", "tau_ap"], ties="shuffle", seed=3).aggregate
+    assert one.metadata["seed"] == 3
+    assert json.loads(one.to_json())["aggregate"] == one.aggregate
+    draws = [rankmeter.similarity(a, b, "rbo(p=0.9)", ties="shuffle", seed=s)["rbo(p=0.9)"] for s in range(5)]
+    assert len(set(draws)) > 1  # the seed orders the eight tied documents

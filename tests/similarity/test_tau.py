@@ -58,6 +58,15 @@ def test_tau_ap_equals_the_papers_formula() -> None:
         assert res["tau_ap"] == pytest.approx(tau_ap_plain(ref, other), abs=1e-12)
 
 
+def test_tau_ap_is_not_scipys_weightedtau() -> None:
+    ref, other = list("abcdef"), list("badcfe")
+    ours = rankmeter.similarity(_run({"q": ref}), _run({"q": other}), "tau_ap")["tau_ap"]
+    assert ours == pytest.approx(tau_ap_plain(ref, other), abs=1e-15)
+    x = [6 - ref.index(d) for d in ref]
+    y = [6 - other.index(d) for d in ref]
+    assert abs(stats.weightedtau(x, y).statistic - ours) > 0.05
+
+
 def test_tau_ap_of_a_list_with_itself_and_reversed() -> None:
     items = list("abcdef")
     assert rankmeter.similarity(_run({"q": items}), _run({"q": items}), "tau_ap")["tau_ap"] == 1.0
