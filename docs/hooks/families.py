@@ -6,7 +6,7 @@ with :func:`rankmeter.evaluate` under every tie policy; the build fails (strict 
 
 - the value read from TREC files differs from the value of the same data given as dicts,
 - ``pessimistic <= expected <= optimistic`` does not hold where the family has an exact expectation,
-- a family cannot be computed on the example (add its parameters to ``EXAMPLE_PARAMS``).
+- a family cannot be computed on the example (give its ``Family`` an ``example``).
 """
 
 from __future__ import annotations
@@ -26,12 +26,6 @@ QRELS = {"q1": {"d1": 3, "d2": 0, "d3": 1, "d4": 2, "d5": 0, "d6": 1}}
 #: intent (subtopic) qrels for the diversity families: {query: {intent: {doc: grade}}}
 INTENT_QRELS = {"q1": {"i1": {"d1": 1, "d2": 0, "d3": 1}, "i2": {"d3": 1, "d4": 1, "d6": 1}}}
 RUN = {"q1": {"d1": 0.9, "d2": 0.7, "d3": 0.7, "d4": 0.4, "d7": 0.2}}
-#: parameters a family needs for its example (families without a default for them)
-EXAMPLE_PARAMS = {
-    "iprec_at_recall": "(recall=0.5)",
-    **{name: "(max_rel=3)" for name in ("insq", "inst", "bpm", "nerr8", "nerr9", "nerr10", "nerr11")},
-    "irbu": "(gmax=3,p=0.9)",
-}
 #: names of the same measure in other tools, with the difference that matters
 PEERS: dict[str, list[tuple[str, str, str]]] = {
     "ndcg": [
@@ -141,7 +135,7 @@ def formulas() -> dict[str, str]:
 
 def example_measure(name: str) -> str:
     fam = FAMILIES[name]
-    params = EXAMPLE_PARAMS.get(name, "")
+    params = fam.example
     return f"{name}{params}@3" if fam.cutoff != "none" else f"{name}{params}"
 
 

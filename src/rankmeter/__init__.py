@@ -49,10 +49,12 @@ if TYPE_CHECKING:
     from rankmeter.core.semantics import Semantics
     from rankmeter.diversity import evaluate_diversity
     from rankmeter.evaluate import evaluate, evaluate_arrays, evaluate_lists
+    from rankmeter.io.recsys import interactions, ranked_lists
     from rankmeter.io.tables import Qrels, Run
     from rankmeter.io.trec import read_qrels, read_run
     from rankmeter.measures import Measure, parse
     from rankmeter.results import EvaluationResult, SystemResults
+    from rankmeter.segments import GroupBy
     from rankmeter.similarity import ann_recall, similarity, system_correlation
     from rankmeter.stats.compare import compare, compare_per_query
     from rankmeter.stats.comparison import Comparison
@@ -67,6 +69,7 @@ _LAZY = {
     "evaluate_stream": ("rankmeter.stream", "evaluate_stream"),
     "EvaluationResult": ("rankmeter.results", "EvaluationResult"),
     "SystemResults": ("rankmeter.results", "SystemResults"),
+    "GroupBy": ("rankmeter.segments", "GroupBy"),
     "Measure": ("rankmeter.measures", "Measure"),
     "parse": ("rankmeter.measures", "parse"),
     "measures": ("rankmeter.measures", None),
@@ -79,6 +82,8 @@ _LAZY = {
     "Run": ("rankmeter.io.tables", "Run"),
     "read_qrels": ("rankmeter.io.trec", "read_qrels"),
     "read_run": ("rankmeter.io.trec", "read_run"),
+    "ranked_lists": ("rankmeter.io.recsys", "ranked_lists"),
+    "interactions": ("rankmeter.io.recsys", "interactions"),
     "report": ("rankmeter.report", None),
     "stats": ("rankmeter.stats", None),
     "vectors": ("rankmeter.vectors", None),
@@ -128,6 +133,7 @@ __all__ = [
     "Comparison",
     "DuplicateEntryError",
     "EvaluationResult",
+    "GroupBy",
     "InputFormatError",
     "InvalidScoreError",
     "Measure",
@@ -149,8 +155,10 @@ __all__ = [
     "evaluate_lists",
     "evaluate_stream",
     "evaluate_vectors",
+    "interactions",
     "measures",
     "parse",
+    "ranked_lists",
     "read_qrels",
     "read_run",
     "report",

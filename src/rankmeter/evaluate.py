@@ -16,6 +16,7 @@ import numpy as np
 from rankmeter import stream
 from rankmeter.core import lists
 from rankmeter.core.align import align, prepare_qrels
+from rankmeter.core.candidates import CandidateChoice, record
 from rankmeter.core.lists import (
     NonFiniteInput,
     map_blocks,
@@ -31,11 +32,13 @@ from rankmeter.core.processes import forks, map_processes
 from rankmeter.core.ranked_lists import RankedLists
 from rankmeter.core.semantics import Semantics, SemanticsOptions
 from rankmeter.core.ties import straddling_queries
-from rankmeter.errors import InputFormatError, MeasureSyntaxError, QueryOrderError, RankmeterError
+from rankmeter.errors import InputFormatError, MeasureSyntaxError, PolicyError, QueryOrderError, RankmeterError
 from rankmeter.io.dense import dense_arrays, flatten_dense, flatten_ragged
 from rankmeter.io.foreign import array_library, host_array, host_arrays
 from rankmeter.io.frames import is_frame
-from rankmeter.io.load import as_qrels, as_run
+from rankmeter.io.id_types import integer_query_ids
+from rankmeter.io.load import as_pairs, as_qrels, as_run
+from rankmeter.io.recsys import is_lists
 from rankmeter.io.tables import Qrels, Run
 from rankmeter.measures import Measure
 from rankmeter.measures.kernels.context import Context
@@ -50,7 +53,8 @@ from rankmeter.pipeline import (
     positive_items_suffice,
 )
 from rankmeter.progress import progress_bar, wanted
-from rankmeter.results import EvaluationResult, SystemResults
+from rankmeter.results import EvaluationResult, SystemResults, with_integer_ids
+from rankmeter.segments import rows_grouped, with_groups
 from rankmeter.xp.arrays import padded_rows, placement
 from rankmeter.xp.evaluate import evaluate_on_device, route
 
@@ -72,6 +76,9 @@ def evaluate(
     threads: int | None = None,
     workers: int | None = None,
     progress: bool | None = None,
+    exclude: Any = None,
+    candidates: Any = None,
+    group_by: Any = None,
     **options: Unpack[SemanticsOptions],
 ) -> EvaluationResult: ...
 
@@ -88,6 +95,9 @@ def evaluate(
     threads: int | None = None,
     workers: int | None = None,
     progress: bool | None = None,
+    exclude: Any = None,
+    candidates: Any = None,
+    group_by: Any = None,
     **options: Unpack[SemanticsOptions],
 ) -> SystemResults: ...
 
@@ -104,6 +114,9 @@ def evaluate(
     threads: int | None = None,
     workers: int | None = None,
     progress: bool | None = None,
+    exclude: Any = None,
+    candidates: Any = None,
+    group_by: Any = None,
     **options: Unpack[SemanticsOptions],
 ) -> EvaluationResult: ...
 
@@ -119,6 +132,9 @@ def evaluate(
     threads: int | None = None,
     workers: int | None = None,
     progress: bool | None = None,
+    exclude: Any = None,
+    candidates: Any = None,
+    group_by: Any = None,
     **options: Unpack[SemanticsOptions],
 ) -> EvaluationResult | SystemResults:
     """Evaluate a run (or several) against qrels.
@@ -127,11 +143,18 @@ def evaluate(
     ----------
     qrels : path, DataFrame/Table, dict or Qrels
         Judgments: a TREC qrels file (``.gz`` too), a pandas/polars/pyarrow
-        table with columns query_id, doc_id, relevance, or
-        ``{query_id: {doc_id: grade}}``.
+        table with columns query_id, doc_id, relevance (or ``user_id,
+        item_id[, rating]``: without a grade column every row has grade 1),
+        ``{query_id: {doc_id: grade}}``, ``{user: {item, ...}}`` (sets or
+        lists: grade 1), or :func:`rankmeter.interactions` of a sparse matrix.
+        The ideal ranking always comes from all of a user's judgments.
     run : path, DataFrame/Table, dict or Run, or a mapping of them
         System output: a TREC run file, a table with query_id, doc_id, score,
-        or ``{query_id: {doc_id: score}}``. Several runs as
+        or ``{query_id: {doc_id: score}}``; or ranked lists without scores,
+        whose order is the ranking: a table with a rank column (``rank``,
+        ``rank_position``, ``position``, ``pos``; 1 = top) and no score,
+        ``{user: [item, ...]}``, a table with a list column of items, or
+        :func:`rankmeter.ranked_lists` of a 2-D array. Several runs as
         ``{system_name: run}``: the qrels are read once, the runs are
         evaluated in parallel on the machine's cores (``workers``) and a
         :class:`~rankmeter.results.SystemResults` is returned in the given
@@ -160,6 +183,23 @@ def evaluate(
     progress : bool, optional
         Show a progress bar on stderr while a run file is read (default: for
         files over 256 MiB when stderr is a terminal).
+    exclude : table, dict, path or Qrels, optional
+        (user, item) pairs removed from every ranking and from the ideal,
+        typically the training interactions: a table ``user_id, item_id``,
+        ``{user: [item, ...]}``, a file, or :func:`rankmeter.interactions`.
+    candidates : table, dict, path or Qrels, optional
+        The items each user's ranking is restricted to (for example one
+        positive and 100 sampled negatives); only they are ranked and judged.
+        With ``exclude``, the candidates less the excluded pairs. The choice
+        is recorded as ``metadata["semantics"]["candidates"]`` and what it
+        removed as ``metadata["candidates"]``
+        (:data:`rankmeter.core.candidates.COUNTS`).
+    group_by : mapping, table, str, path or GroupBy, optional
+        The segment of each query (user): ``{query_id: segment}``, a table
+        with query id and segment columns, the name of a column of the qrels
+        or run table, or a :class:`rankmeter.GroupBy`. Each measure is then
+        also aggregated per segment (:meth:`EvaluationResult.by_group`,
+        ``metadata["groups"]``); see :mod:`rankmeter.segments`.
     **options
         Fields of :class:`~rankmeter.Semantics` given one by one (``ties=``,
         ``empty=``, ``missing=``, ``duplicates=``, ``depth=``,
@@ -168,7 +208,9 @@ def evaluate(
     Returns
     -------
     EvaluationResult or SystemResults
-        ``metadata["semantics"]`` records the semantics used, whole.
+        ``metadata["semantics"]`` records the semantics used, whole. Query
+        ids are strings, or integers (in numeric order) when the qrels are a
+        dict or table with integer query ids.
 
     Notes
     -----
@@ -187,10 +229,18 @@ def evaluate(
     (0.760188, 0.5, 0.833333)
     >>> evaluate(qrels, run, "map", ties="stable", empty="skip").metadata["semantics"]["empty"]
     'skip'
+
+    Top-K lists without scores, seen items excluded:
+
+    >>> res = evaluate({"u1": {"a", "c"}}, {"u1": ["b", "a", "c"]}, ["r@1", "rr"], exclude={"u1": ["b"]})
+    >>> res["r@1"], res["rr"], res.metadata["candidates"]["run_rows_excluded"]
+    (0.5, 1.0, 1)
     """
     sem = Semantics.build(semantics, "qrels", **options)
     parsed = parse_measures(measures)
     if _diversity_call(parsed):
+        if exclude is not None or candidates is not None:
+            raise PolicyError("exclude= and candidates= do not apply to diversity measures (intent qrels)")
         from rankmeter.diversity import evaluate_diversity
         from rankmeter.io.intents import as_intent_qrels
 
@@ -199,9 +249,20 @@ def evaluate(
         def diversity(one: Any) -> EvaluationResult:
             return evaluate_diversity(intent_qrels, one, parsed, semantics=sem, run_columns=run_columns)
 
-        return SystemResults.of({str(k): diversity(r) for k, r in run.items()}) if is_runs(run) else diversity(run)
+        found = SystemResults.of({str(k): diversity(r) for k, r in run.items()}) if is_runs(run) else diversity(run)
+        return with_groups(found, group_by, parsed)
+    choice = candidate_choice(exclude, candidates)
     if is_runs(run):
-        return _evaluate_runs(as_qrels(qrels, qrels_columns), run, parsed, sem, run_columns, threads, workers, progress)
+        q = as_qrels(qrels, qrels_columns)
+        runs = _evaluate_runs(q, run, parsed, sem, run_columns, threads, workers, progress, choice)
+        if integer_query_ids(qrels, "qrels", qrels_columns):
+            runs = SystemResults.of({name: with_integer_ids(one) for name, one in runs.items()})
+        tables = [("qrels", qrels, qrels_columns), *(("run", one, run_columns) for one in run.values())]
+        return with_groups(runs, group_by, parsed, tables=tables)
+    tables = [("qrels", qrels, qrels_columns), ("run", run, run_columns)]
+    if choice is not None:  # the pairs are removed from the whole run (not streamed)
+        result = _evaluate_one(as_qrels(qrels, qrels_columns), run, parsed, sem, run_columns, threads, choice)
+        return _typed_and_grouped(result, parsed, group_by, tables)
     if stream.run_file_in_blocks(run):
         try:
             result = stream.evaluate_stream(
@@ -214,14 +275,57 @@ def evaluate(
                 threads=threads,
             )
             del result.metadata["streamed"]  # the same result as reading the run whole
-            return result
+            return _typed_and_grouped(result, parsed, group_by, [("qrels", qrels, qrels_columns), ("run", run, None)])
         except QueryOrderError:
             pass  # a query's lines are not together: read the whole run at once
-    q = as_qrels(qrels, qrels_columns)
+    result = _evaluate_one(as_qrels(qrels, qrels_columns), run, parsed, sem, run_columns, threads, None)
+    return _typed_and_grouped(result, parsed, group_by, tables)
+
+
+def _evaluate_one(
+    q: Qrels,
+    run: Any,
+    parsed: list[Measure],
+    sem: Semantics,
+    run_columns: Mapping[str, str] | None,
+    threads: int | None,
+    choice: CandidateChoice | None,
+) -> EvaluationResult:
+    """One run read whole, aligned with ``q`` (restricted to the candidate set first) and evaluated."""
     r = as_run(run, run_columns)
+    counts = None
+    if choice is not None:
+        q, r, counts = choice.apply(q, r)
     ranked, info = align(q, r, sem, judged_items=judged_items_suffice(sem.tie_policy, parsed), threads=threads)
     extra = alignment_metadata(info, sem, q.source, r.source, r.name, qrels_columns=q.columns, run_columns=r.columns)
+    if choice is not None and counts is not None:
+        record(extra, choice.name, counts)
     return evaluate_ranked(ranked, parsed, empty=sem.empty, metadata=extra)
+
+
+def _typed_and_grouped(
+    result: EvaluationResult, measures: list[Measure], group_by: Any, tables: list[tuple[str, Any, Any]]
+) -> EvaluationResult:
+    """``result`` with integer query ids when the qrels (``tables[0]``) had them, and its segments."""
+    _, qrels, qrels_columns = tables[0]
+    if integer_query_ids(qrels, "qrels", qrels_columns):
+        result = with_integer_ids(result)
+    grouped: EvaluationResult = with_groups(result, group_by, measures, tables=tables)
+    return grouped
+
+
+def candidate_choice(exclude: Any, candidates: Any) -> CandidateChoice | None:
+    """The :class:`~rankmeter.core.candidates.CandidateChoice` of ``exclude=`` and ``candidates=`` (None: neither).
+
+    >>> candidate_choice({"u1": ["a"]}, None).name
+    'exclude'
+    """
+    if exclude is None and candidates is None:
+        return None
+    return CandidateChoice(
+        exclude=None if exclude is None else as_pairs(exclude, "exclude"),
+        given=None if candidates is None else as_pairs(candidates, "candidates"),
+    )
 
 
 def _diversity_call(measures: list[Measure]) -> bool:
@@ -250,7 +354,7 @@ def is_runs(run: Any) -> bool:
     first = next(iter(run.values()))
     if isinstance(first, str | os.PathLike | Run) or is_frame(first):
         return True
-    return isinstance(first, Mapping) and isinstance(next(iter(first.values()), None), Mapping)
+    return isinstance(first, Mapping) and (isinstance(next(iter(first.values()), None), Mapping) or is_lists(first))
 
 
 def _same_name(runs: Mapping[Any, Any]) -> str:
@@ -276,6 +380,7 @@ class _RunsJob(NamedTuple):
     semantics: Semantics
     run_columns: Mapping[str, str] | None
     threads: int | None
+    choice: CandidateChoice | None = None
 
 
 def _evaluate_named(job: _RunsJob, item: tuple[str, Any]) -> EvaluationResult:
@@ -284,14 +389,12 @@ def _evaluate_named(job: _RunsJob, item: tuple[str, Any]) -> EvaluationResult:
     An error names the system: ``system 'bm25': run.txt:3: ...``.
     """
     name, run = item
+    one = job.runs[name] if run is None else run
     try:
+        if job.choice is not None:  # the qrels restricted once (kept by the choice), each run here
+            return _evaluate_one(job.qrels, one, job.measures, job.semantics, job.run_columns, job.threads, job.choice)
         return evaluate(
-            job.qrels,
-            job.runs[name] if run is None else run,
-            job.measures,
-            semantics=job.semantics,
-            run_columns=job.run_columns,
-            threads=job.threads,
+            job.qrels, one, job.measures, semantics=job.semantics, run_columns=job.run_columns, threads=job.threads
         )
     except RankmeterError as exc:
         raise type(exc)(f"system {name!r}: {exc}") from exc
@@ -333,6 +436,7 @@ def _evaluate_runs(
     threads: int | None,
     workers: int | None,
     progress: bool | None,
+    choice: CandidateChoice | None = None,
 ) -> SystemResults:
     """Every run of ``runs`` against the same qrels (read once), on worker processes, results in the given order."""
     by_name = {str(name): run for name, run in runs.items()}
@@ -344,9 +448,12 @@ def _evaluate_runs(
     if sum(_estimated_rows(r) for r in by_name.values()) < PROCESS_MIN_ROWS:
         workers = 1
     parallel = workers > 1 and len(names) > 1
-    prepare_qrels(qrels, semantics)  # once here (and inherited by forked workers); a problem of the qrels raised here
+    # once here (and inherited by forked workers); a problem of the qrels raised here
+    prepare_qrels(qrels if choice is None else choice.restrict_qrels(qrels)[0], semantics)
     inherit = not parallel or forks()  # a spawned worker gets each run with its task, not all of them
-    job = _RunsJob(qrels, by_name if inherit else {}, measures, semantics, run_columns, 1 if parallel else threads)
+    job = _RunsJob(
+        qrels, by_name if inherit else {}, measures, semantics, run_columns, 1 if parallel else threads, choice
+    )
     items = [(name, None if inherit else by_name[name]) for name in names]
     results: dict[str, EvaluationResult] = {}
     with progress_bar(len(names), "rankmeter evaluate", show=wanted(progress, False), unit="runs") as done:
@@ -367,6 +474,7 @@ def _top_k_only(measures: list[Measure], ties: str) -> int | None:
     return max(max(m.cutoffs or (0,)) for m in measures)
 
 
+@rows_grouped
 def evaluate_arrays(
     y_true: Any,
     y_score: Any,
@@ -376,6 +484,7 @@ def evaluate_arrays(
     sample_weight: Any = None,
     semantics: Semantics | None = None,
     progress: bool | None = None,
+    group_by: Any = None,
     **options: Unpack[SemanticsOptions],
 ) -> EvaluationResult:
     """Evaluate dense score/label matrices, one ranked list per row.
@@ -402,6 +511,11 @@ def evaluate_arrays(
     progress : bool, optional
         Show a progress bar on stderr (default: for 200 million items or
         more when stderr is a terminal).
+    group_by : sequence, mapping, table or GroupBy, optional
+        The segment of each row (a sequence of ``n_lists`` labels, or
+        ``{row: segment}``): each measure is also aggregated per segment
+        (:meth:`EvaluationResult.by_group`; see :mod:`rankmeter.segments`).
+        Not with ``sample_weight``.
     **options
         Fields of :class:`~rankmeter.Semantics` one by one (``ties=``,
         ``empty=``, ``seed=``); they override ``semantics``.
@@ -535,18 +649,27 @@ def _evaluate_with_prefix(
     )
 
 
+@rows_grouped
 def evaluate_lists(
     y_true: Sequence[Any],
     y_score: Sequence[Any],
     measures: MeasuresArg,
     *,
     semantics: Semantics | None = None,
+    group_by: Any = None,
     **options: Unpack[SemanticsOptions],
 ) -> EvaluationResult:
     """Evaluate ragged lists: ``y_true[i]`` and ``y_score[i]`` are the grades and scores of list i.
 
     Takes ``semantics`` and its fields as keyword arguments like
-    :func:`evaluate_arrays` (ties default to ``expected``).
+    :func:`evaluate_arrays` (ties default to ``expected``), and ``group_by``
+    (one segment per list) as :func:`evaluate_arrays` does.
+
+    Warning: the ideal ranking of list i comes from ``y_true[i]`` alone. For
+    top-K recommendation lists, whose users have relevant items outside the
+    list, recall and NDCG come out too high (every relevant item the list
+    missed is ignored). Pass the lists and the whole ground truth to
+    :func:`evaluate` instead: ``evaluate(test, {user: [item, ...]}, ...)``.
 
     >>> res = evaluate_lists([[1, 0], [0, 0, 1]], [[0.9, 0.1], [0.5, 0.4, 0.3]], "rr")
     >>> round(res["rr"], 6)

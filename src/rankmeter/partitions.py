@@ -26,17 +26,19 @@ import numpy as np
 
 from rankmeter.aggregate import GMEAN_FLOOR
 from rankmeter.core.align import AlignInfo, align, merge_infos, missing_queries_error
+from rankmeter.core.candidates import COUNTS, CandidateChoice, record
 from rankmeter.core.semantics import Semantics
 from rankmeter.errors import RankmeterError
 from rankmeter.io.frames import qrels_from_frame, run_from_frame
+from rankmeter.io.recsys import check_ranks
 from rankmeter.io.tables import Qrels, Run
 from rankmeter.io.trec import parse_qrels_bytes, parse_run_bytes
 from rankmeter.measures import Measure
 from rankmeter.pipeline import alignment_metadata, concatenate_results, evaluate_ranked, judged_items_suffice
 from rankmeter.results import EvaluationResult
 
-QRELS, RUN = 0, 1
-"""Values of the ``role`` column: a judgment or a ranked document."""
+QRELS, RUN, EXCLUDE, CANDIDATE = 0, 1, 2, 3
+"""Values of the ``role`` column: a judgment, a ranked document, an excluded (user, item) pair, a candidate pair."""
 COLUMNS = ("role", "query_id", "doc_id", "value", "text", "line")
 """The columns a partition receives: ``role`` (int8), ``query_id`` (string), ``doc_id`` (string, tables),
 ``value`` (float64: the grade or the score, tables), ``text`` (string: the whole line, TREC files) and
@@ -84,6 +86,8 @@ class Sources:
     run_text: bool = False
     qrels_columns: dict[str, str] | None = None
     run_columns: dict[str, str] | None = None
+    candidates: str | None = None
+    """The candidate set (:attr:`rankmeter.core.candidates.CandidateChoice.name`), None: every item competes."""
 
 
 @dataclass
@@ -95,6 +99,7 @@ class Partial:
     run_name: tuple[int, str] | None = None  # (line, tag) of the partition's first run line
     error: RankmeterError | None = None
     error_at: tuple[str, int] = ("", 0)  # (source, line) of the partition's first row, to report errors in file order
+    candidates: dict[str, int] = field(default_factory=dict)  # what the candidate set removed here
 
 
 def distributed_semantics(sem: Semantics) -> Semantics:
@@ -132,7 +137,13 @@ def evaluate_partition(table: Any, measures: list[Measure], sem: Semantics, sour
     """
     partial = Partial()
     try:
-        qrels, run = _tables(table, sources)
+        qrels, run, pairs = _tables(table, sources)
+        if sources.candidates is not None:
+            choice = CandidateChoice(
+                exclude=pairs[EXCLUDE] if "exclude" in sources.candidates else None,
+                given=pairs[CANDIDATE] if "given" in sources.candidates else None,
+            )
+            qrels, run, partial.candidates = choice.apply(qrels, run)
         if len(qrels):
             partial.error_at = (sources.qrels, int(qrels.lines[0]) if qrels.lines is not None else 0)
         if len(run):
@@ -148,16 +159,20 @@ def evaluate_partition(table: Any, measures: list[Measure], sem: Semantics, sour
     return pickle.dumps(partial, protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def _tables(table: Any, sources: Sources) -> tuple[Qrels, Run]:
-    """The partition's :class:`Qrels` and :class:`Run`, rows in source order."""
+def _tables(table: Any, sources: Sources) -> tuple[Qrels, Run, dict[int, Qrels]]:
+    """The partition's :class:`Qrels`, :class:`Run` and (user, item) pairs of each pair role, rows in source order."""
     import pyarrow as pa
 
     role = table.column("role").to_numpy()
     line = table.column("line").to_numpy()
-    order = np.lexsort((line, role))  # qrels first, each in source order
+    order = np.lexsort((line, role))  # qrels first, then the run, then the pairs, each in source order
     table = table.take(pa.array(order))
-    n_qrels = int(np.count_nonzero(role == QRELS))
-    q, r = table.slice(0, n_qrels), table.slice(n_qrels)
+    bounds = np.searchsorted(role[order], [RUN, EXCLUDE, CANDIDATE, CANDIDATE + 1])
+    q, r = table.slice(0, int(bounds[0])), table.slice(int(bounds[0]), int(bounds[1] - bounds[0]))
+    pairs = {
+        kind: _pairs(table.slice(int(lo), int(hi - lo)))
+        for kind, lo, hi in ((EXCLUDE, bounds[1], bounds[2]), (CANDIDATE, bounds[2], bounds[3]))
+    }
     if sources.qrels_text:
         qrels = _parsed(q, sources.qrels, parse_qrels_bytes)
     else:
@@ -168,7 +183,14 @@ def _tables(table: Any, sources: Sources) -> tuple[Qrels, Run]:
     else:
         run = run_from_frame(r.select(["query_id", "doc_id", "value"]), _ROLES["run"], source=sources.run)
         run = dataclasses.replace(run, lines=r.column("line").to_numpy(), columns=sources.run_columns)
-    return qrels, run
+        if "rank" in (sources.run_columns or {}):  # a ranked list (scores -rank): a user's ranks are all here
+            check_ranks(run, -run.scores, (sources.run_columns or {})["rank"])
+    return qrels, run, pairs
+
+
+def _pairs(rows: Any) -> Qrels:
+    """(user, item) pairs of ``exclude=`` or ``candidates=`` rows."""
+    return Qrels(rows.column("query_id"), rows.column("doc_id"), np.ones(rows.num_rows))
 
 
 _ROLES = {
@@ -225,6 +247,7 @@ def combine(payloads: list[bytes], measures: list[Measure], sem: Semantics, sour
     if sem.missing == "error" and info.missing_queries:
         raise missing_queries_error(info.missing_queries, sources.run)
     names = sorted(p.run_name for p in partials if p.run_name is not None)
+    counts = {key: sum(p.candidates.get(key, 0) for p in partials) for key in COUNTS}
     extra = alignment_metadata(
         info,
         sem,
@@ -234,6 +257,8 @@ def combine(payloads: list[bytes], measures: list[Measure], sem: Semantics, sour
         qrels_columns=sources.qrels_columns,
         run_columns=sources.run_columns,
     )
+    if sources.candidates is not None:
+        record(extra, sources.candidates, counts)
     parts = [p.result for p in partials if p.result is not None]
     if not parts:  # nothing to evaluate: the empty result still carries every metadata field
         nothing = align(_no_qrels(sources.qrels), Run.empty(sources.run), sem)[0]

@@ -137,8 +137,8 @@ def test_non_numeric_value_in_dict() -> None:
 
 
 def test_dict_of_non_dicts() -> None:
-    with fails(InputFormatError, esc("qrels dict: query '301' maps to list, expected a dict")):
-        rankmeter.evaluate({"301": ["D1"]}, {"301": {"D1": 1.0}}, "p@1")
+    with fails(InputFormatError, esc("qrels dict: query '302' maps to list, expected a dict")):
+        rankmeter.evaluate({"301": {"D1": 1}, "302": ["D1"]}, {"301": {"D1": 1.0}}, "p@1")
 
 
 @pytest.mark.parametrize("lib", ["pandas", "polars", "pyarrow"])

@@ -356,7 +356,42 @@ def cases() -> list[Case]:
             _te(["-Z", "zscores.txt", "-m", "map", "qrels.txt", "run.txt"]),
         ),
     ]
-    return out
+    return out + _recsys()
+
+
+def _recsys() -> list[Case]:
+    """Recommender inputs: ranked lists without scores, sparse ground truth, candidate sets."""
+    import pandas as pd
+    import scipy.sparse as sp
+
+    truth = {"u": {"a"}}
+    recs = pd.DataFrame({"user_id": ["u", "u", "u"], "item_id": ["a", "b", "c"], "rank": [1, 2, 4]})
+    return [
+        (
+            "recsys",
+            "rank column passed as the score",
+            lambda: rankmeter.evaluate(truth, recs, "rr", run_columns={"score": "rank"}),
+        ),
+        ("recsys", "rank column with a gap", lambda: rankmeter.evaluate(truth, recs, "rr")),
+        ("recsys", "rank column with a repeat", lambda: rankmeter.evaluate(truth, recs.assign(rank=[1, 2, 2]), "rr")),
+        ("recsys", "ranked list naming an item twice", lambda: rankmeter.evaluate(truth, {"u": ["a", "b", "a"]}, "rr")),
+        ("recsys", "2-D array of item ids as the run", lambda: rankmeter.evaluate(truth, np.array([[1, 2]]), "rr")),
+        (
+            "recsys",
+            "ranked_lists with a pad before an item",
+            lambda: rankmeter.ranked_lists(np.array([[3, -1, 4]]), users=["u"]),
+        ),
+        (
+            "recsys",
+            "sparse truth with a users vector of another length",
+            lambda: rankmeter.interactions(sp.csr_matrix((2, 3)), users=["u"]),
+        ),
+        (
+            "cli",
+            "rankmeter evaluate --exclude with --stream",
+            _cli(["evaluate", "qrels.txt", "run.txt", "-m", "map", "--exclude", "qrels.txt", "--stream"]),
+        ),
+    ]
 
 
 def outcome(call: Callable[[], object]) -> tuple[str, str]:

@@ -29,19 +29,22 @@ def add_engine_options(parser: argparse.ArgumentParser) -> None:
 
 
 def evaluate_on_engine(
-    args: argparse.Namespace, qrels: Any, run: Any, measures: list[str], semantics: Semantics
+    args: argparse.Namespace, qrels: Any, run: Any, measures: list[str], semantics: Semantics, **pairs: Any
 ) -> EvaluationResult:
-    """The result of ``rankmeter.spark.evaluate`` or ``rankmeter.dask.evaluate`` on one run."""
+    """The result of ``rankmeter.spark.evaluate`` or ``rankmeter.dask.evaluate`` on one run.
+
+    ``pairs``: ``exclude=`` and ``candidates=``, passed on.
+    """
     if args.stream:
         raise PolicyError(f"--stream reads the run in this process; it does not go with --engine {args.engine}")
     result: Any
     if args.engine == "spark":
         from rankmeter.spark import evaluate as on_spark
 
-        result = on_spark(qrels, run, measures, semantics=semantics, partitions=args.partitions)
+        result = on_spark(qrels, run, measures, semantics=semantics, partitions=args.partitions, **pairs)
     else:
         from rankmeter.dask import evaluate as on_dask
 
-        result = on_dask(qrels, run, measures, semantics=semantics, partitions=args.partitions)
+        result = on_dask(qrels, run, measures, semantics=semantics, partitions=args.partitions, **pairs)
     evaluated: EvaluationResult = result.result
     return evaluated

@@ -13,7 +13,7 @@ import sys
 from typing import Any
 
 from rankmeter.cli.engines import add_engine_options, evaluate_on_engine
-from rankmeter.cli.options import add_evaluation_options, semantics_from_args
+from rankmeter.cli.options import add_evaluation_options, add_group_options, group_by_from_args, semantics_from_args
 from rankmeter.cli.runs import expand_runs, system_names
 from rankmeter.cli.text_table import SECTION, render_text_table
 from rankmeter.errors import PolicyError
@@ -76,7 +76,22 @@ def add_parser(sub: Any) -> None:
         help="for several runs: processes, each evaluating a run at a time (default: --threads when given, else one "
         "per CPU; 1: one run after the other); values do not depend on it",
     )
+    p.add_argument(
+        "--exclude",
+        default=None,
+        metavar="FILE",
+        help="(user, item) pairs removed from every ranking and from the ideal, e.g. the training interactions: "
+        "a CSV/TSV/Parquet table with user and item columns (user_id, item_id, ...) or a TREC qrels file",
+    )
+    p.add_argument(
+        "--candidates",
+        default=None,
+        metavar="FILE",
+        help="the only (user, item) pairs ranked and judged (e.g. one positive and 100 sampled negatives per "
+        "user), in the forms of --exclude",
+    )
     add_engine_options(p)
+    add_group_options(p)
     p.add_argument("--per-query", action="store_true", help="also print per-query values")
     p.add_argument(
         "--ci",
@@ -140,6 +155,14 @@ def _notes(meta: dict[str, Any], counts_only: bool = False) -> list[str]:
             else f"missing={meta['missing']} ({meta['queries_missing']} missing from the run)"
         )
         notes.append(f"{meta['queries_run_only']} run-only queries ignored")
+    if "candidates" in meta:
+        c = meta["candidates"]
+        run_rows = c["run_rows_excluded"] + c["run_rows_not_candidates"]
+        notes.append(
+            f"candidates={meta['semantics']['candidates']} (removed {run_rows}"
+            f" run rows, {c['qrels_rows_excluded'] + c['qrels_rows_not_candidates']} qrels rows; "
+            f"{c['users_left_without_relevant']} users left without relevant items)"
+        )
     if meta.get("queries_with_ties_at_cutoff"):
         notes.append(f"{meta['queries_with_ties_at_cutoff']} queries with a tied group across a cutoff")
     return notes
@@ -148,15 +171,61 @@ def _notes(meta: dict[str, Any], counts_only: bool = False) -> list[str]:
 def render_table(result: Any, per_query: bool, digits: int, intervals: dict[str, Any] | None = None) -> str:
     """The aggregates (and per-query values) as a text table, then the query counts."""
     rows: list[list[str] | None] = []
+    segments = _query_segments(result) if per_query else None  # a segment column beside the per-query values
+    blank = [] if segments is None else [""]
     if per_query:
-        rows += [[qid, *_value_cells(result, qi, digits)] for qi, qid in enumerate(result.query_ids.tolist())]
+        rows += [
+            [str(qid), *([] if segments is None else [segments[qi]]), *_value_cells(result, qi, digits)]
+            for qi, qid in enumerate(result.query_ids.tolist())
+        ]
         rows.append(SECTION)
-    rows.append(["all", *[_fmt(n, result.aggregate[n], digits) for n in result.measure_names]])
+    rows.append(["all", *blank, *[_fmt(n, result.aggregate[n], digits) for n in result.measure_names]])
     if intervals:
         label, cells = _interval_cells(result.measure_names, intervals, digits)
-        rows.append([label, *cells])
-    table = render_text_table(["query", *result.measure_names], rows)
-    return table + "; ".join(_notes(result.metadata)) + "\n"
+        rows.append([label, *blank, *cells])
+    table = render_text_table(
+        ["query", *(["segment"] if blank else []), *result.measure_names], rows, left=1 + len(blank)
+    )
+    return table + "; ".join(_notes(result.metadata)) + "\n" + render_segments([("", result)], digits)
+
+
+def _query_segments(result: Any) -> list[str] | None:
+    """Each query's segment as text (``(none)`` for none), or None for a result without segments."""
+    from rankmeter.results import segment_text
+
+    groups = getattr(result, "groups", None)
+    if groups is None:
+        return None
+    return [segment_text(groups.segments[m] if m >= 0 else None) for m in groups.member.tolist()]
+
+
+def render_segments(results: list[tuple[str, Any]], digits: int) -> str:
+    """The per-segment aggregates of grouped results as a text table (a ``system`` column for several), or ''.
+
+    >>> import rankmeter
+    >>> res = rankmeter.evaluate({"u1": {"a": 1}, "u2": {"b": 1}}, {"u1": {"a": 1.0}, "u2": {"x": 1.0, "b": 0.5}},
+    ...                          "rr", group_by={"u1": "warm", "u2": "cold"})
+    >>> [line.split() for line in render_segments([("", res)], 2).splitlines()[3:5]]
+    [['cold', '│', '1', '│', '0.50'], ['warm', '│', '1', '│', '1.00']]
+    """
+    from rankmeter.results import segment_text
+
+    grouped = [(system, r) for system, r in results if r.groups is not None]
+    if not grouped:
+        return ""
+    names = grouped[0][1].measure_names
+    rows: list[list[str] | None] = []
+    for system, result in grouped:
+        g = result.groups
+        for si, segment in enumerate(g.segments):
+            cells = [_fmt(n, float(g.values[si, mi]), digits) for mi, n in enumerate(names)]
+            rows.append([*([system] if system else []), segment_text(segment), str(int(g.queries[si])), *cells])
+    header = [*(["system"] if grouped[0][0] else []), "segment", "queries", *names]
+    meta = grouped[0][1].metadata["groups"]
+    note = f"segments from {meta['source']}; missing={meta['missing']}"
+    if meta["queries_without_segment"]:
+        note += f" ({meta['queries_without_segment']} queries without a segment)"
+    return "\n" + render_text_table(header, rows, left=len(header) - len(names) - 1) + note + "\n"
 
 
 def render_systems_table(
@@ -191,7 +260,8 @@ def render_systems_table(
     if "missing" in first.metadata:
         shared += f"; missing={first.metadata['missing']}"
     counts = "".join(f"{system}: {'; '.join(_notes(r.metadata, counts_only=True))}\n" for system, r in results.items())
-    return text + render_text_table(["system", *names], rows) + shared + "\n" + counts
+    segments = render_segments(list(results.items()), digits)
+    return text + render_text_table(["system", *names], rows) + shared + "\n" + counts + segments
 
 
 def run(args: argparse.Namespace) -> int:
@@ -200,9 +270,9 @@ def run(args: argparse.Namespace) -> int:
     semantics = semantics_from_args(args, seed=args.seed)
     paths = expand_runs(list(args.runs), qrels=args.qrels)
     if len(paths) == 1:
-        text = _render_one(_evaluate_one(args, args.qrels, paths[0], measures, semantics), args)
+        text = _render_one(_grouped(args, _evaluate_one(args, args.qrels, paths[0], measures, semantics), paths), args)
     else:
-        text = _render_many(_evaluate_many(args, paths, measures, semantics), args)
+        text = _render_many(_grouped(args, _evaluate_many(args, paths, measures, semantics), paths), args)
     if args.output:
         with open(args.output, "w") as fh:
             fh.write(text)
@@ -211,9 +281,18 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _candidate_options(args: argparse.Namespace) -> dict[str, Any]:
+    """``exclude=`` and ``candidates=`` of the call; refused with ``--stream``, which does not read them."""
+    given = {"exclude": args.exclude, "candidates": args.candidates}
+    if args.stream and any(v is not None for v in given.values()):
+        raise PolicyError("--exclude and --candidates read the run whole; they do not go with --stream")
+    return given
+
+
 def _evaluate_one(args: argparse.Namespace, qrels: Any, path: str, measures: list[str], semantics: Any) -> Any:
+    pairs = _candidate_options(args)
     if args.engine != "local":
-        return evaluate_on_engine(args, qrels, path, measures, semantics)
+        return evaluate_on_engine(args, qrels, path, measures, semantics, **pairs)
     progress = True if args.progress else None
     if args.stream:
         from rankmeter.stream import evaluate_stream
@@ -229,7 +308,7 @@ def _evaluate_one(args: argparse.Namespace, qrels: Any, path: str, measures: lis
         )
     from rankmeter.evaluate import evaluate
 
-    return evaluate(qrels, path, measures, semantics=semantics, threads=args.threads, progress=progress)
+    return evaluate(qrels, path, measures, semantics=semantics, threads=args.threads, progress=progress, **pairs)
 
 
 def _evaluate_many(args: argparse.Namespace, paths: list[str], measures: list[str], semantics: Any) -> Any:
@@ -248,6 +327,7 @@ def _evaluate_many(args: argparse.Namespace, paths: list[str], measures: list[st
             threads=args.threads,
             workers=args.workers,
             progress=True if args.progress else None,
+            **_candidate_options(args),
         )
     from rankmeter.io.load import as_qrels
     from rankmeter.results import SystemResults
@@ -256,6 +336,19 @@ def _evaluate_many(args: argparse.Namespace, paths: list[str], measures: list[st
     return SystemResults.of(
         {name: _evaluate_one(args, qrels, path, measures, semantics) for name, path in runs.items()}
     )
+
+
+def _grouped(args: argparse.Namespace, results: Any, paths: list[str]) -> Any:
+    """The result(s) with their per-segment aggregates when ``--group-by`` is given."""
+    group_by = group_by_from_args(args)
+    if group_by is None:
+        return results
+    from rankmeter.measures import parse
+    from rankmeter.segments import with_groups
+
+    measures = [parse(m) for m in results.measure_names]
+    tables = [("qrels", args.qrels, None), *(("run", path, None) for path in paths)]
+    return with_groups(results, group_by, measures, tables=tables)
 
 
 def _intervals(args: argparse.Namespace, result: Any) -> Any:

@@ -56,10 +56,14 @@ def _duplicate_error(table: Qrels | Run, first: int, second: int, values: np.nda
     src, line = table.location(second)
     _, first_line = table.location(first)
     kind = "score" if what == "run" else "grade"
+    here, there = repr(float(values[second])), repr(float(values[first]))
+    if isinstance(table, Run) and "rank" in (table.columns or {}):  # a ranked list: scores are -rank
+        kind, here, there = "rank", str(int(-values[second])), str(int(-values[first]))
+        what = "ranked list"
     return DuplicateEntryError(
         f"{where(src, line)}query '{id_at(table.query_ids, second)}', document '{id_at(table.doc_ids, second)}' "
-        f"appears twice in the {what} (first at line {first_line}; {kind} {float(values[second])!r} here, "
-        f"{float(values[first])!r} there); pass duplicates='first' or 'max' to keep one"
+        f"appears twice in the {what} (first at line {first_line}; {kind} {here} here, "
+        f"{there} there); pass duplicates='first' or 'max' to keep one"
     )
 
 

@@ -19,11 +19,13 @@ import numpy as np
 from rankmeter.core.semantics import Semantics, SemanticsOptions
 from rankmeter.errors import InputFormatError, RankmeterError
 from rankmeter.io.frames import find_columns
-from rankmeter.io.load import as_qrels, as_run, table_format
+from rankmeter.io.load import as_pairs, as_qrels, as_run, table_format
 from rankmeter.io.tables import Qrels, Run
 from rankmeter.measures import Measure
 from rankmeter.partitions import (
+    CANDIDATE,
     COLUMNS,
+    EXCLUDE,
     QRELS,
     RUN,
     EngineResult,
@@ -57,6 +59,8 @@ def evaluate(
     qrels_columns: Mapping[str, str] | None = None,
     run_columns: Mapping[str, str] | None = None,
     partitions: int | None = None,
+    exclude: Any = None,
+    candidates: Any = None,
     **options: Unpack[SemanticsOptions],
 ) -> DaskResult:
     """Evaluate a run against qrels with dask: the values of :func:`rankmeter.evaluate`, whatever the partitioning.
@@ -74,6 +78,11 @@ def evaluate(
     qrels_columns, run_columns : mapping, optional
     partitions : int, optional
         Partitions of the shuffle by query (default: the run's partitions).
+    exclude, candidates : dask DataFrame, or anything rankmeter.evaluate takes for them, optional
+        As for :func:`rankmeter.evaluate`: (user, item) pairs removed from
+        every ranking and the ideal, or the only pairs ranked and judged. A
+        dask DataFrame's user and item columns are found by name; other
+        forms are read here. Their rows are shuffled with their user's.
 
     Returns
     -------
@@ -86,10 +95,11 @@ def evaluate(
     """
     sem = distributed_semantics(Semantics.build(semantics, "qrels", **options))
     parsed = parse_measures(measures)
+    pairs = _pair_rows(exclude, candidates)
     try:
-        result, n = _evaluate(qrels, run, parsed, sem, qrels_columns, run_columns, partitions, exact_lines=False)
+        result, n = _evaluate(qrels, run, parsed, sem, qrels_columns, run_columns, partitions, pairs, exact_lines=False)
     except RankmeterError:  # number the rows exactly (one more pass) so the error names them as evaluate does
-        result, n = _evaluate(qrels, run, parsed, sem, qrels_columns, run_columns, partitions, exact_lines=True)
+        result, n = _evaluate(qrels, run, parsed, sem, qrels_columns, run_columns, partitions, pairs, exact_lines=True)
     result.metadata.update({"engine": "dask", "partitions": n})
     return DaskResult(tidy_table(result).to_pandas(), result)
 
@@ -102,6 +112,7 @@ def _evaluate(
     qrels_columns: Mapping[str, str] | None,
     run_columns: Mapping[str, str] | None,
     partitions: int | None,
+    pairs: tuple[list[Any], str | None],
     *,
     exact_lines: bool,
 ) -> tuple[EvaluationResult, int]:
@@ -110,9 +121,9 @@ def _evaluate(
 
     q, q_name, q_text, q_cols = _rows(qrels, "qrels", qrels_columns, exact_lines)
     r, r_name, r_text, r_cols = _rows(run, "run", run_columns, exact_lines)
-    sources = Sources(q_name, r_name, q_text, r_text, q_cols, r_cols)
+    sources = Sources(q_name, r_name, q_text, r_text, q_cols, r_cols, pairs[1])
     n = partitions or max(r.npartitions, 1)
-    spread = dd.concat([q, r]).shuffle("query_id", npartitions=n)
+    spread = dd.concat([q, r, *pairs[0]]).shuffle("query_id", npartitions=n)
 
     def evaluate_frame(frame: pd.DataFrame) -> pd.DataFrame:
         import pyarrow as pa
@@ -126,6 +137,46 @@ def _evaluate(
     meta = pd.DataFrame({"payload": pd.Series([], dtype=object)})
     payloads = spread.map_partitions(evaluate_frame, meta=meta).compute()["payload"].tolist()
     return combine(payloads, measures, sem, sources), n
+
+
+def _pair_rows(exclude: Any, candidates: Any) -> tuple[list[Any], str | None]:
+    """The rows of ``exclude=`` and ``candidates=`` (roles EXCLUDE, CANDIDATE) as dask DataFrames, and the choice."""
+    import dask.dataframe as dd
+    import pandas as pd
+
+    frames, names = [], []
+    for role, given, name in ((CANDIDATE, candidates, "candidates"), (EXCLUDE, exclude, "exclude")):
+        if given is None:
+            continue
+        names.append("given" if role == CANDIDATE else name)
+        if isinstance(given, dd.DataFrame):
+            mapping = find_columns([str(c) for c in given.columns], "pairs", None, f"{name}_columns")
+
+            def convert(part: pd.DataFrame, role: int = role, mapping: dict[str, str] = mapping) -> pd.DataFrame:
+                return _pair_frame(part[mapping["query_id"]], part[mapping["doc_id"]], role)
+
+            frames.append(given.map_partitions(convert, meta=_meta()))
+        else:
+            local = as_pairs(given, name)
+            frames.append(dd.from_pandas(_pair_frame(local.query_ids.tolist(), local.doc_ids.tolist(), role), 1))
+    return frames, (", ".join(names) if names else None)
+
+
+def _pair_frame(users: Any, items: Any, role: int) -> Any:
+    """(user, item) pairs as rows of :data:`COLUMNS` with the given role."""
+    import pandas as pd
+
+    n = len(users)
+    return pd.DataFrame(
+        {
+            "role": np.full(n, role, dtype=np.int8),
+            "query_id": pd.Series(users).astype(str).astype(object).to_numpy(),
+            "doc_id": pd.Series(items).astype(str).astype(object).to_numpy(),
+            "value": np.full(n, np.nan),
+            "text": pd.array([None] * n, dtype=object),
+            "line": np.arange(1, n + 1, dtype=np.int64),
+        }
+    )
 
 
 def _arrow_schema() -> Any:
@@ -186,7 +237,8 @@ def _table_rows(frame: Any, kind: str, columns: Mapping[str, str] | None, role: 
     import pandas as pd
 
     mapping = find_columns([str(c) for c in frame.columns], kind, columns, f"{kind}_columns")
-    value_role = "relevance" if kind == "qrels" else "score"
+    value_role = "relevance" if kind == "qrels" else ("rank" if "rank" in mapping else "score")
+    sign = -1.0 if value_role == "rank" else 1.0  # a ranked list: the score -rank (checked per user in the partitions)
     offsets = _offsets(frame) if exact else None
 
     def convert(part: pd.DataFrame, partition_info: dict[str, Any] | None = None) -> pd.DataFrame:
@@ -205,7 +257,7 @@ def _table_rows(frame: Any, kind: str, columns: Mapping[str, str] | None, role: 
                 "role": np.full(len(part), role, dtype=np.int8),
                 "query_id": part[mapping["query_id"]].astype(str).astype(object).to_numpy(),
                 "doc_id": part[mapping["doc_id"]].astype(str).astype(object).to_numpy(),
-                "value": values,
+                "value": sign * values,
                 "text": pd.array([None] * len(part), dtype=object),
                 "line": np.arange(start + 1, start + 1 + len(part), dtype=np.int64),
             }

@@ -86,7 +86,11 @@ def _ids(frame: Any, name: str, qids: Any = None) -> Any:
         series = frame[name]
         if series.isna().any():
             raise _missing(frame, name, int(series.isna().sum()), qids)
-        if series.dtype.kind in "iuf":
+        if series.dtype.kind in "iu":
+            from rankmeter.io.recsys import integer_ids
+
+            return integer_ids(series.to_numpy())
+        if series.dtype.kind == "f":
             return np.asarray(series.to_numpy()).astype(str)
         try:
             col = pa.Array.from_pandas(series)
@@ -200,7 +204,43 @@ KNOWN_COLUMNS: dict[str, dict[str, tuple[str, ...]]] = {
 """Column names understood without a mapping, for each role: rankmeter's and ir_datasets' (``query_id``,
 ``doc_id``, ``relevance``, ``score``), ranx's (``q_id``, ``doc_id``, ``score`` -- ranx calls a qrels
 grade ``score`` too), TREC's (``qid``, ``docno``, ``rel``) and recommender logs' (``user_id``,
-``item_id``, ``rating``)."""
+``item_id``, ``rating``). A run table with a rank column and no score column is a ranked list
+(:data:`RANK_COLUMNS`, the ``"ranked"`` roles)."""
+
+RANK_COLUMNS = ("rank", "rank_position", "position", "pos")
+"""Names of a run table's rank column (1 = top), read when the table has no score column: the item of
+rank r gets the score -r, so that the ranking is the table's own, never its reverse."""
+KNOWN_COLUMNS["ranked"] = {**{k: v for k, v in KNOWN_COLUMNS["run"].items() if k != "score"}, "rank": RANK_COLUMNS}
+KNOWN_COLUMNS["pairs"] = {k: v for k, v in KNOWN_COLUMNS["qrels"].items() if k != "relevance"}
+KNOWN_COLUMNS["users"] = {"query_id": KNOWN_COLUMNS["qrels"]["query_id"]}
+
+
+def run_kind(names: list[str], columns: Mapping[str, str] | None = None) -> str:
+    """``"run"`` for a run table with scores, ``"ranked"`` for one whose rank column is the ranking.
+
+    A column named like a rank (:data:`RANK_COLUMNS`) given as the score is
+    refused: ranks order the other way from scores.
+
+    >>> run_kind(["user_id", "item_id", "rank"]), run_kind(["qid", "docno", "rank", "score"])
+    ('ranked', 'run')
+    >>> run_kind(["user_id", "item_id", "rank"], {"score": "rank"})
+    Traceback (most recent call last):
+    ...
+    rankmeter.errors.InputFormatError: run_columns={'score': 'rank'}: a column named 'rank' holds ranks ...
+    """
+    given = dict(columns or {})
+    if str(given.get("score", "")).lower() in RANK_COLUMNS:  # also 'Rank', 'POSITION'...
+        raise InputFormatError(
+            f"run_columns={{'score': {given['score']!r}}}: a column named {given['score']!r} holds ranks (1 = top), "
+            f"which order the other way from scores; pass run_columns={{'rank': {given['score']!r}}} to rank by it"
+        )
+    if "rank" in given:
+        if "score" in given:
+            raise InputFormatError("run_columns= names both a score and a rank column; a run is ranked by one of them")
+        return "ranked"
+    if "score" in given or any(c in names for c in KNOWN_COLUMNS["run"]["score"]):
+        return "run"
+    return "ranked" if any(c in names for c in RANK_COLUMNS) else "run"
 
 
 def find_columns(
@@ -218,6 +258,8 @@ def find_columns(
     >>> find_columns(["topic", "docno", "rel"], "qrels", {"query_id": "topic"})
     {'query_id': 'topic', 'doc_id': 'docno', 'relevance': 'rel'}
     """
+    if kind == "run":
+        kind = run_kind(names, columns)
     roles = KNOWN_COLUMNS[kind]
     given = dict(columns or {})
     unknown = sorted(set(given) - set(roles))
@@ -225,7 +267,9 @@ def find_columns(
         raise InputFormatError(f"{argument}= names no role {unknown[0]!r}; the roles are {', '.join(roles)}")
     found: dict[str, str] = {}
     for role, candidates in roles.items():
-        hint = f"pass {argument}={{'{role}': '<name>'}}"
+        hint = f"pass {argument}={{'{role}': '<name>'}}" + (
+            f" (or {argument}={{'rank': '<name>'}} for ranks, 1 = top)" if role == "score" else ""
+        )
         if role in given:
             if given[role] not in names:
                 raise InputFormatError(
@@ -257,12 +301,75 @@ def _read(
 
 
 def qrels_from_frame(frame: Any, columns: Mapping[str, str] | None = None, source: str | None = None) -> Qrels:
-    """Qrels from a table with columns query_id, doc_id, relevance (or another tool's names; renamable)."""
+    """Qrels from a table with columns query_id, doc_id, relevance (or another tool's names; renamable).
+
+    A table without a grade column (``user_id, item_id`` interactions) makes
+    every row relevant with grade 1 (``metadata["qrels_columns"]`` then has
+    no ``relevance``).
+
+    >>> import pandas as pd
+    >>> qrels_from_frame(pd.DataFrame({"user_id": [1, 1], "item_id": [7, 9]})).relevance.tolist()
+    [1.0, 1.0]
+    """
+    names = _column_names(frame)
+    if "relevance" not in (columns or {}) and not any(c in names for c in KNOWN_COLUMNS["qrels"]["relevance"]):
+        qids, dids, mapping = pair_columns(frame, columns, "qrels_columns")
+        return Qrels(qids, dids, np.ones(len(qids)), source=source or "<qrels table>", columns=mapping)
     qids, dids, rel, mapping = _read(frame, "qrels", "relevance", columns)
     return Qrels(qids, dids, rel, source=source or "<qrels table>", columns=mapping)
 
 
+def pair_columns(frame: Any, columns: Mapping[str, str] | None, argument: str) -> tuple[Any, Any, dict[str, str]]:
+    """``(user ids, item ids, mapping)`` of a table of (query, document) pairs; other columns are not read."""
+    given = {k: v for k, v in (columns or {}).items() if k in KNOWN_COLUMNS["pairs"]}
+    mapping = find_columns(_column_names(frame), "pairs", given, argument)
+    qids = _ids(frame, mapping["query_id"])
+    return qids, _ids(frame, mapping["doc_id"], qids), mapping
+
+
 def run_from_frame(frame: Any, columns: Mapping[str, str] | None = None, source: str | None = None) -> Run:
-    """Run from a table with columns query_id, doc_id, score (or another tool's names; renamable)."""
+    """Run from a table with columns query_id, doc_id, score (or another tool's names; renamable).
+
+    A table with a rank column and no score column (:func:`run_kind`), or
+    with a list column of items per user, is a ranked list
+    (:mod:`rankmeter.io.recsys`): scores ``-rank``.
+    """
+    from rankmeter.io import recsys
+
+    names = _column_names(frame)
+    items = recsys.list_column(names, _arrow_types(frame), columns) if _arrow_types(frame) else None
+    if items is not None:
+        given = {k: v for k, v in (columns or {}).items() if k == "query_id"}
+        user = find_columns([n for n in names if n != items], "users", given, "run_columns")["query_id"]
+        return recsys.run_from_list_column(_as_arrow(frame), user, items, source or "<run table>")
+    if run_kind(names, columns) == "ranked":
+        qids, dids, ranks, mapping = _read(frame, "ranked", "rank", columns)
+        return recsys.run_from_rank_frame(qids, dids, ranks, mapping, source or "<run table>")
     qids, dids, scores, mapping = _read(frame, "run", "score", columns)
     return Run(qids, dids, scores, source=source or "<run table>", columns=mapping)
+
+
+def _as_arrow(frame: Any) -> Any:
+    """A pandas, polars or pyarrow table as a pyarrow Table."""
+    if hasattr(frame, "column_names"):
+        return frame
+    if hasattr(frame, "to_arrow"):
+        return frame.to_arrow()
+    import pyarrow as pa
+
+    return pa.Table.from_pandas(frame, preserve_index=False)
+
+
+def _arrow_types(frame: Any) -> list[Any]:
+    """The pyarrow type of each column when the table may hold list columns (empty when it cannot)."""
+    if hasattr(frame, "schema") and hasattr(frame, "column_names"):  # pyarrow
+        return list(frame.schema.types)
+    if type(frame).__module__.startswith("polars"):
+        if not any(str(t).startswith(("List", "Array")) for t in frame.dtypes):
+            return []
+        return list(frame.head(0).to_arrow().schema.types)
+    if any(frame[c].dtype == object for c in frame.columns):  # pandas: lists live in object columns
+        first = frame.head(1)
+        if len(first) and any(isinstance(first[c].iloc[0], list | tuple | np.ndarray) for c in frame.columns):
+            return list(_as_arrow(frame.head(1)).schema.types)
+    return []

@@ -105,11 +105,27 @@ def _load(obj: Any, kind: str, columns: Mapping[str, str] | None) -> Any:
     if frames.is_frame(obj):
         return from_frame(obj, columns)
     if isinstance(obj, Mapping):
-        from rankmeter.io import dicts
+        from rankmeter.io import dicts, recsys
 
+        if recsys.is_lists(obj):  # {user: [item, ...]}: a ranked list, or relevant items (grade 1)
+            return recsys.qrels_from_sets(obj) if kind == "qrels" else recsys.run_from_lists(obj)
         return dicts.qrels_from_dict(obj) if kind == "qrels" else dicts.run_from_dict(obj)
     what = "qrels" if kind == "qrels" else "a run"
-    raise InputFormatError(f"cannot read {what} from {type(obj).__name__}: pass a path, a table or a dict")
+    raise InputFormatError(f"cannot read {what} from {type(obj).__name__}: {_hint(obj, kind)}")
+
+
+def _hint(obj: Any, kind: str) -> str:
+    """What to pass instead of ``obj``: a matrix needs the ids of its rows (and columns).
+
+    >>> import numpy as np
+    >>> _hint(np.zeros((2, 3), dtype=int), "run")
+    'a 2-D array of item ids needs its users: pass rankmeter.ranked_lists(items, users=user_ids)'
+    """
+    if hasattr(obj, "tocoo") and hasattr(obj, "nnz"):
+        return "a sparse matrix needs its ids: pass rankmeter.interactions(matrix, users=user_ids, items=item_ids)"
+    if getattr(obj, "ndim", None) == 2 and kind == "run":
+        return "a 2-D array of item ids needs its users: pass rankmeter.ranked_lists(items, users=user_ids)"
+    return "pass a path, a table or a dict"
 
 
 def as_qrels(obj: Any, columns: Mapping[str, str] | None = None) -> Qrels:
@@ -122,3 +138,33 @@ def as_run(obj: Any, columns: Mapping[str, str] | None = None) -> Run:
     """Run from a path (TREC, Parquet, Feather, CSV), a pandas/polars/pyarrow table, a dict-of-dicts or a Run."""
     result: Run = _load(obj, "run", columns)
     return result
+
+
+def as_pairs(obj: Any, what: str = "exclude", columns: Mapping[str, str] | None = None) -> Qrels:
+    """(user, item) pairs, as :class:`Qrels` rows whose grades are not read, for ``exclude=`` and ``candidates=``.
+
+    Takes a table with user and item columns (other columns ignored), a path
+    to one (Parquet, Feather, CSV, TSV) or to a TREC qrels file (every line a
+    pair, whatever its grade), ``{user: [item, ...]}`` (lists or sets),
+    ``{user: {item: value}}``, :func:`rankmeter.interactions` of a sparse
+    matrix, a :class:`Qrels` or a :class:`Run`.
+
+    >>> as_pairs({"u1": {"a", "b"}}).doc_ids.tolist() in (["a", "b"], ["b", "a"])
+    True
+    """
+    import numpy as np
+
+    from rankmeter.io import frames
+    from rankmeter.io.tables import Qrels, Run
+
+    if isinstance(obj, Run):
+        return Qrels(obj.query_ids, obj.doc_ids, np.ones(len(obj)), source=obj.source)
+    if isinstance(obj, str | os.PathLike) and table_format(obj) is not None:
+        obj = read_table(obj, str(table_format(obj)), (*frames.KNOWN_COLUMNS["pairs"]["query_id"],
+                                                       *frames.KNOWN_COLUMNS["pairs"]["doc_id"]))  # fmt: skip
+    if frames.is_frame(obj):
+        qids, dids, mapping = frames.pair_columns(obj, columns, f"{what}_columns")
+        return Qrels(qids, dids, np.ones(len(qids)), source=f"<{what} table>", columns=mapping)
+    if isinstance(obj, Qrels | str | os.PathLike | Mapping):
+        return as_qrels(obj)
+    raise InputFormatError(f"cannot read {what}= from {type(obj).__name__}: {_hint(obj, 'qrels')}")

@@ -196,6 +196,7 @@ class Family:
     aggregate: str = "mean"  # "mean" | "sum" | "gmean"
     trec_name: str | None = None
     needs_relevant: bool = True  # False: defined without relevant documents (counts, judged@k)
+    example: str = ""  # parameters an example must give: those with no default, e.g. "(max_rel=3)"
 
     @property
     def is_count(self) -> bool:

@@ -93,6 +93,7 @@ FAMILIES: list[Family] = [
         "C/W/L INSQ: C_i = ((i + 2T - 1) / (i + 2T))^2 (cwl_eval, ir_measures INSQ)",
         cutoff="none",
         params=_CWL,
+        example="(max_rel=3)",
     ),
     Family(
         "inst",
@@ -100,6 +101,7 @@ FAMILIES: list[Family] = [
         "C/W/L INST: C_i = ((i + T + T_i - 1) / (i + T + T_i))^2, T_i = T - gain so far (ir_measures INST)",
         cutoff="none",
         params=_CWL,
+        example="(max_rel=3)",
     ),
     Family(
         "bpm",
@@ -107,6 +109,7 @@ FAMILIES: list[Family] = [
         "C/W/L static Bejewelled Player Model: gain / ranks read, stopping at gain T or rank k (ir_measures BPM)",
         cutoff="required",
         params=_CWL,
+        example="(max_rel=3)",
     ),
     Family(
         "nerr8",
@@ -114,6 +117,7 @@ FAMILIES: list[Family] = [
         "C/W/L NERR eq. 8: C_i = 1 - g_i before rank k (ir_measures NERR8)",
         cutoff="required",
         params=_SCALE,
+        example="(max_rel=3)",
     ),
     Family(
         "nerr9",
@@ -121,6 +125,7 @@ FAMILIES: list[Family] = [
         "C/W/L NERR eq. 9: C_i = i / (i + 1) (1 - g_i) before rank k (ir_measures NERR9)",
         cutoff="required",
         params=_SCALE,
+        example="(max_rel=3)",
     ),
     Family(
         "nerr10",
@@ -128,6 +133,7 @@ FAMILIES: list[Family] = [
         "C/W/L NERR eq. 10: C_i = p (1 - g_i) (ir_measures NERR10)",
         cutoff="none",
         params={"p": PERSISTENCE, **_SCALE},
+        example="(max_rel=3)",
     ),
     Family(
         "nerr11",
@@ -135,6 +141,7 @@ FAMILIES: list[Family] = [
         "C/W/L NERR eq. 11: C_i = ((i + 2T - 1) / (i + 2T))^2 (1 - g_i) (ir_measures NERR11)",
         cutoff="none",
         params=_CWL,
+        example="(max_rel=3)",
     ),
 ]
 
@@ -194,6 +201,7 @@ FAMILIES += [
         ntcir.irbu,
         "intentwise rank-biased utility: ERR's cascade, stop probability g / (g(gmax) + 1), worth p^i (NTCIREVAL)",
         params={"p": RBU_P, "gmax": RBU_GMAX, "gain": GAIN},
+        example="(gmax=3,p=0.9)",
     ),
 ]
 

@@ -168,6 +168,7 @@ FAMILIES: list[Family] = [
         cutoff="none",
         params={"recall": RECALL, "offset": OFFSET, "min_rel": MIN_REL},
         trec_name="iprec_at_recall_x",
+        example="(recall=0.5)",
     ),
     Family(
         "iprec_avg",

@@ -18,10 +18,12 @@ from typing import TYPE_CHECKING, Any
 from rankmeter.core.semantics import Semantics, SemanticsOptions
 from rankmeter.errors import InputFormatError, RankmeterError
 from rankmeter.io.frames import find_columns
-from rankmeter.io.load import as_qrels, as_run, table_format
+from rankmeter.io.load import as_pairs, as_qrels, as_run, table_format
 from rankmeter.io.tables import Qrels, Run
 from rankmeter.measures import Measure
 from rankmeter.partitions import (
+    CANDIDATE,
+    EXCLUDE,
     QRELS,
     RUN,
     EngineResult,
@@ -56,6 +58,8 @@ def evaluate(
     run_columns: Mapping[str, str] | None = None,
     partitions: int | None = None,
     spark: Any = None,
+    exclude: Any = None,
+    candidates: Any = None,
     **options: Unpack[SemanticsOptions],
 ) -> SparkResult:
     """Evaluate a run against qrels on Spark: the values of :func:`rankmeter.evaluate`, whatever the partitioning.
@@ -81,6 +85,11 @@ def evaluate(
         ``spark.sql.shuffle.partitions``). Values do not depend on it.
     spark : SparkSession, optional
         Default: the active session, else a new one.
+    exclude, candidates : Spark DataFrame, or anything rankmeter.evaluate takes for them, optional
+        As for :func:`rankmeter.evaluate`: (user, item) pairs removed from
+        every ranking and the ideal, or the only pairs ranked and judged. A
+        Spark DataFrame's user and item columns are found by name; other
+        forms are read on the driver. Their rows travel with their user's.
 
     Returns
     -------
@@ -107,12 +116,13 @@ def evaluate(
     parsed = parse_measures(measures)
     session = spark or SparkSession.getActiveSession() or local_session()
     n = partitions or int(str(session.conf.get("spark.sql.shuffle.partitions")))
+    pairs = _pair_rows(session, exclude, candidates)
     try:
-        result = _evaluate(session, qrels, run, parsed, sem, qrels_columns, run_columns, n, exact_lines=False)
+        result = _evaluate(session, qrels, run, parsed, sem, qrels_columns, run_columns, n, pairs, exact_lines=False)
     except RankmeterError:
         # rows were numbered by position in their input partition (no extra job); number them exactly, so
         # that the error names the line (or row) the way rankmeter.evaluate does, and raise that
-        result = _evaluate(session, qrels, run, parsed, sem, qrels_columns, run_columns, n, exact_lines=True)
+        result = _evaluate(session, qrels, run, parsed, sem, qrels_columns, run_columns, n, pairs, exact_lines=True)
     result.metadata.update({"engine": "spark", "partitions": n})
     per_query = session.createDataFrame(tidy_table(result))
     return SparkResult(per_query, result)
@@ -127,14 +137,16 @@ def _evaluate(
     qrels_columns: Mapping[str, str] | None,
     run_columns: Mapping[str, str] | None,
     n: int,
+    pairs: tuple[Any, str | None],
     *,
     exact_lines: bool,
 ) -> EvaluationResult:
     """One pass: rows numbered, repartitioned by query, evaluated per partition, combined on the driver."""
     q, q_name, q_text, q_cols = _rows(session, qrels, "qrels", qrels_columns, exact_lines)
     r, r_name, r_text, r_cols = _rows(session, run, "run", run_columns, exact_lines)
-    sources = Sources(q_name, r_name, q_text, r_text, q_cols, r_cols)
-    spread = q.unionByName(r).repartition(n, "query_id")
+    sources = Sources(q_name, r_name, q_text, r_text, q_cols, r_cols, pairs[1])
+    rows = q.unionByName(r) if pairs[0] is None else q.unionByName(r).unionByName(pairs[0])
+    spread = rows.repartition(n, "query_id")
 
     def evaluate_batches(batches: Any) -> Any:
         import pyarrow as pa
@@ -147,6 +159,44 @@ def _evaluate(
 
     payloads = spread.mapInArrow(evaluate_batches, "payload binary").toArrow().column("payload").to_pylist()
     return combine(payloads, measures, sem, sources)
+
+
+def _pair_rows(session: Any, exclude: Any, candidates: Any) -> tuple[Any, str | None]:
+    """The rows of ``exclude=`` and ``candidates=`` (roles EXCLUDE, CANDIDATE) as one DataFrame, and the choice."""
+    from pyspark.sql import DataFrame
+    from pyspark.sql import functions as F
+
+    frames, names = [], []
+    for role, given, name in ((EXCLUDE, exclude, "exclude"), (CANDIDATE, candidates, "candidates")):
+        if given is None:
+            continue
+        names.append("given" if role == CANDIDATE else name)
+        if isinstance(given, DataFrame):
+            mapping = find_columns(list(given.columns), "pairs", None, f"{name}_columns")
+            frame = given.select(
+                F.col(mapping["query_id"]).cast("string").alias("query_id"),
+                F.col(mapping["doc_id"]).cast("string").alias("doc_id"),
+            )
+        else:
+            import pyarrow as pa
+
+            local = as_pairs(given, name)
+            ids = {"query_id": local.query_ids.tolist(), "doc_id": local.doc_ids.tolist()}
+            frame = session.createDataFrame(pa.table({k: pa.array(v, pa.string()) for k, v in ids.items()}))
+        frames.append(
+            frame.select(
+                F.lit(role).cast("tinyint").alias("role"),
+                "query_id",
+                "doc_id",
+                F.lit(None).cast("double").alias("value"),
+                F.lit(None).cast("string").alias("text"),
+                F.monotonically_increasing_id().alias("line"),
+            )
+        )
+    if not frames:
+        return None, None
+    rows = frames[0] if len(frames) == 1 else frames[0].unionByName(frames[1])
+    return rows, ", ".join(sorted(names, key=lambda n: n != "given"))
 
 
 def local_session(master: str = "local[2]", partitions: int = 8) -> Any:
@@ -219,7 +269,7 @@ def _table_rows(session: Any, frame: Any, kind: str, columns: Mapping[str, str] 
     from pyspark.sql.types import NumericType, StringType
 
     mapping = find_columns(list(frame.columns), kind, columns, f"{kind}_columns")
-    value_role = "relevance" if kind == "qrels" else "score"
+    value_role = "relevance" if kind == "qrels" else ("rank" if "rank" in mapping else "score")
     value_type = frame.schema[mapping[value_role]].dataType
     value = F.col(mapping[value_role])
     if isinstance(value_type, StringType):  # CSV text: a value that is not a number is an error, not a null
@@ -233,6 +283,8 @@ def _table_rows(session: Any, frame: Any, kind: str, columns: Mapping[str, str] 
             )
     elif not isinstance(value_type, NumericType):
         raise InputFormatError(f"{kind} column {mapping[value_role]!r} holds {value_type.simpleString()}, not numbers")
+    if value_role == "rank":  # a ranked list: the score -rank (checked per user in the partitions)
+        value = -value.cast("double")
     rows = frame.select(
         role.alias("role"),
         F.col(mapping["query_id"]).cast("string").alias("query_id"),

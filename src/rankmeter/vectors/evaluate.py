@@ -20,6 +20,7 @@ from rankmeter.measures import FAMILIES, Measure, parse
 from rankmeter.pipeline import MeasuresArg, evaluate_ranked, positive_items_suffice
 from rankmeter.progress import progress_bar, wanted
 from rankmeter.results import EvaluationResult
+from rankmeter.segments import rows_grouped
 from rankmeter.vectors.distances import (
     Features,
     PackedCodes,
@@ -212,6 +213,7 @@ def _batches(n: int, size: int, show: bool) -> Iterator[tuple[int, int]]:
             done(min(s + size, n))
 
 
+@rows_grouped
 def evaluate_vectors(
     queries: Any,
     database: Any,
@@ -227,6 +229,7 @@ def evaluate_vectors(
     progress: bool | None = None,
     radius: int | Iterable[int] | None = None,
     codes: str = "auto",
+    group_by: Any = None,
     **options: Unpack[SemanticsOptions],
 ) -> EvaluationResult:
     r"""Evaluate nearest-neighbour retrieval of every query over the whole database.
@@ -282,6 +285,10 @@ def evaluate_vectors(
         Adds ``p(radius=r)`` and ``r(radius=r)`` columns (Hamming only).
     codes : {"auto", "pm1", "binary", "packed"}, default "auto"
         Form of Hamming codes (``auto`` reads it from dtype and values).
+    group_by : sequence, mapping, table or GroupBy, optional
+        The segment of each query row (a sequence of ``n_queries`` labels,
+        or ``{row: segment}``): each measure is also aggregated per segment
+        (:meth:`EvaluationResult.by_group`; see :mod:`rankmeter.segments`).
     **options
         Fields of :class:`~rankmeter.Semantics` one by one (``ties=``,
         ``empty=``, ``seed=``); they override ``semantics``.

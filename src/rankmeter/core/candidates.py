@@ -1,0 +1,211 @@
+"""Which items compete for a user: the candidate set, a named semantic choice like ``ties``.
+
+``exclude=`` removes (user, item) pairs -- typically the training
+interactions -- from every ranking *and* from the ideal: an excluded item is
+neither ranked nor counted as relevant. ``candidates=`` keeps only the given
+(user, item) pairs (for example one held-out positive and 100 sampled
+negatives per user): only they are ranked and judged. Both together: the
+candidates less the excluded pairs.
+
+The choice is recorded as ``metadata["semantics"]["candidates"]``
+(``"exclude"``, ``"given"`` or ``"given, exclude"``) and what it removed as
+``metadata["candidates"]`` (:data:`COUNTS`), so that nothing leaves silently.
+
+Examples
+--------
+>>> import numpy as np
+>>> q = Qrels(np.array(["u1", "u1", "u2"]), np.array(["a", "b", "a"]), np.ones(3))
+>>> r = Run(np.array(["u1", "u1"]), np.array(["a", "c"]), np.array([-1.0, -2.0]))
+>>> choice = CandidateChoice(exclude=Qrels(np.array(["u1", "u3"]), np.array(["a", "x"]), np.ones(2)))
+>>> q2, r2, counts = choice.apply(q, r)
+>>> q2.doc_ids.tolist(), r2.doc_ids.tolist(), counts["run_rows_excluded"], counts["exclude_users_unknown"]
+(['b', 'a'], ['c'], 1, 1)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from rankmeter.core.align import qrels_rows
+from rankmeter.core.ids import document_keys, duplicate_rows, intern, match_pairs, subset
+from rankmeter.io.ids import as_ids
+from rankmeter.io.tables import Qrels, Run
+
+COUNTS = (
+    "exclude_pairs",
+    "exclude_users_unknown",
+    "run_rows_excluded",
+    "qrels_rows_excluded",
+    "run_rows_not_candidates",
+    "qrels_rows_not_candidates",
+    "users_without_candidates",
+    "users_left_without_relevant",
+)
+"""What ``metadata["candidates"]`` counts: the excluded pairs given; their users absent from the qrels
+(allowed); run and qrels rows removed as excluded, and as outside the given candidates; judged users
+with no candidate list; users with a relevant item (grade > 0) before and none after (``empty=`` decides
+what they count)."""
+
+
+def member(query_ids: Any, doc_ids: Any, pairs: Qrels) -> np.ndarray:
+    """Whether each (query, document) row is one of ``pairs``' (user, item) pairs, exactly.
+
+    Users are matched through their codes, items through the 64-bit keys of
+    :func:`~rankmeter.core.ids.match_pairs` (every candidate confirmed byte for
+    byte), so no row is compared as Python objects.
+
+    >>> p = Qrels(np.array(["u1", "u1"]), np.array(["a", "a"]), np.ones(2))
+    >>> member(np.array(["u1", "u1", "u2"]), np.array(["a", "b", "a"]), p).tolist()
+    [True, False, False]
+    """
+    if not len(pairs) or not len(query_ids):
+        return np.zeros(len(query_ids), dtype=bool)
+    _, (users, pair_users) = intern(query_ids, pairs.query_ids)
+    repeats = duplicate_rows(pair_users, pairs.doc_ids)[:, 1]  # match_pairs needs distinct pairs
+    rows = np.delete(np.arange(len(pairs)), repeats) if len(repeats) else None
+    return match_pairs(users, doc_ids, pair_users, pairs.doc_ids, qrels_rows=rows) >= 0
+
+
+def _run_rows(run: Run, keep: np.ndarray) -> Run:
+    rows = np.flatnonzero(keep)
+    lines = None if run.lines is None else run.lines[rows]
+    docs = subset(run.doc_ids, rows)
+    if "keys" in as_ids(run.doc_ids).memo:  # the hash keys computed to find the pairs serve the alignment too
+        docs.memo["keys"] = document_keys(run.doc_ids)[rows]
+    return Run(subset(run.query_ids, rows), docs, run.scores[rows], run.source, lines, run.name, run.columns)
+
+
+def _qrels_rows(qrels: Qrels, keep: np.ndarray, grades: np.ndarray) -> Qrels:
+    rows = np.flatnonzero(keep)
+    kept = qrels_rows(qrels, rows)
+    return Qrels(kept.query_ids, kept.doc_ids, grades[rows], kept.source, kept.lines, qrels.columns)
+
+
+def _keep_users(qrels: Qrels, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``keep`` and the grades, with one row kept at grade 0 for each user none of whose rows is kept.
+
+    Such a user stays judged, with nothing relevant (``empty=`` decides its
+    values), rather than leaving the evaluation. The row's item was removed
+    from the run too, so it is never ranked; grade 0 adds nothing to any ideal.
+
+    >>> q = Qrels(np.array(["u", "u", "v"]), np.array(["a", "b", "c"]), np.array([1.0, 2.0, 1.0]))
+    >>> keep, grades = _keep_users(q, np.array([False, False, True]))
+    >>> keep.tolist(), grades.tolist()
+    ([True, False, True], [0.0, 2.0, 1.0])
+    """
+    codes = qrels.query_ids.codes
+    users = int(codes.max()) + 1 if len(codes) else 0
+    lost = (np.bincount(codes, minlength=users) > 0) & (np.bincount(codes[keep], minlength=users) == 0)
+    grades = qrels.relevance
+    if lost.any():
+        first = np.full(users, len(codes), dtype=np.int64)
+        np.minimum.at(first, codes, np.arange(len(codes)))
+        rows = first[lost]
+        keep, grades = keep.copy(), grades.copy()
+        keep[rows], grades[rows] = True, 0.0
+    return keep, grades
+
+
+def _distinct(ids: Any) -> np.ndarray:
+    """The sorted distinct ids the rows use (a dictionary may hold ids no row has).
+
+    >>> _distinct(subset(Qrels(np.array(["b", "a"]), np.array(["x", "y"]), np.ones(2)).query_ids, np.array([0])))
+    array(['b'], dtype='<U1')
+    """
+    coded = as_ids(ids, coded=True)
+    return np.sort(coded.dictionary.text()[np.unique(coded.codes)])
+
+
+@dataclass
+class CandidateChoice:
+    """The candidate set of an evaluation: pairs to exclude, pairs to keep, or both (as :class:`Qrels`).
+
+    :meth:`apply` restricts a qrels and a run; the qrels are restricted once
+    for several runs (the last result is kept).
+    """
+
+    exclude: Qrels | None = None
+    given: Qrels | None = None
+    _last: tuple[Qrels, Qrels, dict[str, int]] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def name(self) -> str:
+        """``"exclude"``, ``"given"`` or ``"given, exclude"`` (``metadata["semantics"]["candidates"]``).
+
+        >>> CandidateChoice(given=Qrels(np.array(["u"]), np.array(["a"]), np.ones(1))).name
+        'given'
+        """
+        return ", ".join(n for n, p in (("given", self.given), ("exclude", self.exclude)) if p is not None)
+
+    def restrict_qrels(self, qrels: Qrels) -> tuple[Qrels, dict[str, int]]:
+        """The qrels without the excluded pairs and the pairs outside the candidates, and what went."""
+        if self._last is not None and self._last[0] is qrels:
+            return self._last[1], dict(self._last[2])
+        counts = dict.fromkeys(COUNTS, 0)
+        keep = np.ones(len(qrels), dtype=bool)
+        if self.exclude is not None:
+            out = member(qrels.query_ids, qrels.doc_ids, self.exclude)
+            counts["qrels_rows_excluded"] = int(out.sum())
+            counts["exclude_pairs"] = len(self.exclude)
+            counts["exclude_users_unknown"] = int(
+                np.count_nonzero(_absent(_distinct(self.exclude.query_ids), _distinct(qrels.query_ids)))
+            )
+            keep &= ~out
+        if self.given is not None:
+            inside = member(qrels.query_ids, qrels.doc_ids, self.given)
+            counts["qrels_rows_not_candidates"] = int(np.count_nonzero(keep & ~inside))
+            judged = _distinct(qrels.query_ids)
+            counts["users_without_candidates"] = int(np.count_nonzero(_absent(judged, _distinct(self.given.query_ids))))
+            keep &= inside
+        codes, relevant = qrels.query_ids.codes, qrels.relevance > 0
+        size = int(codes.max()) + 1 if len(codes) else 0
+        before = np.bincount(codes[relevant], minlength=size) > 0
+        after = np.bincount(codes[relevant & keep], minlength=size) > 0
+        counts["users_left_without_relevant"] = int(np.count_nonzero(before & ~after))
+        kept = qrels if keep.all() else _qrels_rows(qrels, *_keep_users(qrels, keep))
+        self._last = (qrels, kept, counts)
+        return kept, dict(counts)
+
+    def restrict_run(self, run: Run) -> tuple[Run, dict[str, int]]:
+        """The run without the excluded pairs and the pairs outside the candidates, and how many rows went."""
+        counts = {"run_rows_excluded": 0, "run_rows_not_candidates": 0}
+        keep = np.ones(len(run), dtype=bool)
+        if self.exclude is not None:
+            out = member(run.query_ids, run.doc_ids, self.exclude)
+            counts["run_rows_excluded"] = int(out.sum())
+            keep &= ~out
+        if self.given is not None:
+            inside = member(run.query_ids, run.doc_ids, self.given)
+            counts["run_rows_not_candidates"] = int(np.count_nonzero(keep & ~inside))
+            keep &= inside
+        return (run if keep.all() else _run_rows(run, keep)), counts
+
+    def apply(self, qrels: Qrels, run: Run) -> tuple[Qrels, Run, dict[str, int]]:
+        """Both restrictions, with the counts of :data:`COUNTS`."""
+        kept_qrels, counts = self.restrict_qrels(qrels)
+        kept_run, run_counts = self.restrict_run(run)
+        counts.update(run_counts)
+        return kept_qrels, kept_run, counts
+
+
+def _absent(ids: np.ndarray, among: np.ndarray) -> np.ndarray:
+    """Whether each of the sorted distinct ``ids`` is absent from the sorted distinct ``among``."""
+    if not len(among):
+        return np.ones(len(ids), dtype=bool)
+    at = np.minimum(np.searchsorted(among, ids), len(among) - 1)
+    return np.asarray(among[at] != ids)
+
+
+def record(metadata: dict[str, Any], name: str, counts: dict[str, int]) -> None:
+    """Write the choice into a result's metadata: ``["semantics"]["candidates"]`` and ``["candidates"]``.
+
+    >>> meta = {"semantics": {"ties": "trec"}}
+    >>> record(meta, "exclude", {"run_rows_excluded": 3})
+    >>> meta["semantics"]["candidates"], meta["candidates"]["run_rows_excluded"]
+    ('exclude', 3)
+    """
+    metadata["semantics"] = {**metadata.get("semantics", {}), "candidates": name}
+    metadata["candidates"] = {key: int(counts.get(key, 0)) for key in COUNTS}

@@ -1,0 +1,1 @@
+"""Recommender inputs: ranked id lists, ground truth forms, candidate sets."""
