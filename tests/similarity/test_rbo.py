@@ -149,3 +149,22 @@ def test_no_value_depends_on_the_input_order_of_tied_items(
     rnd.shuffle(items_b)  # type: ignore[attr-defined]
     again = rankmeter.similarity({"q": dict(items_a)}, {"q": dict(items_b)}, names, ties=ties)
     np.testing.assert_array_equal(first.values, again.values)
+
+
+@pytest.mark.parametrize("ties", ["expected", "equal", "trec"])
+def test_many_queries_at_once_equal_each_query_alone(ties: str) -> None:
+    rng = np.random.default_rng(21)
+    a = {
+        f"q{q}": {f"d{i}": float(rng.integers(0, 3)) for i in rng.permutation(15)[: rng.integers(1, 12)]}
+        for q in range(20)
+    }
+    b = {
+        f"q{q}": {f"d{i}": float(rng.integers(0, 3)) for i in rng.permutation(15)[: rng.integers(1, 12)]}
+        for q in range(20)
+    }
+    names = ["rbo(p=0.9)", "rbo_min(p=0.9)", "rbo_max(p=0.9)", "rbo_res(p=0.9)", "rbo_prefix(p=0.8)@6", "rbo(p=0.8)@6"]
+    together = rankmeter.similarity(a, b, names, ties=ties)
+    for q in a:
+        alone = rankmeter.similarity({q: a[q]}, {q: b[q]}, names, ties=ties)
+        for name in names:
+            assert together.by_query(name)[q] == pytest.approx(alone[name], abs=1e-14)

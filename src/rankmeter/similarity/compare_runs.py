@@ -14,7 +14,7 @@ from rankmeter.errors import RankmeterError
 from rankmeter.results import EvaluationResult
 from rankmeter.similarity.names import SimilarityMeasure, parse_similarity
 from rankmeter.similarity.pairs import ONE_SIDED, SIMILARITY_TIES, RankedList, paired_lists
-from rankmeter.similarity.rbo import rbo_forms
+from rankmeter.similarity.rbo import rbo_batch
 from rankmeter.similarity.tau import kendall_tau, tau_ap
 
 _RBO_FORM = {"rbo": "ext", "rbo_min": "min", "rbo_max": "max", "rbo_res": "res", "rbo_prefix": "prefix"}
@@ -26,25 +26,28 @@ def _shared_values(a: RankedList, b: RankedList) -> tuple[np.ndarray, np.ndarray
     return -a.top[ia].astype(np.float64), -b.top[ib].astype(np.float64)
 
 
-def _row(parsed: list[SimilarityMeasure], a: RankedList, b: RankedList, ties: str, query: str) -> list[float]:
-    """One query's values; RBO's forms that share ``p`` and a depth are computed together."""
+def _values(
+    parsed: list[SimilarityMeasure], a: list[RankedList], b: list[RankedList], ties: str, query_ids: list[str]
+) -> np.ndarray:
+    """``(n_queries, n_measures)`` values; RBO's forms that share ``p`` and a depth are computed together."""
+    values = np.full((len(query_ids), len(parsed)), np.nan)
     bounds = {(m.p, m.depth) for m in parsed if m.family in ("rbo_max", "rbo_res")}
-    forms: dict[tuple[float | None, int | None], dict[str, float]] = {}
-    row = []
-    for m in parsed:
+    forms: dict[tuple[float | None, int | None], dict[str, np.ndarray]] = {}
+    for j, m in enumerate(parsed):
         if m.family in _RBO_FORM:
             key = (m.p, m.depth)
             if key not in forms:
                 assert m.p is not None
-                forms[key] = rbo_forms(a, b, m.p, m.depth, ties, query, bounds=key in bounds)
-            row.append(forms[key][_RBO_FORM[m.family]])
+                forms[key] = rbo_batch(a, b, m.p, m.depth, ties, query_ids, bounds=key in bounds)
+            values[:, j] = forms[key][_RBO_FORM[m.family]]
             continue
-        x, y = _shared_values(a.cut(m.depth), b.cut(m.depth))
-        if m.family == "kendall_tau":
-            row.append(kendall_tau(x, y, ties="expected" if ties == "expected" else "equal"))
-        else:
-            row.append(tau_ap(x, y, where=f"query {query!r}: "))
-    return row
+        for i, (la, lb) in enumerate(zip(a, b, strict=True)):
+            x, y = _shared_values(la.cut(m.depth), lb.cut(m.depth))
+            if m.family == "kendall_tau":
+                values[i, j] = kendall_tau(x, y, ties="expected" if ties == "expected" else "equal")
+            else:
+                values[i, j] = tau_ap(x, y, where=f"query {query_ids[i]!r}: ")
+    return values
 
 
 def similarity(
@@ -105,12 +108,11 @@ def similarity(
         which, query = ("run_a", pairs.only_a[0]) if pairs.only_a else ("run_b", pairs.only_b[0])
         raise RankmeterError(f"query {query!r} is only in {which}; pass one_sided='skip' or 'zero'")
     query_ids = list(pairs.query_ids)
-    rows = [_row(parsed, a, b, ties, q) for q, a, b in zip(query_ids, pairs.a, pairs.b, strict=True)]
+    values = _values(parsed, pairs.a, pairs.b, ties, query_ids)
     if one_sided == "zero":
         one = sorted(pairs.only_a + pairs.only_b)
         query_ids += one
-        rows += [[0.0] * len(parsed) for _ in one]
-    values = np.array(rows, dtype=np.float64).reshape(len(query_ids), len(parsed))
+        values = np.concatenate((values, np.zeros((len(one), len(parsed)))))
     order = np.argsort(np.array(query_ids, dtype=str), kind="stable")
     values = values[order]
     included = ~np.isnan(values)

@@ -31,6 +31,7 @@ whole group enters the prefix at rank ``t`` and
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -43,42 +44,59 @@ def _chance(top: np.ndarray, bottom: np.ndarray, depth: np.ndarray) -> np.ndarra
     return np.clip((depth - top + 1) / (bottom - top + 1), 0.0, 1.0)
 
 
-def overlap(short: RankedList, long: RankedList, s: int, l: int) -> np.ndarray:  # noqa: E741
-    """``X_d`` for ``d = 1..l``: the (expected) overlap of ``short[:min(d, s)]`` and ``long[:d]``.
+@dataclass(frozen=True)
+class _Side:
+    """One run's lists laid end to end after the depth cut: query index, document, group ranks, and lengths."""
 
-    >>> a = RankedList(np.array([1, 2, 3]), np.array([1, 2, 3]), np.array([1, 2, 3]))
-    >>> b = RankedList(np.array([2, 1, 4]), np.array([1, 1, 3]), np.array([2, 2, 3]))
-    >>> overlap(a, b, 3, 3).tolist()
-    [0.5, 2.0, 2.0]
-    """
-    _, i_s, i_l = np.intersect1d(short.items, long.items, assume_unique=True, return_indices=True)
-    ts, bs, tl, bl = short.top[i_s], short.bottom[i_s], long.top[i_l], long.bottom[i_l]
-    lo = np.maximum(ts, tl)
-    hi = np.minimum(np.maximum(np.minimum(bs, s), bl), l)
-    counts = hi - lo + 1
-    item = np.repeat(np.arange(len(lo)), counts)
-    depth = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts) + lo[item]
-    value = _chance(ts[item], bs[item], np.minimum(depth, s)) * _chance(tl[item], bl[item], depth)
-    x = np.bincount(depth - 1, weights=value, minlength=l + 1)[: l + 1]
-    last = _chance(ts, bs, np.minimum(hi, s)) * _chance(tl, bl, hi)
-    tail = np.bincount(hi, weights=last, minlength=l + 1)[: l + 1]  # constant from hi + 1 on
-    return x[:l] + np.cumsum(tail)[:l]
+    query: np.ndarray
+    items: np.ndarray
+    top: np.ndarray
+    bottom: np.ndarray
+    length: np.ndarray
 
-
-def _prefix_sizes(lst: RankedList, n: int) -> np.ndarray:
-    """``|lst[:d]|`` for ``d = 1..n`` when a tie group enters whole at its first rank."""
-    return np.cumsum(np.bincount(np.minimum(lst.top, n + 1) - 1, minlength=n + 1)[:n]).astype(np.float64)
+    @classmethod
+    def of(cls, lists: list[RankedList], depth: int | None, equal: bool) -> _Side:
+        cut = [lst.cut(depth) for lst in lists]
+        sizes = np.array([len(c.items) for c in cut], dtype=np.int64)
+        items = np.concatenate([c.items for c in cut]) if cut else np.zeros(0, np.int64)
+        top = np.concatenate([c.top for c in cut]) if cut else np.zeros(0, np.int64)
+        bottom = top if equal else (np.concatenate([c.bottom for c in cut]) if cut else np.zeros(0, np.int64))
+        length = sizes if depth is None else np.minimum(sizes, depth)
+        return cls(np.repeat(np.arange(len(cut)), sizes), items, top, bottom, length)
 
 
-def rbo_forms(
-    a: RankedList, b: RankedList, p: float, depth: int | None, ties: str, query: str, bounds: bool = True
-) -> dict[str, float]:
-    """RBO's ``ext``, ``min``, ``max`` and ``res`` (with ``bounds``) and, with a depth, ``prefix`` of one query.
+def _segment_cumsum(values: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Cumulative sums restarting at each segment (segments laid end to end, none empty)."""
+    total = np.cumsum(values)
+    before = total[starts] - values[starts]
+    return total - np.repeat(before, lengths)
+
+
+def _ranges(first: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each row ``i``, the integers ``first[i] .. first[i] + counts[i] - 1``: (row of each, the integer)."""
+    row = np.repeat(np.arange(len(counts)), counts)
+    value = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts) + first[row]
+    return row, value
+
+
+def rbo_batch(
+    a: list[RankedList],
+    b: list[RankedList],
+    p: float,
+    depth: int | None,
+    ties: str,
+    query_ids: list[str],
+    bounds: bool = True,
+) -> dict[str, np.ndarray]:
+    """RBO's ``ext``, ``min``, ``max`` and ``res`` (with ``bounds``) and, with a depth, ``prefix``, per query.
+
+    Every query's depths are laid end to end and each form is a segmented sum:
+    no loop over queries.
 
     Parameters
     ----------
-    a, b : RankedList
-        The two lists (items of tie groups carry their group's ranks).
+    a, b : list of RankedList
+        The two runs' lists of each query (items of a tie group carry its ranks).
     p : float
         Persistence, ``0 < p < 1``.
     depth : int, optional
@@ -86,7 +104,7 @@ def rbo_forms(
     ties : str
         ``equal`` for the paper's tie treatment; any other value reads the
         groups as ``expected`` does (lists without ties have groups of one).
-    query : str
+    query_ids : list of str
         For error messages.
     bounds : bool
         Whether to compute ``max`` and ``res`` (which raise
@@ -96,73 +114,103 @@ def rbo_forms(
     --------
     >>> a = RankedList(np.array([1, 2, 3]), np.array([1, 2, 3]), np.array([1, 2, 3]))
     >>> b = RankedList(np.array([1, 3]), np.array([1, 2]), np.array([1, 2]))
-    >>> f = rbo_forms(a, b, 0.9, None, "stable", "q1")
-    >>> round(f["ext"], 6), round(f["min"], 6), round(f["res"], 6)
+    >>> f = rbo_batch([a], [b], 0.9, None, "stable", ["q1"])
+    >>> round(float(f["ext"][0]), 6), round(float(f["min"][0]), 6), round(float(f["res"][0]), 6)
     (0.82, 0.366686, 0.588314)
     """
-    a, b = a.cut(depth), b.cut(depth)
-    na, nb = len(a.items), len(b.items)
-    if depth is not None:
-        na, nb = min(na, depth), min(nb, depth)
-    short, long, s, l = (a, b, na, nb) if na <= nb else (b, a, nb, na)  # noqa: E741
     equal = ties == "equal"
+    sa, sb = _Side.of(a, depth, equal), _Side.of(b, depth, equal)
+    n_q = len(a)
+    a_short = sa.length <= sb.length
+    s = np.minimum(sa.length, sb.length)
+    l = np.maximum(sa.length, sb.length)  # noqa: E741
+    off = np.cumsum(l) - l
+    total = int(l.sum())
+    width = int(max(sa.items.max(initial=0), sb.items.max(initial=0))) + 1
+    _, ia, ib = np.intersect1d(
+        sa.query * width + sa.items, sb.query * width + sb.items, assume_unique=True, return_indices=True
+    )
+    qc = sa.query[ia]
+    short_a = a_short[qc]
+    ts = np.where(short_a, sa.top[ia], sb.top[ib])
+    bs = np.where(short_a, sa.bottom[ia], sb.bottom[ib])
+    tl = np.where(short_a, sb.top[ib], sa.top[ia])
+    bl = np.where(short_a, sb.bottom[ib], sa.bottom[ia])
+    sq, lq = s[qc], l[qc]
+    lo = np.maximum(ts, tl)
+    hi = np.minimum(np.maximum(np.minimum(bs, sq), bl), lq)
+    item, at = _ranges(lo, hi - lo + 1)
+    value = _chance(ts[item], bs[item], np.minimum(at, sq[item])) * _chance(tl[item], bl[item], at)
+    x = np.bincount(off[qc[item]] + at - 1, weights=value, minlength=total)
+    rest = hi < lq  # the product stays at its value at ``hi`` from ``hi + 1`` to ``l``
+    last = _chance(ts, bs, np.minimum(hi, sq)) * _chance(tl, bl, hi)
+    tail = np.bincount((off[qc] + hi)[rest], weights=last[rest], minlength=total)
+    x = x + _segment_cumsum(tail, off, l)
+    qpos = np.repeat(np.arange(n_q), l)
+    d = (np.arange(total) - np.repeat(off, l) + 1).astype(np.float64)
+    s_at = s[qpos]
     if equal:
-        short = RankedList(short.items, short.top, short.top)
-        long = RankedList(long.items, long.top, long.top)
-    x = overlap(short, long, s, l)
-    d = np.arange(1, l + 1, dtype=np.float64)
-    if equal:
-        size_l = _prefix_sizes(long, l)
-        size_s = np.where(d <= s, _prefix_sizes(short, l), d)
+        common_a = np.zeros(len(sa.items), dtype=bool)
+        common_a[ia] = True
+        common_b = np.zeros(len(sb.items), dtype=bool)
+        common_b[ib] = True
+
+        def prefix_sizes(short_side: bool, only_unique: bool = False) -> np.ndarray:
+            counts = np.zeros(total)
+            for side, on_short, common in ((sa, a_short, common_a), (sb, ~a_short, common_b)):
+                pick = on_short[side.query] == short_side
+                if only_unique:
+                    pick &= ~common
+                np.add.at(counts, off[side.query[pick]] + side.top[pick] - 1, 1.0)
+            return _segment_cumsum(counts, off, l)
+
+        size_l = prefix_sizes(False)
+        size_s = np.where(d <= s_at, prefix_sizes(True), d)
         denom = (size_s + size_l) / 2.0
-        unseen_l = _prefix_sizes(RankedList(*(v[~np.isin(long.items, short.items)] for v in vars(long).values())), l)
-        room = np.minimum(np.maximum(d - s, 0.0), unseen_l)
+        room = np.minimum(np.maximum(d - s_at, 0.0), prefix_sizes(False, only_unique=True))
     else:
         denom = d
-        room = np.maximum(d - s, 0.0)
+        room = np.maximum(d - s_at, 0.0)
+
+    def per_query(v: np.ndarray) -> np.ndarray:
+        return np.bincount(qpos, weights=v, minlength=n_q)
+
     weights = p**d
     agree = x / denom
-    a_s, x_l = float(agree[s - 1]), float(x[l - 1])
-    beyond = d > s
+    a_s, x_l = agree[off + s - 1], x[off + l - 1]
     scale = (1.0 - p) / p
-    tail_min = x_l * (math.log(1.0 / (1.0 - p)) - float(np.sum(weights / d)))
     forms = {
-        "min": scale * (float(np.sum(agree * weights)) + float(tail_min)),
-        "ext": scale * float(np.sum(np.where(beyond, (x + (d - s) * a_s) / denom, agree) * weights))
-        + float((x_l + (l - s) * a_s) / l) * p**l,
+        "min": scale * (per_query(agree * weights) + x_l * (math.log(1.0 / (1.0 - p)) - per_query(weights / d))),
+        "ext": scale * per_query(np.where(d > s_at, (x + (d - s_at) * a_s[qpos]) / denom, agree) * weights)
+        + (x_l + (l - s) * a_s) / l * p**l,
     }
     if bounds:
-        forms["max"] = scale * float(np.sum((x + room) / denom * weights)) + _max_tail(
-            a, b, (na, nb), s, l, x_l, p, equal, query
-        )
+        _check_straddle(sa, sb, equal, query_ids)
+        f = l + s - np.rint(x_l).astype(np.int64)
+        row, beyond = _ranges(l + 1, f - l)
+        beyond_f = beyond.astype(np.float64)
+        terms = (2 * beyond_f - l[row] - s[row] + x_l[row]) / beyond_f * p**beyond_f
+        forms["max"] = scale * (
+            per_query((x + room) / denom * weights) + np.bincount(row, weights=terms, minlength=n_q)
+        ) + p ** f.astype(np.float64)
         forms["res"] = forms["max"] - forms["min"]
     if depth is not None:
-        extra = np.arange(l + 1, depth + 1, dtype=np.float64)
-        forms["prefix"] = (1.0 - p) * (
-            float(np.sum(agree * p ** (d - 1))) + float(np.sum(x_l / extra * p ** (extra - 1)))
-        )
+        ranks = np.arange(1, depth + 1, dtype=np.float64)
+        after = np.concatenate((np.cumsum((p ** (ranks - 1) / ranks)[::-1])[::-1], [0.0]))  # sum from rank on
+        forms["prefix"] = (1.0 - p) * (per_query(agree * p ** (d - 1)) + x_l * after[l])
     return forms
 
 
-def _max_tail(
-    a: RankedList,
-    b: RankedList,
-    seen: tuple[int, int],
-    s: int,
-    l: int,  # noqa: E741
-    x_l: float,
-    p: float,
-    equal: bool,
-    query: str,  # noqa: E741
-) -> float:
-    """RBO_MAX's part beyond depth ``l``: every unseen item matches as early as it can."""
-    straddles = not equal and (bool(np.any(a.bottom > seen[0])) or bool(np.any(b.bottom > seen[1])))
-    if straddles or x_l != round(x_l):
-        raise PolicyError(
-            f"query {query!r}: a tie group straddles the evaluation depth, so the overlap at the depth varies "
-            "with the order of the tied items and RBO's upper bound has no exact mean; use ties='equal' or a "
-            "policy that breaks ties (trec, stable, shuffle)"
-        )
-    f = l + s - int(round(x_l))
-    d = np.arange(l + 1, f + 1, dtype=np.float64)
-    return (1.0 - p) / p * float(np.sum((2 * d - l - s + x_l) / d * p**d)) + p**f
+def _check_straddle(sa: _Side, sb: _Side, equal: bool, query_ids: list[str]) -> None:
+    """Under ``expected``, a tie group past a list's evaluated length makes RBO_MAX's mean inexact: an error."""
+    if equal:
+        return
+    for side in (sa, sb):
+        past = np.flatnonzero(side.bottom > side.length[side.query])
+        if len(past):
+            query = query_ids[int(side.query[past[0]])]
+            raise PolicyError(
+                f"query {query!r}: a tie group straddles the evaluation depth, so the overlap at the depth varies "
+                "with the order of the tied items and RBO's upper bound has no exact mean; use ties='equal' or a "
+                "policy that breaks ties (trec, stable, shuffle)"
+            )
