@@ -35,6 +35,27 @@ def test_ten_copies_of_one_point_do_not_give_full_recall() -> None:
     assert _ann_benchmarks_recall([0.0] * 10, [0.0] * 10, 10) == 1.0
 
 
+def _big_ann_recall(true_ids: list[int], true_dists: list[float], run_ids: list[int], k: int) -> float:
+    """big-ann-benchmarks' count_ties rule, restated: the ids of the first k distance groups (1e-6 merged)."""
+    groups: list[list[int]] = []
+    first = None
+    for i, d in zip(true_ids, true_dists, strict=True):
+        if first is not None and abs(d - first) < 1e-6:
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+            first = d
+    truth = {i for g in groups[:k] for i in g}
+    return len(truth & set(run_ids)) / k
+
+
+def test_the_kth_distance_bounds_the_neighbourhood_where_big_ann_benchmarks_takes_k_groups() -> None:
+    base = [[1.0, 0.0], [0.0, 1.0], [2.0, 0.0], [3.0, 0.0]]  # squared distances 1, 1, 4, 9 from (0, 0)
+    res = rankmeter.ann_recall([[0, 2]], queries=[[0.0, 0.0]], base=base)
+    assert res["ann_recall@2"] == 0.5
+    assert _big_ann_recall([0, 1, 2, 3], [1.0, 1.0, 4.0, 9.0], [0, 2], 2) == 1.0
+
+
 def test_points_at_exactly_the_kth_distance_count() -> None:
     base = [[0.0], [2.0], [-2.0], [3.0]]  # from 0.0: distances 0, 4, 4, 9
     res = rankmeter.ann_recall([[0, 2], [2, 3]], queries=[[0.0], [0.0]], base=base, k=2)
