@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 import numpy as np
@@ -201,3 +202,17 @@ def test_recall_does_not_depend_on_the_order_of_base_rows(seed: int, k: int) -> 
     first = rankmeter.ann_recall(ann, k, queries=queries, base=base)
     again = rankmeter.ann_recall(moved, k, queries=queries, base=base[perm])
     np.testing.assert_array_equal(first.values, again.values)
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "cosine", "inner"])
+def test_blocks_of_queries_and_points_give_the_same_values(metric: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(4)
+    base = rng.integers(-2, 3, size=(30, 3)).astype(float)
+    queries = rng.integers(-2, 3, size=(9, 3)).astype(float)
+    ann = rng.integers(-1, 30, size=(9, 5))
+    whole = rankmeter.ann_recall(ann, queries=queries, base=base, metric=metric)
+    module = importlib.import_module("rankmeter.similarity.ann")  # rankmeter.similarity is the function
+    monkeypatch.setattr(module, "_BLOCK_ELEMENTS", 7)  # 2 points x 3 dims a block, 1 query a block
+    blocks = rankmeter.ann_recall(ann, queries=queries, base=base, metric=metric)
+    np.testing.assert_array_equal(whole.values, blocks.values)
+    assert whole.metadata == blocks.metadata

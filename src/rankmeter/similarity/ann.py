@@ -161,11 +161,7 @@ def ann_recall(
             raise InputFormatError(f"ann_ids has {len(ann)} rows but queries has {len(q.x)}")
         if k > len(reps_at):
             raise InputFormatError(f"k={k} but base holds only {len(reps_at)} distinct points")
-        dist = _distances(q.x, b.x[reps_at], metric)
-        d_k = np.partition(dist, k - 1, axis=1)[:, k - 1]
-        within = np.take_along_axis(dist, classes[np.maximum(ann, 0)], axis=1) <= d_k[:, None]
-        count = _found(ann, classes, within)
-        tied = int(np.sum(np.sum(dist <= d_k[:, None], axis=1) > k))
+        count, tied = _from_vectors(ann, k, q.x, b.x[reps_at], classes, metric)
         cut = None
     else:
         count, tied, cut = _from_lists(ann, k, exact_ids, exact_distances, classes)
@@ -190,6 +186,23 @@ def ann_recall(
         {name: float(recall.mean()) if n else float("nan")},
         metadata,
     )
+
+
+def _from_vectors(
+    ann: np.ndarray, k: int, queries: np.ndarray, reps: np.ndarray, classes: np.ndarray, metric: str
+) -> tuple[np.ndarray, int]:
+    """Found counts and tied queries from exact distances to one vector of each distinct point, by blocks of queries."""
+    count = np.zeros(len(ann), dtype=np.int64)
+    tied = 0
+    rows = max(1, _BLOCK_ELEMENTS // len(reps))
+    for r0 in range(0, len(ann), rows):
+        dist = _distances(queries[r0 : r0 + rows], reps, metric)
+        d_k = np.partition(dist, k - 1, axis=1)[:, k - 1]
+        block = ann[r0 : r0 + rows]
+        within = np.take_along_axis(dist, classes[np.maximum(block, 0)], axis=1) <= d_k[:, None]
+        count[r0 : r0 + rows] = _found(block, classes, within)
+        tied += int(np.sum(np.sum(dist <= d_k[:, None], axis=1) > k))
+    return count, tied
 
 
 def _from_lists(
