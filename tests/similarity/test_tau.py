@@ -118,5 +118,7 @@ def test_system_correlation_errors() -> None:
         rankmeter.system_correlation(a, b, "rho")
     with pytest.raises(rankmeter.RankmeterError, match="results_b: system 's1' has no value for measure 'n'"):
         rankmeter.system_correlation(a, b, measure_a="m", measure_b="n")
+    with pytest.raises(rankmeter.RankmeterError, match="results_b: system 'y' has m = nan; it cannot be ranked"):
+        rankmeter.system_correlation({"x": {"m": 1.0}, "y": {"m": 2.0}}, {"x": {"m": 1.0}, "y": {"m": float("nan")}})
     with pytest.raises(rankmeter.PolicyError, match="systems: tau_ap needs strict orderings and the first"):
         rankmeter.system_correlation({"x": {"m": 1.0}, "y": {"m": 1.0}}, {"x": {"m": 1.0}, "y": {"m": 2.0}}, "tau_ap")

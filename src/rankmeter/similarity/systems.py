@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -32,7 +33,13 @@ def _scores(results: Any, measure: str | None, which: str) -> dict[str, float]:
     missing = [system for system, row in table.items() if measure not in row]
     if missing:
         raise RankmeterError(f"{which}: system {missing[0]!r} has no value for measure {measure!r}")
-    return {str(system): float(row[measure]) for system, row in table.items()}
+    scores = {str(system): float(row[measure]) for system, row in table.items()}
+    undefined = [system for system, value in scores.items() if not math.isfinite(value)]
+    if undefined:
+        raise RankmeterError(
+            f"{which}: system {undefined[0]!r} has {measure} = {scores[undefined[0]]}; it cannot be ranked"
+        )
+    return scores
 
 
 def system_correlation(
