@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     from rankmeter.measures import Measure, parse
     from rankmeter.results import EvaluationResult, SystemResults
     from rankmeter.segments import GroupBy
+    from rankmeter.similarity import ann_recall, similarity, system_correlation
     from rankmeter.stats.compare import compare, compare_per_query
     from rankmeter.stats.comparison import Comparison
     from rankmeter.stream import evaluate_stream
@@ -89,6 +90,9 @@ _LAZY = {
     "report": ("rankmeter.report", None),
     "stats": ("rankmeter.stats", None),
     "vectors": ("rankmeter.vectors", None),
+    "similarity": ("rankmeter.similarity", "similarity"),
+    "ann_recall": ("rankmeter.similarity", "ann_recall"),
+    "system_correlation": ("rankmeter.similarity", "system_correlation"),
 }
 """Public names imported on first use: ``import rankmeter`` loads neither NumPy nor any entry point, so a
 process can still choose settings read when NumPy loads (the command line limits OpenBLAS's threads)."""
@@ -145,6 +149,7 @@ __all__ = [
     "Semantics",
     "SystemResults",
     "__version__",
+    "ann_recall",
     "compare",
     "compare_per_query",
     "evaluate",
@@ -161,7 +166,9 @@ __all__ = [
     "read_qrels",
     "read_run",
     "report",
+    "similarity",
     "stats",
+    "system_correlation",
     "vectors",
 ]
 

@@ -14,8 +14,8 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
+from rankmeter.cli.ann_recall import add_ann_arguments, run_ann, write_result
 from rankmeter.cli.options import MAX_DIGITS, MAX_INT64, MAX_SEED, integer
-from rankmeter.cli.output import tables_for, write_output
 from rankmeter.core.semantics import EMPTY_POLICIES, Semantics
 from rankmeter.errors import InputFormatError
 
@@ -37,16 +37,15 @@ def add_parser(sub: Any) -> None:
     p.add_argument("database", help="database features or binary codes, shape (n_database, dim)")
     p.add_argument(
         "--query-labels",
-        required=True,
         metavar="FILE",
-        help="multi-hot matrix (n_queries, n_labels) or class-index vector (n_queries,)",
+        help="multi-hot matrix (n_queries, n_labels) or class-index vector (n_queries,); required unless --ann",
     )
     p.add_argument(
         "--database-labels",
-        required=True,
         metavar="FILE",
-        help="multi-hot matrix (n_database, n_labels) or class-index vector (n_database,)",
+        help="multi-hot matrix (n_database, n_labels) or class-index vector (n_database,); required unless --ann",
     )
+    add_ann_arguments(p)
     p.add_argument(
         "-m",
         "--measure",
@@ -183,9 +182,12 @@ def load_array(spec: str, what: str) -> np.ndarray:
 
 def run(args: argparse.Namespace) -> int:
     """Execute ``rankmeter retrieval``."""
-    from rankmeter.cli.evaluate import render_table
     from rankmeter.vectors import evaluate_vectors
 
+    if args.ann is not None:
+        return run_ann(args, load_array)
+    if args.query_labels is None or args.database_labels is None:
+        raise InputFormatError("--query-labels and --database-labels are required (or --ann FILE for ANN recall)")
     result = evaluate_vectors(
         load_array(args.queries, "queries"),
         load_array(args.database, "database"),
@@ -201,12 +203,4 @@ def run(args: argparse.Namespace) -> int:
         radius=args.radius,
         codes=args.codes,
     )
-    if args.format == "json":
-        text = result.to_json() + "\n"
-    elif args.format == "csv":
-        text = result.to_csv()
-    else:
-        with tables_for(args.output):
-            text = render_table(result, args.per_query, args.digits)
-    write_output(text, args.output)
-    return 0
+    return write_result(result, args)
