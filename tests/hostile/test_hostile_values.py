@@ -223,6 +223,17 @@ def test_an_empty_qrels_dict_is_an_error_like_an_empty_qrels_file(qrels: dict) -
         rankmeter.evaluate(qrels, RUN, "rr")
 
 
+def test_an_empty_qrels_table_is_an_error_like_an_empty_qrels_file(tmp_path) -> None:
+    import pandas as pd
+
+    empty = pd.DataFrame({"user_id": pd.Series([], dtype="int64"), "item_id": pd.Series([], dtype="int64")})
+    with pytest.raises(InputFormatError, match=r"^<qrels table>: no judgments \(the table has no rows\)$"):
+        rankmeter.evaluate(empty, RUN, "rr")
+    (tmp_path / "qrels.csv").write_text("query_id,doc_id,relevance\n")
+    with pytest.raises(InputFormatError, match=r"qrels\.csv: no judgments \(the table has no rows\)$"):
+        rankmeter.evaluate(tmp_path / "qrels.csv", RUN, "rr")
+
+
 def test_a_qrels_dict_of_one_judgment_is_not_empty() -> None:
     assert rankmeter.evaluate({"1": {"a": 0}}, RUN, "rr").aggregate["rr"] == 0.0
 

@@ -244,3 +244,51 @@ def test_fractional_grades_are_kept_exactly() -> None:
         users, items, scipy.sparse.csr_array(truth), ["ndcg", "ndcg@3"], exclude=scipy.sparse.csr_array(seen)
     )
     assert res.values.tolist() == ref.values.tolist()
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    share=st.floats(0.1, 0.6),
+    ties=st.sampled_from(["expected", "optimistic", "pessimistic"]),
+)
+def test_property_random_splits_agree_on_the_long_format_dense_scores_and_embeddings(
+    seed: int, share: float, ties: str
+) -> None:
+    """The same split as long tables (``evaluate(test, run, exclude=train)``), dense scores and embeddings.
+
+    Tie policies that do not read the ids' order (``trec`` orders by id text, ``stable`` by input order,
+    which the two worlds lay out differently); users without a test item are run-only users in the long
+    format, so they are compared where they have one.
+    """
+    rng = np.random.default_rng(seed)
+    n, m = int(rng.integers(1, 10)), int(rng.integers(2, 14))
+    users = rng.integers(-1, 2, (n, 2)).astype(np.float64)
+    items = rng.integers(-1, 2, (m, 2)).astype(np.float64)
+    interactions = rng.random((n, m)) < 0.5
+    train = interactions & (rng.random((n, m)) < share)
+    interactions[0, 0], train[0, 0] = True, False  # a test item at least (empty qrels are an error)
+    test = (interactions & ~train).astype(np.float64)
+    measures = ["ndcg@3", "r@2", "map", "success@1", "rr"]
+    scores = users @ items.T
+    u_test, i_test = np.nonzero(test)
+    u_train, i_train = np.nonzero(train)
+    u_all, i_all = np.nonzero(np.ones((n, m), dtype=bool))
+    long = rankmeter.evaluate(
+        pd.DataFrame({"user_id": u_test, "item_id": i_test}),
+        pd.DataFrame({"user_id": u_all, "item_id": i_all, "score": scores[u_all, i_all]}),
+        measures,
+        exclude=pd.DataFrame({"user_id": u_train, "item_id": i_train}),
+        ties=ties,
+    )
+    dense = rankmeter.evaluate_arrays(
+        test, scores, measures, exclude=scipy.sparse.csr_array(train), ties=ties, empty="nan"
+    )
+    emb = rankmeter.evaluate_embeddings(
+        users, items, scipy.sparse.csr_array(test), measures, exclude=scipy.sparse.csr_array(train), ties=ties,
+        empty="nan",
+    )  # fmt: skip
+    judged = np.unique(u_test)
+    assert long.query_ids.tolist() == judged.tolist()  # integer users, the users with a test item
+    _same(long.values, dense.values[judged])
+    _same(long.values, emb.values[judged])

@@ -97,6 +97,13 @@ def _csv_source(source: str) -> Any:
     return pa.py_buffer(read_gzip(source, source, text_checks=False))
 
 
+def _judged(table: Any, kind: str) -> Any:
+    """``table``, unless it is qrels without a row: an error, as for an empty qrels file or dict."""
+    if kind == "qrels" and not len(table):
+        raise InputFormatError(f"{table.source}: no judgments (the table has no rows)")
+    return table
+
+
 def _load(obj: Any, kind: str, columns: Mapping[str, str] | None) -> Any:
     """A :class:`Qrels` (``kind="qrels"``) or :class:`Run` from anything a user may pass."""
     from rankmeter.io import frames
@@ -111,12 +118,12 @@ def _load(obj: Any, kind: str, columns: Mapping[str, str] | None) -> Any:
         if fmt is not None:
             roles = frames.KNOWN_COLUMNS[kind]
             ids = (*roles["query_id"], *roles["doc_id"], *(v for k, v in (columns or {}).items() if k.endswith("_id")))
-            return from_frame(read_table(obj, fmt, ids), columns, source=os.fspath(obj))
+            return _judged(from_frame(read_table(obj, fmt, ids), columns, source=os.fspath(obj)), kind)
         from rankmeter.io import trec
 
         return trec.read_qrels(obj) if kind == "qrels" else trec.read_run(obj)
     if frames.is_frame(obj):
-        return from_frame(obj, columns)
+        return _judged(from_frame(obj, columns), kind)
     if isinstance(obj, Mapping):
         from rankmeter.io import dicts, recsys
 
