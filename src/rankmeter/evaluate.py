@@ -39,7 +39,7 @@ from rankmeter.io.frames import is_frame
 from rankmeter.io.load import as_pairs, as_qrels, as_run
 from rankmeter.io.recsys import is_lists
 from rankmeter.io.tables import Qrels, Run
-from rankmeter.measures import Measure
+from rankmeter.measures import FAMILIES, Measure
 from rankmeter.measures.kernels.context import Context
 from rankmeter.pipeline import (
     MeasuresArg,
@@ -76,6 +76,7 @@ def evaluate(
     progress: bool | None = None,
     exclude: Any = None,
     candidates: Any = None,
+    items: Any = None,
     **options: Unpack[SemanticsOptions],
 ) -> EvaluationResult: ...
 
@@ -94,6 +95,7 @@ def evaluate(
     progress: bool | None = None,
     exclude: Any = None,
     candidates: Any = None,
+    items: Any = None,
     **options: Unpack[SemanticsOptions],
 ) -> SystemResults: ...
 
@@ -112,6 +114,7 @@ def evaluate(
     progress: bool | None = None,
     exclude: Any = None,
     candidates: Any = None,
+    items: Any = None,
     **options: Unpack[SemanticsOptions],
 ) -> EvaluationResult: ...
 
@@ -129,6 +132,7 @@ def evaluate(
     progress: bool | None = None,
     exclude: Any = None,
     candidates: Any = None,
+    items: Any = None,
     **options: Unpack[SemanticsOptions],
 ) -> EvaluationResult | SystemResults:
     """Evaluate a run (or several) against qrels.
@@ -188,6 +192,12 @@ def evaluate(
         is recorded as ``metadata["semantics"]["candidates"]`` and what it
         removed as ``metadata["candidates"]``
         (:data:`rankmeter.core.candidates.COUNTS`).
+    items : rankmeter.Items, optional
+        Side information for the beyond-accuracy measures (``novelty@10``,
+        ``ild@10``, ``gini@10``, ...; docs/beyond-accuracy.md): training
+        interactions, item features, catalogue, item groups. Those measures
+        read each user's top-k list of the run (after ``exclude``/``candidates``);
+        what was given is recorded as ``metadata["items"]``.
     **options
         Fields of :class:`~rankmeter.Semantics` given one by one (``ties=``,
         ``empty=``, ``missing=``, ``duplicates=``, ``depth=``,
@@ -224,6 +234,9 @@ def evaluate(
     """
     sem = Semantics.build(semantics, "qrels", **options)
     parsed = parse_measures(measures)
+    if items is not None or any(FAMILIES[m.family].reads == "lists" for m in parsed):
+        kwargs = {"qrels_columns": qrels_columns, "run_columns": run_columns, "threads": threads}
+        return _evaluate_items(qrels, run, parsed, sem, items, candidate_choice(exclude, candidates), kwargs)
     if _diversity_call(parsed):
         if exclude is not None or candidates is not None:
             raise PolicyError("exclude= and candidates= do not apply to diversity measures (intent qrels)")
@@ -279,6 +292,28 @@ def _evaluate_one(
     if choice is not None and counts is not None:
         record(extra, choice.name, counts)
     return evaluate_ranked(ranked, parsed, empty=sem.empty, metadata=extra)
+
+
+def _evaluate_items(
+    qrels: Any, run: Any, parsed: list[Measure], sem: Semantics, items: Any, choice: Any, kw: dict[str, Any]
+) -> EvaluationResult | SystemResults:
+    """A call with beyond-accuracy measures (``items=``): accuracy from the qrels, the rest from the lists."""
+    if is_runs(run):
+        return SystemResults.of({str(k): _items_one(qrels, r, parsed, sem, items, choice, kw) for k, r in run.items()})
+    return _items_one(qrels, run, parsed, sem, items, choice, kw)
+
+
+def _items_one(
+    qrels: Any, run: Any, parsed: list[Measure], sem: Semantics, items: Any, choice: Any, kw: dict[str, Any]
+) -> EvaluationResult:
+    """One run of :func:`_evaluate_items`."""
+    from rankmeter.beyond import evaluate_with_items, reads_lists
+
+    accuracy = [m for m in parsed if m not in reads_lists(parsed)]
+    q = None if qrels is None and not accuracy else as_qrels(qrels, kw["qrels_columns"])
+    r = as_run(run, kw["run_columns"])
+    acc = _evaluate_one(q, r, accuracy, sem, None, kw["threads"], choice) if q is not None and accuracy else None
+    return evaluate_with_items(q, r, parsed, items, sem, choice, acc)
 
 
 def candidate_choice(exclude: Any, candidates: Any) -> CandidateChoice | None:
