@@ -17,7 +17,7 @@ setattr(np, "bool", bool)  # noqa: B010
 from recbole.evaluator import metrics as recbole_metrics  # noqa: E402
 from recommenders.evaluation import python_evaluation as ms  # noqa: E402
 from rectools import Columns  # noqa: E402
-from rectools.metrics import AvgRecPopularity, CatalogCoverage, MeanInvUserFreq  # noqa: E402
+from rectools.metrics import AvgRecPopularity, CatalogCoverage, MeanInvUserFreq, Serendipity  # noqa: E402
 
 import rankmeter  # noqa: E402
 
@@ -113,3 +113,50 @@ def test_recbole(seed: int) -> None:
     seen = np.isin(matrix, list(counts))
     share = (tail.get_tail(matrix, counts) + ~seen).sum(axis=1) / K
     assert res[f"aplt(tail_max=2)@{K}"] == pytest.approx(float(share.mean()), abs=1e-12)
+
+
+def _truth(seed: int, reco: pd.DataFrame) -> pd.DataFrame:
+    """Held-out interactions: about half of the recommended pairs and some others."""
+    rng = np.random.default_rng(seed + 100)
+    hit = reco[rng.random(len(reco)) < 0.5][["user_id", "item_id"]]
+    other = pd.DataFrame({"user_id": rng.integers(0, 25, 30), "item_id": rng.integers(0, 40, 30)})
+    return pd.concat([hit, other]).drop_duplicates().reset_index(drop=True)
+
+
+def _with_truth(train, reco, truth, measures, **items):  # type: ignore[no-untyped-def]
+    lists = {str(u): [str(i) for i in g.sort_values("rank")["item_id"]] for u, g in reco.groupby("user_id")}
+    qrels = {str(u): {str(i): 1 for i in g["item_id"]} for u, g in truth.groupby("user_id")}
+    pairs = {str(u): [str(i) for i in g["item_id"]] for u, g in train.groupby("user_id")}
+    catalog = [str(i) for i in range(40)]
+    return rankmeter.evaluate(
+        qrels, lists, measures, items=rankmeter.Items(interactions=pairs, catalog=catalog, **items)
+    )
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_rectools_serendipity(seed: int) -> None:
+    train, reco, _ = _case(seed)
+    truth = _truth(seed, reco)
+    theirs = Serendipity(k=K).calc_per_user(_rt(reco), _rt(truth), _rt(train), list(range(40)))
+    ours = _with_truth(train, reco, truth, [f"rectools_serendipity@{K}"]).by_query(f"rectools_serendipity@{K}")
+    assert len(theirs) == len(ours) and len(theirs) > 10
+    for user, value in theirs.items():
+        assert ours[str(user)] == pytest.approx(value, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_ms_serendipity(seed: int) -> None:
+    """Relevance: 1 for a held-out pair (MS Recommenders reads it from the lists' relevance column)."""
+    train, reco, features = _case(seed)
+    truth = _truth(seed, reco)
+    top = reco[reco["rank"] <= K].copy()
+    key = set(zip(truth["user_id"], truth["item_id"], strict=True))
+    top["relevance"] = [float((u, i) in key) for u, i in zip(top["user_id"], top["item_id"], strict=True)]
+    item_features = pd.DataFrame({"item_id": range(40), "features": list(features)})
+    theirs = ms.user_serendipity(train, top[["user_id", "item_id", "relevance"]], item_feature_df=item_features,
+                                 item_sim_measure="item_feature_vector", col_relevance="relevance", **COLS)  # fmt: skip
+    res = _with_truth(train, reco, truth, [f"ms_serendipity@{K}"], features=features)
+    ours = res.by_query(f"ms_serendipity@{K}")
+    assert len(theirs) == len(ours) and len(theirs) > 10
+    for user, value in zip(theirs["user_id"], theirs["user_serendipity"], strict=True):
+        assert ours[str(user)] == pytest.approx(value, abs=1e-12)

@@ -150,7 +150,7 @@ def judgments(name: str) -> dict[str, Any]:
 ITEMS_ARGS = (
     "interactions={'u1': ['d1', 'd2', 'd4'], 'u2': ['d1', 'd3'], 'u3': ['d1', 'd5', 'd6']}, "
     "features=[[1, 0], [0, 1], [1, 1], [2, 1], [1, 0], [1, 3], [0, 2]], "
-    "catalog=['d1', 'd2', 'd3', 'd4', 'd5', 'd6', 'd7']"
+    "catalog=['d1', 'd2', 'd3', 'd4', 'd5', 'd6', 'd7'], groups=['x', 'x', 'y', 'y', 'x', 'y', 'x']"
 )
 
 

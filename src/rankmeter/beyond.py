@@ -79,7 +79,8 @@ def evaluate_with_items(
             else:
                 names.append(name)
                 columns.append(block[:, i])
-                aggregate[name] = float(block[:, i].mean()) if len(block) else float("nan")
+                known = block[~np.isnan(block[:, i]), i]  # users for whom the value is undefined are left out
+                aggregate[name] = float(known.mean()) if len(known) else float("nan")
     meta: dict[str, Any] = {
         "rankmeter_version": __version__,
         "ties": semantics.tie_policy,
@@ -98,7 +99,7 @@ def evaluate_with_items(
         list_set_measures=list_set,
     )
     values = np.stack(columns, axis=1) if columns else np.zeros((len(ctx.users), 0))
-    mine = EvaluationResult(ctx.users, names, values, np.ones(values.shape, dtype=bool), aggregate, meta)
+    mine = EvaluationResult(ctx.users, names, values, ~np.isnan(values), aggregate, meta)
     return mine if accuracy is None else _merged(accuracy, mine, order, meta)
 
 

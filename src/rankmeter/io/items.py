@@ -75,6 +75,7 @@ class Items:
         self._pop_ids = np.zeros(0, dtype=str)
         self._pop_users = np.zeros(0, dtype=np.int64)
         self._pop_rows = np.zeros(0, dtype=np.int64)
+        self.pairs = np.zeros((0, 2), dtype=str)  # distinct (user, item) training pairs, sorted by user
         self.given = [name for name, v in (("interactions", interactions), ("features", features),
                                            ("catalog", catalog), ("groups", groups)) if v is not None]  # fmt: skip
         if interactions is not None:
@@ -101,6 +102,7 @@ class Items:
         self._pop_ids, self._pop_rows = np.unique(items, return_counts=True)
         distinct = np.unique(np.stack([items, users]).T, axis=0) if len(items) else np.zeros((0, 2), dtype=str)
         self._pop_users = np.unique(distinct[:, 0], return_counts=True)[1].astype(np.int64)
+        self.pairs = distinct[np.lexsort((distinct[:, 0], distinct[:, 1]))][:, ::-1]
 
     def _read_features(self, features: Any) -> np.ndarray:
         if not self.given.count("catalog"):
@@ -149,6 +151,10 @@ class Items:
         at = _lookup(self._pop_ids, _ids(ids, "ids"))
         return np.where(at >= 0, self._pop_rows[at] if len(self._pop_rows) else 0, 0)
 
+    def training_rows(self) -> np.ndarray:
+        """Training interactions (rows) of every item of the interactions."""
+        return self._pop_rows
+
     def in_catalog(self, ids: Any) -> np.ndarray:
         """Whether each item is in the catalogue."""
         return _lookup(self.catalog[self._catalog_sorted], _ids(ids, "ids")) >= 0
@@ -164,6 +170,13 @@ class Items:
             where = "" if who is None else f"user {str(who[bad])!r}: "
             raise InputFormatError(f"{where}recommended item {str(ids[bad])!r} has no features (not in catalog)")
         return self._catalog_sorted[at].astype(np.int64)
+
+    def group_codes_or_missing(self, ids: Any) -> np.ndarray:
+        """The group of each item (an index into :attr:`group_names`), -1 for an item without one."""
+        if self._group_of is None:
+            return np.full(len(ids), -1, dtype=np.int64)
+        at = _lookup(self._group_of[0], _ids(ids, "ids"))
+        return np.where(at >= 0, self._group_of[1][np.maximum(at, 0)] if len(at) else 0, -1)
 
     def group_codes(self, ids: Any, who: Any = None) -> np.ndarray:
         """The group of each item (an index into :attr:`group_names`); an item with no group is an error."""

@@ -18,7 +18,7 @@ import numpy as np
 
 from rankmeter.errors import MeasureSyntaxError
 from rankmeter.measures.family import Family, Param
-from rankmeter.measures.kernels import beyond
+from rankmeter.measures.kernels import beyond, beyond_relevance
 
 
 def _choice(name: str, options: tuple[str, ...], doc: str) -> Param:
@@ -48,6 +48,19 @@ SET_METRIC = _choice("metric", ("cosine", "jaccard"), "cosine | jaccard similari
 HEAD = _number("head", beyond.HEAD_SHARE, 0.0, 1.0, "share of the catalogue, most popular first, in the head")
 TAIL_MAX = _number("tail_max", None, 0.0, np.inf, "tail = items with at most this many training users")
 _TAIL = {"head": HEAD, "tail_max": TAIL_MAX}
+GAMMA = _number("gamma", beyond_relevance.GAMMA, 0.0, np.inf, "weight of a relevant item: max(N_i, 1)^-gamma")
+ATTENTION = _choice("attention", ("ndcg", "rbp", "cascade"), "ndcg 1/log2(r+1) | rbp p^(r-1) | cascade")
+PATIENCE = _number("patience", beyond_relevance.PATIENCE, 0.0, 1.0, "p of the rbp and cascade attention models")
+
+
+def _check_group(value: Any, family: str) -> str:
+    if not isinstance(value, str | int) or isinstance(value, bool) or str(value) == "":
+        raise MeasureSyntaxError(f"measure {family!r}: group must be a group name of Items(groups=...), got {value!r}")
+    return str(value)
+
+
+GROUP = Param(None, lambda text, source: _check_group(text, source), _check_group, "the item group (Items(groups=))")
+_EXPOSURE = {"attention": ATTENTION, "patience": PATIENCE}
 
 FAMILIES = [
     Family(
@@ -146,6 +159,63 @@ FAMILIES = [
         cutoff="required",
         params=_TAIL,
         reads="lists",
+        needs_relevant=False,
+    ),
+]
+
+FAMILIES += [
+    Family(
+        "ms_serendipity",
+        beyond_relevance.ms_serendipity,
+        "MS Recommenders serendipity: mean (1 - mean cosine to the user's training items) * relevance",
+        cutoff="required",
+        reads="lists",
+        needs_relevant=False,
+    ),
+    Family(
+        "rectools_serendipity",
+        beyond_relevance.rectools_serendipity,
+        "rectools Serendipity: mean max(p(rank) - p(popularity rank), 0) * relevance",
+        cutoff="required",
+        reads="lists",
+        needs_relevant=False,
+    ),
+    Family(
+        "pop_recall",
+        beyond_relevance.pop_recall,
+        "popularity-stratified recall: relevant items found, each weighted by max(N_i, 1)^-gamma (Steck)",
+        cutoff="required",
+        params={"gamma": GAMMA},
+        reads="lists",
+    ),
+    Family(
+        "exposure",
+        beyond_relevance.exposure,
+        "attention a list gives the items of one group, under a named attention model",
+        cutoff="required",
+        params={"group": GROUP, **_EXPOSURE},
+        reads="lists",
+        needs_relevant=False,
+        example="(group=x)",
+    ),
+    Family(
+        "exposure_ratio",
+        beyond_relevance.exposure_ratio,
+        "least / most exposed group's mean exposure per catalogue item (disparity ratio)",
+        cutoff="required",
+        params=_EXPOSURE,
+        reads="lists",
+        list_set=True,
+        needs_relevant=False,
+    ),
+    Family(
+        "exposure_diff",
+        beyond_relevance.exposure_diff,
+        "most - least exposed group's mean exposure per catalogue item (disparity difference)",
+        cutoff="required",
+        params=_EXPOSURE,
+        reads="lists",
+        list_set=True,
         needs_relevant=False,
     ),
 ]

@@ -45,7 +45,7 @@ HEAD_SHARE = 0.2
 """Default ``head=`` of aplt/aclt: the most popular 20% of the catalogue is the head (Abdollahpouri et al.)."""
 
 
-def _per_cutoff(fn: Callable[[ListsContext, Measure, int], Any]) -> Callable[[ListsContext, Measure], np.ndarray]:
+def per_cutoff(fn: Callable[[ListsContext, Measure, int], Any]) -> Callable[[ListsContext, Measure], np.ndarray]:
     """A kernel from a function of one cutoff: (U, n_cutoffs) for per-user values, (n_cutoffs,) for list-set."""
 
     def kernel(ctx: ListsContext, m: Measure) -> np.ndarray:
@@ -61,14 +61,14 @@ def _counts(ctx: ListsContext, top: np.ndarray) -> np.ndarray:
     return np.bincount(top[top >= 0], minlength=len(ctx.universe)).astype(np.float64)
 
 
-def _mean_over_list(values: np.ndarray, top: np.ndarray) -> np.ndarray:
+def mean_over_list(values: np.ndarray, top: np.ndarray) -> np.ndarray:
     """Mean of per-item ``values`` (over the universe) over each list (0 for an empty list)."""
     filled = np.where(top >= 0, values[np.maximum(top, 0)] if len(values) else 0.0, 0.0)
     n = (top >= 0).sum(axis=1)
     return np.divide(filled.sum(axis=1), n, out=np.zeros(len(top)), where=n > 0)
 
 
-@_per_cutoff
+@per_cutoff
 def catalog_coverage(ctx: ListsContext, m: Measure, k: int) -> float:
     """Distinct items in the top-k lists / the catalogue's size (RecBole ItemCoverage, rectools CatalogCoverage)."""
     n = ctx.items.catalog_size
@@ -81,21 +81,21 @@ def _shares(ctx: ListsContext, m: Measure, k: int) -> np.ndarray:
     return c / c.sum()
 
 
-@_per_cutoff
+@per_cutoff
 def entropy(ctx: ListsContext, m: Measure, k: int) -> float:
     """Shannon entropy in bits of the recommendation counts (Microsoft Recommenders' distributional_coverage)."""
     p = _shares(ctx, m, k)
     return float(-(p * np.log2(p)).sum())
 
 
-@_per_cutoff
+@per_cutoff
 def recbole_entropy(ctx: ListsContext, m: Measure, k: int) -> float:
     """RecBole's ShannonEntropy: natural-log entropy of the counts, divided by the recommended items."""
     p = _shares(ctx, m, k)
     return float(-(p * np.log(p)).sum() / len(p)) if len(p) else float("nan")
 
 
-@_per_cutoff
+@per_cutoff
 def gini(ctx: ListsContext, m: Measure, k: int) -> float:
     """Gini index of the recommendation counts over the whole catalogue, zeros included (RecBole GiniIndex)."""
     c = np.sort(_counts(ctx, ctx.top(k, measure=str(m))))
@@ -107,7 +107,7 @@ def gini(ctx: ListsContext, m: Measure, k: int) -> float:
     return float(np.sum((2 * j - n - 1) * c) / c.sum() / n)
 
 
-@_per_cutoff
+@per_cutoff
 def personalization(ctx: ListsContext, m: Measure, k: int) -> float:
     """1 - the mean similarity of two users' lists (binary item vectors), over every pair of non-empty lists."""
     top = ctx.top(k, measure=str(m))
@@ -136,15 +136,15 @@ def personalization(ctx: ListsContext, m: Measure, k: int) -> float:
     return 1.0 - similar / (users * (users - 1) / 2)
 
 
-@_per_cutoff
+@per_cutoff
 def novelty(ctx: ListsContext, m: Measure, k: int) -> np.ndarray:
     """Mean self-information -log2(N_i / N) of each list's items; unseen items count as seen by one user."""
     ctx.items.needs("interactions", str(m))
     info = -np.log2(np.maximum(ctx.users_of, 1) / max(ctx.items.n_users, 1))
-    return _mean_over_list(info, ctx.top(k, measure=str(m)))
+    return mean_over_list(info, ctx.top(k, measure=str(m)))
 
 
-@_per_cutoff
+@per_cutoff
 def ms_novelty(ctx: ListsContext, m: Measure, k: int) -> float:
     """Microsoft Recommenders' novelty: -log2(rows_i / rows) summed over every recommendation, / recommendations.
 
@@ -158,11 +158,11 @@ def ms_novelty(ctx: ListsContext, m: Measure, k: int) -> float:
     return float((c * info).sum() / c.sum()) if c.sum() else float("nan")
 
 
-@_per_cutoff
+@per_cutoff
 def arp(ctx: ListsContext, m: Measure, k: int) -> np.ndarray:
     """Mean training interactions of each list's items (rectools AvgRecPopularity; unseen items 0)."""
     ctx.items.needs("interactions", str(m))
-    return _mean_over_list(ctx.rows_of.astype(np.float64), ctx.top(k, measure=str(m)))
+    return mean_over_list(ctx.rows_of.astype(np.float64), ctx.top(k, measure=str(m)))
 
 
 def tail_items(ctx: ListsContext, m: Measure) -> np.ndarray:
@@ -184,13 +184,13 @@ def tail_items(ctx: ListsContext, m: Measure) -> np.ndarray:
     return ctx.users_of < max(pop[size - 1], 1)
 
 
-@_per_cutoff
+@per_cutoff
 def aplt(ctx: ListsContext, m: Measure, k: int) -> np.ndarray:
     """Share of each list's items that are in the long tail (Abdollahpouri et al.)."""
-    return _mean_over_list(tail_items(ctx, m).astype(np.float64), ctx.top(k, measure=str(m)))
+    return mean_over_list(tail_items(ctx, m).astype(np.float64), ctx.top(k, measure=str(m)))
 
 
-@_per_cutoff
+@per_cutoff
 def aclt(ctx: ListsContext, m: Measure, k: int) -> np.ndarray:
     """Number of each list's items that are in the long tail."""
     top = ctx.top(k, measure=str(m))
@@ -222,7 +222,7 @@ def _unit_rows(ctx: ListsContext, m: Measure, top: np.ndarray) -> np.ndarray:
     return out
 
 
-def _check_features(ctx: ListsContext, m: Measure, top: np.ndarray) -> None:
+def check_features(ctx: ListsContext, m: Measure, top: np.ndarray) -> None:
     """A located error for the first listed item without features."""
     outside = ~ctx.items.in_catalog(ctx.universe)
     user = ctx.first_user(top, outside)
@@ -232,12 +232,12 @@ def _check_features(ctx: ListsContext, m: Measure, top: np.ndarray) -> None:
         raise InputFormatError(f"measure {str(m)!r}, user {str(user)!r}: item {str(item)!r} has no features")
 
 
-@_per_cutoff
+@per_cutoff
 def ild(ctx: ListsContext, m: Measure, k: int) -> np.ndarray:
     """Mean distance between the pairs of each list's items (0 under 2 items): cosine (1 - cos) or euclidean."""
     top = ctx.top(k, measure=str(m))
     ctx.items.needs("features", str(m))
-    _check_features(ctx, m, top)
+    check_features(ctx, m, top)
     e = _unit_rows(ctx, m, top)
     n = (top >= 0).sum(axis=1).astype(np.float64)
     pairs = n * (n - 1) / 2
