@@ -9,6 +9,7 @@ the users with a list in the run; list-set values (coverage, entropy, Gini, pers
 
 from __future__ import annotations
 
+from functools import reduce
 from typing import Any
 
 import numpy as np
@@ -16,10 +17,11 @@ import numpy as np
 from rankmeter._version import __version__
 from rankmeter.core.candidates import CandidateChoice, record
 from rankmeter.core.semantics import Semantics
-from rankmeter.errors import InputFormatError
+from rankmeter.errors import InputFormatError, PolicyError
 from rankmeter.io.items import Items
 from rankmeter.io.tables import Qrels, Run
 from rankmeter.measures import FAMILIES, Measure
+from rankmeter.measures.beyond_families import SAMPLED
 from rankmeter.measures.kernels.beyond_lists import ListsContext
 from rankmeter.results import EvaluationResult
 
@@ -36,7 +38,7 @@ def reads_lists(measures: list[Measure]) -> list[Measure]:
 
 def evaluate_with_items(
     qrels: Qrels | None,
-    run: Run,
+    run: Run | list[Run],
     measures: list[Measure],
     items: Items | None,
     semantics: Semantics,
@@ -46,6 +48,7 @@ def evaluate_with_items(
     """The list-reading measures of ``measures`` over ``run``'s top-k lists, merged with ``accuracy``.
 
     ``qrels`` (restricted by ``choice`` like the run) give relevance to the measures that read it.
+    ``run`` as a list of runs: one sampled ranking per user in each (expected exposure only).
 
     >>> from rankmeter.io.recsys import run_from_lists
     >>> from rankmeter.measures import parse
@@ -58,15 +61,32 @@ def evaluate_with_items(
     if items is not None and not isinstance(items, Items):
         raise InputFormatError(f"items= must be rankmeter.Items(...), got {type(items).__name__}")
     items = items or Items()
+    samples = run if isinstance(run, list) else [run]
+    if len(samples) > 1:
+        other = [str(m) for m in measures if m.family not in SAMPLED]
+        if other:
+            raise PolicyError(
+                f"{', '.join(other)}: several sampled rankings per user are read by the expected exposure "
+                "measures only (ee_loss, ee_disparity, ee_relevance); evaluate each sample alone"
+            )
     counts = None
     if choice is not None:
-        run, counts = choice.restrict_run(run)
+        restricted = [choice.restrict_run(s) for s in samples]
+        samples, counts = [s for s, _ in restricted], restricted[0][1]
         if qrels is not None:
             qrels, qrels_counts = choice.restrict_qrels(qrels)
             counts = {**qrels_counts, **counts}
     listed = reads_lists(measures)
     k = max(max(m.cutoffs or (1,)) for m in listed)
-    ctx = ListsContext.build(run, k, ties=semantics.tie_policy, seed=semantics.seed, items=items, truth=qrels)
+
+    def lists(one: Run) -> ListsContext:
+        return ListsContext.build(one, k, ties=semantics.tie_policy, seed=semantics.seed, items=items, truth=qrels)
+
+    ctx = lists(samples[0])
+    if len(samples) > 1:  # the users and items of every sample; the kernels read the samples' lists
+        ctx.samples = [lists(s) for s in samples]
+        ctx.users = reduce(np.union1d, [s.users for s in ctx.samples])
+        ctx.universe = reduce(np.union1d, [s.universe for s in ctx.samples])
     names, columns, aggregate, list_set = [], [], {}, []
     for m in listed:
         family = FAMILIES[m.family]
@@ -96,6 +116,7 @@ def evaluate_with_items(
         measures=list(dict.fromkeys(order)),
         items=items.describe(),
         users_with_lists=len(ctx.users),
+        samples=len(samples),
         list_set_measures=list_set,
     )
     values = np.stack(columns, axis=1) if columns else np.zeros((len(ctx.users), 0))

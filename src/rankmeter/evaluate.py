@@ -311,8 +311,11 @@ def _items_one(
 
     accuracy = [m for m in parsed if m not in reads_lists(parsed)]
     q = None if qrels is None and not accuracy else as_qrels(qrels, kw["qrels_columns"])
-    r = as_run(run, kw["run_columns"])
-    acc = _evaluate_one(q, r, accuracy, sem, None, kw["threads"], choice) if q is not None and accuracy else None
+    r = [as_run(s, kw["run_columns"]) for s in run] if isinstance(run, list | tuple) else as_run(run, kw["run_columns"])
+    one = isinstance(r, Run)  # several sampled runs: expected exposure only (evaluate_with_items says so)
+    acc = (
+        _evaluate_one(q, r, accuracy, sem, None, kw["threads"], choice) if q is not None and accuracy and one else None
+    )
     return evaluate_with_items(q, r, parsed, items, sem, choice, acc)
 
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from rankmeter.errors import MeasureSyntaxError
 from rankmeter.measures.family import Family, Param
-from rankmeter.measures.kernels import beyond, beyond_relevance
+from rankmeter.measures.kernels import beyond, beyond_expected, beyond_relevance
 
 
 def _choice(name: str, options: tuple[str, ...], doc: str) -> Param:
@@ -219,6 +219,26 @@ FAMILIES += [
         needs_relevant=False,
     ),
 ]
+
+EE_PATIENCE = _number("patience", beyond_expected.EE_PATIENCE, 0.0, 0.999, "gamma of the RBP browsing model")
+FAMILIES += [
+    Family(
+        name,
+        kernel,
+        f"expected exposure (Diaz et al., CIKM 2020): {what}, over the sampled rankings of each user",
+        cutoff="required",
+        params={"patience": EE_PATIENCE},
+        reads="lists",
+        needs_relevant=False,
+    )
+    for name, kernel, what in [
+        ("ee_loss", beyond_expected.ee_loss, "EE-L, squared distance to the ideal stochastic ranker's exposure"),
+        ("ee_disparity", beyond_expected.ee_disparity, "EE-D, sum of squared expected exposures"),
+        ("ee_relevance", beyond_expected.ee_relevance, "EE-R, 2 x expected . target exposure"),
+    ]
+]
+SAMPLED = frozenset({"ee_loss", "ee_disparity", "ee_relevance"})
+"""The families defined over several sampled rankings per user (a run given as a list of runs)."""
 
 NAMES = frozenset(f.name for f in FAMILIES)
 

@@ -76,6 +76,7 @@ class ListsContext:
     tied_inside: np.ndarray
     items: Items = field(default_factory=Items)
     truth: Qrels | None = None
+    samples: list[ListsContext] = field(default_factory=list)  # several sampled rankings per user
 
     @classmethod
     def build(
@@ -145,12 +146,18 @@ class ListsContext:
         """Training interactions of each universe item."""
         return self.items.rows_of(self.universe)
 
+    def held_out(self) -> Qrels:
+        """The held-out interactions (qrels); a PolicyError when the call gave none."""
+        if self.truth is None:
+            raise PolicyError("this measure reads the held-out interactions (qrels) as relevance")
+        return self.truth
+
     @cached_property
     def relevant(self) -> np.ndarray:
         """Whether each listed item is a held-out relevant item of its user (grade > 0), shape (U, k)."""
         out = np.zeros(self.codes.shape, dtype=bool)
-        if self.truth is None:
-            raise PolicyError("this measure reads the held-out interactions (qrels) as relevance")
+        self.held_out()
+        assert self.truth is not None
         from rankmeter.core.candidates import member
 
         rel = self.truth.relevance > 0
