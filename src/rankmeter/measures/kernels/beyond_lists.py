@@ -34,17 +34,22 @@ def _sorted_rank(text: np.ndarray) -> np.ndarray:
     return rank
 
 
-def _order(user: np.ndarray, score: np.ndarray, doc: np.ndarray, ties: str, seed: int | None) -> np.ndarray | None:
-    """Rows by user, score descending and the tie policy's order (None: already in that order)."""
+def _in_order(user: np.ndarray, score: np.ndarray) -> bool:
+    """Whether each user's rows are together and strictly descending by score (nothing to order, no tie)."""
+    change = user[1:] != user[:-1]
+    blocks = int(change.sum()) + 1 if len(user) else 0
+    return blocks == np.count_nonzero(np.bincount(user)) and bool((change | (score[1:] < score[:-1])).all())
+
+
+def _order(run: Run, user: np.ndarray, score: np.ndarray, ties: str, seed: int | None) -> np.ndarray:
+    """Rows by user, score descending and the tie policy's order."""
     if ties == "stable":
         second = np.arange(len(user))
     elif ties == "shuffle":
         second = np.random.default_rng(seed).permutation(len(user))
-    else:  # trec's order; the other policies check that the order of tied items does not matter
-        second = -doc
-    same = user[1:] == user[:-1]
-    if (user[1:] >= user[:-1]).all() and (~same | (score[1:] < score[:-1])).all():
-        return None  # grouped, strictly descending: no tie to order
+    else:  # trec's order (item id descending); the other policies check that the order of tied items does not matter
+        doc_ids = run.doc_ids.coded()
+        second = -_sorted_rank(doc_ids.dictionary.text().astype(str))[doc_ids.codes]
     return np.lexsort((second, -score, user))
 
 
@@ -92,29 +97,27 @@ class ListsContext:
         """The top ``k`` of every user's list in ``run``."""
         qdict = run.query_ids.dictionary.text().astype(str)
         user = _sorted_rank(qdict)[run.query_ids.codes]
-        doc_ids = run.doc_ids.coded()
-        doc = _sorted_rank(doc_ids.dictionary.text().astype(str))[doc_ids.codes]
         score = np.asarray(run.scores, dtype=np.float64)
-        order = _order(user, score, doc, ties, seed)
+        order = None if _in_order(user, score) else _order(run, user, score, ties, seed)
         if order is not None:
-            user, score, doc = user[order], score[order], doc[order]
+            user, score = user[order], score[order]
         starts = np.flatnonzero(np.r_[True, user[1:] != user[:-1]]) if len(user) else np.zeros(0, dtype=np.int64)
         sizes = np.diff(np.r_[starts, len(user)])
         pos = np.arange(len(user)) - np.repeat(starts, sizes)
         tied_next = np.r_[(user[1:] == user[:-1]) & (score[1:] == score[:-1]), False]
         keep = pos < k
         n_users = len(starts)
-        row = np.repeat(np.arange(n_users), sizes)[keep]
+        by_id = np.argsort(user[starts], kind="stable")  # the users' blocks in id order
+        row = np.argsort(by_id)[np.repeat(np.arange(n_users), sizes)[keep]]
         codes = np.full((n_users, k), -1, dtype=np.int64)
         scores = np.full((n_users, k), np.nan)
         tied = np.zeros((n_users, k), dtype=bool)
-        present, inverse = np.unique(doc[keep], return_inverse=True)
+        kept = np.flatnonzero(keep) if order is None else order[keep]
+        universe, inverse = np.unique(run.doc_ids.take(kept).text().astype(str), return_inverse=True)
         codes[row, pos[keep]] = inverse
         scores[row, pos[keep]] = score[keep]
         tied[row, pos[keep]] = tied_next[keep]
-        doc_text = doc_ids.dictionary.text().astype(str)
-        universe = np.sort(doc_text)[present]
-        users = np.sort(qdict)[user[starts]] if n_users else np.zeros(0, dtype=str)
+        users = np.sort(qdict)[user[starts][by_id]] if n_users else np.zeros(0, dtype=str)
         return cls(users, codes, scores, universe, ties, tied, items or Items(), truth)
 
     @property
