@@ -53,6 +53,20 @@ def _order(run: Run, user: np.ndarray, score: np.ndarray, ties: str, seed: int |
     return np.lexsort((second, -score, user))
 
 
+def _distinct_items(run: Run, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct item ids of ``rows`` of the run, sorted, and each row's index into them."""
+    ids = run.doc_ids
+    if not ids.is_coded:
+        universe, inverse = np.unique(ids.take(rows).text().astype(str), return_inverse=True)
+        return universe, inverse.ravel()
+    present, inverse = np.unique(ids.codes[rows], return_inverse=True)  # integer codes: no string sort
+    text = ids.dictionary.text()[present].astype(str)
+    order = np.argsort(text, kind="stable")
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    return text[order], rank[inverse.ravel()]
+
+
 @dataclass
 class ListsContext:
     """Each user's top ``k`` items as codes into :attr:`universe` (-1 pads shorter lists).
@@ -113,7 +127,7 @@ class ListsContext:
         scores = np.full((n_users, k), np.nan)
         tied = np.zeros((n_users, k), dtype=bool)
         kept = np.flatnonzero(keep) if order is None else order[keep]
-        universe, inverse = np.unique(run.doc_ids.take(kept).text().astype(str), return_inverse=True)
+        universe, inverse = _distinct_items(run, kept)
         codes[row, pos[keep]] = inverse
         scores[row, pos[keep]] = score[keep]
         tied[row, pos[keep]] = tied_next[keep]
