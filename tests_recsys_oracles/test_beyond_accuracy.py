@@ -17,7 +17,14 @@ setattr(np, "bool", bool)  # noqa: B010
 from recbole.evaluator import metrics as recbole_metrics  # noqa: E402
 from recommenders.evaluation import python_evaluation as ms  # noqa: E402
 from rectools import Columns  # noqa: E402
-from rectools.metrics import AvgRecPopularity, CatalogCoverage, MeanInvUserFreq, Serendipity  # noqa: E402
+from rectools.metrics import (  # noqa: E402
+    AvgRecPopularity,
+    CatalogCoverage,
+    IntraListDiversity,
+    MeanInvUserFreq,
+    PairwiseHammingDistanceCalculator,
+    Serendipity,
+)
 
 import rankmeter  # noqa: E402
 
@@ -160,3 +167,27 @@ def test_ms_serendipity(seed: int) -> None:
     assert len(theirs) == len(ours) and len(theirs) > 10
     for user, value in zip(theirs["user_id"], theirs["user_serendipity"], strict=True):
         assert ours[str(user)] == pytest.approx(value, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_rectools_intra_list_diversity(seed: int) -> None:
+    """rectools' IntraListDiversity with its Hamming distance calculator: ild(metric=hamming)@k."""
+    train, reco, _ = _case(seed)
+    features = np.random.default_rng(seed + 7).integers(0, 3, (40, 5)).astype(float)
+    calculator = PairwiseHammingDistanceCalculator(pd.DataFrame(features, index=range(40)))
+    theirs = IntraListDiversity(k=K, distance_calculator=calculator).calc_per_user(_rt(reco))
+    ours = _ours(train, reco, [f"ild(metric=hamming)@{K}"], features=features).by_query(f"ild(metric=hamming)@{K}")
+    assert len(theirs) == len(ours)
+    for user, value in theirs.items():
+        assert ours[str(user)] == pytest.approx(value, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_recbole_item_coverage(seed: int) -> None:
+    """RecBole's ItemCoverage.get_coverage with the catalogue's size as its number of items."""
+    train, reco, _ = _case(seed)
+    full = reco[reco.groupby("user_id")["item_id"].transform("size") >= K]
+    full = full[full["rank"] <= K]
+    matrix = np.stack([g.sort_values("rank")["item_id"].to_numpy() for _, g in full.groupby("user_id")])
+    coverage = object.__new__(recbole_metrics.ItemCoverage).get_coverage(matrix, 40)
+    assert _ours(train, full, [f"catalog_coverage@{K}"])[f"catalog_coverage@{K}"] == pytest.approx(coverage, abs=1e-12)

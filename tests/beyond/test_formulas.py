@@ -202,7 +202,7 @@ def test_items_of_the_wrong_type() -> None:
 
 
 def test_unknown_metric() -> None:
-    with pytest.raises(MeasureSyntaxError, match="metric must be one of cosine, euclidean, got 'manhattan'"):
+    with pytest.raises(MeasureSyntaxError, match="metric must be one of cosine, euclidean, hamming, got 'manhattan'"):
         rankmeter.parse("ild(metric=manhattan)@10")
 
 

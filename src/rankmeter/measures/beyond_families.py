@@ -43,7 +43,9 @@ def _number(name: str, default: Any, low: float, high: float, doc: str) -> Param
     return Param(default, lambda text, source: check(text, source), check, doc)
 
 
-ILD_METRIC = _choice("metric", ("cosine", "euclidean"), "cosine (1 - cos) | euclidean distance of item features")
+ILD_METRIC = _choice(
+    "metric", ("cosine", "euclidean", "hamming"), "cosine (1 - cos) | euclidean | hamming (features that differ)"
+)
 SET_METRIC = _choice("metric", ("cosine", "jaccard"), "cosine | jaccard similarity of two users' item sets")
 HEAD = _number("head", beyond.HEAD_SHARE, 0.0, 1.0, "share of the catalogue, most popular first, in the head")
 TAIL_MAX = _number("tail_max", None, 0.0, np.inf, "tail = items with at most this many training users")

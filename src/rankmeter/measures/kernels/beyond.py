@@ -15,7 +15,8 @@ List-set values (one number for the whole set of lists):
 Per-user values (the mean over users is the aggregate):
 
 - ``novelty@k`` :math:`= \text{mean}_{i \in L_u} -\log_2(\max(N_i, 1) / N)`
-- ``ild@k`` :math:`= \text{mean}_{i < j \in L_u} d(f_i, f_j)` (0 for a list of fewer than 2 items)
+- ``ild@k`` :math:`= \text{mean}_{i < j \in L_u} d(f_i, f_j)` (0 for a list of fewer than 2 items); d is the
+  cosine distance 1 - cos (default), the euclidean distance or the hamming distance (features that differ)
 - ``arp@k`` :math:`= \text{mean}_{i \in L_u} \text{rows}_i` (training interactions of each item)
 - ``aplt@k`` / ``aclt@k``: the share / the count of tail items in :math:`L_u`
 
@@ -32,6 +33,7 @@ Per-user values (the mean over users is the aggregate):
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from typing import Any
 
@@ -234,7 +236,7 @@ def check_features(ctx: ListsContext, m: Measure, top: np.ndarray) -> None:
 
 @per_cutoff
 def ild(ctx: ListsContext, m: Measure, k: int) -> np.ndarray:
-    """Mean distance between the pairs of each list's items (0 under 2 items): cosine (1 - cos) or euclidean."""
+    """Mean distance between the pairs of each list's items (0 under 2 items): cosine (1 - cos), euclidean, hamming."""
     top = ctx.top(k, measure=str(m))
     ctx.items.needs("features", str(m))
     check_features(ctx, m, top)
@@ -245,6 +247,11 @@ def ild(ctx: ListsContext, m: Measure, k: int) -> np.ndarray:
         total = e.sum(axis=1)
         cos_sum = (np.einsum("ud,ud->u", total, total) - n) / 2  # sum over pairs i < j of cos(i, j)
         dist = pairs - cos_sum
+    elif m.param("metric") == "hamming":  # features that differ, pair by pair of positions (not of users)
+        dist = np.zeros(len(n))
+        for a, b in itertools.combinations(range(top.shape[1]), 2):
+            both = (top[:, a] >= 0) & (top[:, b] >= 0)
+            dist += np.where(both, (e[:, a] != e[:, b]).sum(axis=1), 0)
     else:
         gram = np.einsum("uid,ujd->uij", e, e)
         sq = np.einsum("uii->ui", gram)
