@@ -192,7 +192,7 @@ def test_catalog_with_a_repeated_item() -> None:
 
 
 def test_measure_without_its_side_information() -> None:
-    with pytest.raises(PolicyError, match=r"measure 'novelty@2' reads item interactions: give them as Items\(inter"):
+    with pytest.raises(PolicyError, match=r"measure 'novelty@2' reads the item interactions: give it as Items\(inter"):
         rankmeter.evaluate(None, {"u1": ["a"]}, "novelty@2", items=rankmeter.Items(catalog=["a"]))
 
 
@@ -209,3 +209,8 @@ def test_unknown_metric() -> None:
 def test_head_share_out_of_range() -> None:
     with pytest.raises(MeasureSyntaxError, match=r"head must be a number in \[0.0, 1.0\], got '2'"):
         rankmeter.parse("aplt(head=2)@10")
+
+
+def test_coverage_without_a_catalogue() -> None:
+    with pytest.raises(PolicyError, match=r"'gini@2' reads the item catalog: give it as Items\(catalog=...\) or"):
+        rankmeter.evaluate(None, {"u1": ["a"]}, "gini@2")

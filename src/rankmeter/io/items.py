@@ -210,8 +210,10 @@ class Items:
         }
 
     def needs(self, what: str, measure: str) -> None:
-        """Raise PolicyError when ``measure`` needs ``what`` ("interactions", "features", "groups") and lacks it."""
+        """Raise PolicyError when ``measure`` needs ``what`` (interactions, features, groups, catalog) and lacks it."""
         have = {"interactions": self.n_interactions > 0 or "interactions" in self.given,
-                "features": self.features is not None, "groups": self._group_of is not None}  # fmt: skip
+                "features": self.features is not None, "groups": self._group_of is not None,
+                "catalog": self.catalog_size > 0}  # fmt: skip
         if not have[what]:
-            raise PolicyError(f"measure {measure!r} reads item {what}: give them as Items({what}=...)")
+            give = "Items(catalog=...) or Items(interactions=...)" if what == "catalog" else f"Items({what}=...)"
+            raise PolicyError(f"measure {measure!r} reads the item {what}: give it as {give}")

@@ -73,8 +73,8 @@ def mean_over_list(values: np.ndarray, top: np.ndarray) -> np.ndarray:
 @per_cutoff
 def catalog_coverage(ctx: ListsContext, m: Measure, k: int) -> float:
     """Distinct items in the top-k lists / the catalogue's size (RecBole ItemCoverage, rectools CatalogCoverage)."""
-    n = ctx.items.catalog_size
-    return float((_counts(ctx, ctx.top(k, measure=str(m))) > 0).sum() / n) if n else float("nan")
+    ctx.items.needs("catalog", str(m))
+    return float((_counts(ctx, ctx.top(k, measure=str(m))) > 0).sum() / ctx.items.catalog_size)
 
 
 def _shares(ctx: ListsContext, m: Measure, k: int) -> np.ndarray:
@@ -100,6 +100,7 @@ def recbole_entropy(ctx: ListsContext, m: Measure, k: int) -> float:
 @per_cutoff
 def gini(ctx: ListsContext, m: Measure, k: int) -> float:
     """Gini index of the recommendation counts over the whole catalogue, zeros included (RecBole GiniIndex)."""
+    ctx.items.needs("catalog", str(m))
     c = np.sort(_counts(ctx, ctx.top(k, measure=str(m))))
     c = c[c > 0]
     n = max(ctx.items.catalog_size, len(c))
