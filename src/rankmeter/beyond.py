@@ -77,6 +77,9 @@ def evaluate_with_items(
             qrels, qrels_counts = choice.restrict_qrels(qrels)
             counts = {**qrels_counts, **counts}
     listed = reads_lists(measures)
+    if not listed and accuracy is not None:  # items= given with accuracy measures only
+        accuracy.metadata.update(items=items.describe(), list_set_measures=[])
+        return accuracy
     k = max(max(m.cutoffs or (1,)) for m in listed)
 
     def lists(one: Run) -> ListsContext:

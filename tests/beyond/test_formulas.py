@@ -214,3 +214,8 @@ def test_head_share_out_of_range() -> None:
 def test_coverage_without_a_catalogue() -> None:
     with pytest.raises(PolicyError, match=r"'gini@2' reads the item catalog: give it as Items\(catalog=...\) or"):
         rankmeter.evaluate(None, {"u1": ["a"]}, "gini@2")
+
+
+def test_items_with_accuracy_measures_only() -> None:
+    res = rankmeter.evaluate({"u1": {"a": 1}}, {"u1": ["b", "a"]}, "rr", items=rankmeter.Items(catalog=["a", "b"]))
+    assert res["rr"] == 0.5 and res.metadata["items"]["catalog"] == 2
