@@ -117,6 +117,29 @@ PEERS["gap"] = [("NTCIREVAL", "`GAP`, `GAP@k` (`-gap`)", "same")]
 PEERS["irbu"] = [("NTCIREVAL", "`iRBU@k` (`-rbup p`)", "same; gmax is the top `-g` level")]
 PEERS["mean_rank"] = [("PyKEEN", "`ArithmeticMeanRank`", "PyKEEN pools the ranks of all its ranking tasks")]
 PEERS["amri"] = [("PyKEEN", "`AdjustedArithmeticMeanRankIndex`", "per query here; PyKEEN's pooled value: measures.md")]
+# the beyond-accuracy families (docs/beyond-accuracy.md gives each definition and source)
+PEERS["catalog_coverage"] = [
+    ("RecBole", "`ItemCoverage`", "its number of items counts the padding id 0"),
+    ("rectools", "`CatalogCoverage(k, normalize=True)`", "same (`normalize=False`: the count)"),
+    ("MS Recommenders", "`catalog_coverage`", "divides by the training items (the default catalogue here)"),
+]
+PEERS["entropy"] = [("MS Recommenders", "`distributional_coverage`", "same")]
+PEERS["recbole_entropy"] = [("RecBole", "`ShannonEntropy`", "same")]
+PEERS["gini"] = [("RecBole", "`GiniIndex`", "same, over the catalogue given")]
+PEERS["personalization"] = [("recmetrics", "`personalization`", "same; recmetrics needs lists of one length")]
+PEERS["novelty"] = [
+    ("rectools", "`MeanInvUserFreq`", "same (cold items as seen by one user)"),
+    ("recmetrics", "`novelty`", "divides by its `n`, not by the list's length"),
+]
+PEERS["ms_novelty"] = [("MS Recommenders", "`novelty`", "same")]
+PEERS["ild"] = [
+    ("rectools", "`IntraListDiversity`", "its Hamming calculator: `ild(metric=hamming)`"),
+    ("MS Recommenders", "`diversity` (`item_feature_vector`)", "leaves users with one item out (0 here)"),
+]
+PEERS["arp"] = [("rectools", "`AvgRecPopularity`", "same"), ("RecBole", "`AveragePopularity`", "same")]
+PEERS["aplt"] = [("RecBole", "`TailPercentage`", "its tail: the `tail_ratio` least popular training items")]
+PEERS["ms_serendipity"] = [("MS Recommenders", "`serendipity` (`item_feature_vector`)", "same")]
+PEERS["rectools_serendipity"] = [("rectools", "`Serendipity`", "same")]
 
 
 def formulas() -> dict[str, str]:
