@@ -25,6 +25,7 @@ FLOORS = {
     "rankmeter.measures": 3,
     "rankmeter.aggregate": 4,
     "rankmeter.results": 4,
+    "rankmeter.segments": 4,
     "rankmeter.pipeline": 5,
     "rankmeter.xp": 5,
     "rankmeter.stream": 6,

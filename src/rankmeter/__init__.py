@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from rankmeter.io.trec import read_qrels, read_run
     from rankmeter.measures import Measure, parse
     from rankmeter.results import EvaluationResult, SystemResults
+    from rankmeter.segments import GroupBy
     from rankmeter.stats.compare import compare, compare_per_query
     from rankmeter.stats.comparison import Comparison
     from rankmeter.stream import evaluate_stream
@@ -68,6 +69,7 @@ _LAZY = {
     "evaluate_stream": ("rankmeter.stream", "evaluate_stream"),
     "EvaluationResult": ("rankmeter.results", "EvaluationResult"),
     "SystemResults": ("rankmeter.results", "SystemResults"),
+    "GroupBy": ("rankmeter.segments", "GroupBy"),
     "Measure": ("rankmeter.measures", "Measure"),
     "parse": ("rankmeter.measures", "parse"),
     "measures": ("rankmeter.measures", None),
@@ -129,6 +131,7 @@ __all__ = [
     "Comparison",
     "DuplicateEntryError",
     "EvaluationResult",
+    "GroupBy",
     "InputFormatError",
     "InvalidScoreError",
     "Items",

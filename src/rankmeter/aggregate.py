@@ -100,14 +100,19 @@ def aggregate_column(
     r"""Aggregate one measure over included, non-NaN values.
 
     ``kind`` is the family's aggregation: ``"sum"`` (counting measures),
-    ``"mean"`` (weighted when ``weights`` is given) or ``"gmean"``, the
-    geometric mean with trec_eval's floor, :math:`\exp(rac{1}{n}\sum \ln \max(v, 10^{-5}))`.
+    ``"mean"`` (weighted when ``weights`` is given), ``"gmean"``, the
+    geometric mean with trec_eval's floor, :math:`\exp(rac{1}{n}\sum \ln \max(v, 10^{-5}))`,
+    or ``"pooled"``: the ratio of sums :math:`\sum_q w_q v_q / \sum_q w_q` with ``weights`` the
+    family's per-query pool (implicit's precision: :math:`\sum_q rel@k_q / \sum_q \min(k, R_q)`);
+    NaN when the weights sum to 0.
 
     >>> import numpy as np
     >>> aggregate_column(np.array([1.0, 0.0, np.nan]), np.array([True, True, True]), kind="mean")
     0.5
     >>> round(aggregate_column(np.array([0.5, 0.125]), np.array([True, True]), kind="gmean"), 6)
     0.25
+    >>> aggregate_column(np.array([1.0, 0.25]), np.array([True, True]), weights=np.array([1.0, 4.0]), kind="pooled")
+    0.4
     """
     kind = kind or ("sum" if is_count else "mean")
     keep = included & ~np.isnan(values)
@@ -115,6 +120,11 @@ def aggregate_column(
         return float(values[keep].sum())
     if not keep.any():
         return float("nan")
+    if kind == "pooled":
+        if weights is None:
+            raise ValueError("a pooled aggregate needs the per-query weights")
+        total = float(weights[keep].sum())
+        return float((values[keep] * weights[keep]).sum() / total) if total > 0 else float("nan")
     v = np.log(np.maximum(values[keep], GMEAN_FLOOR)) if kind == "gmean" else values[keep]
     if weights is None:
         out = float(v.mean())

@@ -36,6 +36,7 @@ from rankmeter.errors import InputFormatError, MeasureSyntaxError, PolicyError, 
 from rankmeter.io.dense import dense_arrays, flatten_dense, flatten_ragged
 from rankmeter.io.foreign import array_library, host_array, host_arrays
 from rankmeter.io.frames import is_frame
+from rankmeter.io.id_types import integer_query_ids
 from rankmeter.io.load import as_pairs, as_qrels, as_run
 from rankmeter.io.recsys import is_lists
 from rankmeter.io.tables import Qrels, Run
@@ -52,7 +53,8 @@ from rankmeter.pipeline import (
     positive_items_suffice,
 )
 from rankmeter.progress import progress_bar, wanted
-from rankmeter.results import EvaluationResult, SystemResults
+from rankmeter.results import EvaluationResult, SystemResults, with_integer_ids
+from rankmeter.segments import rows_grouped, with_groups
 from rankmeter.xp.arrays import padded_rows, placement
 from rankmeter.xp.evaluate import evaluate_on_device, route
 
@@ -76,6 +78,7 @@ def evaluate(
     progress: bool | None = None,
     exclude: Any = None,
     candidates: Any = None,
+    group_by: Any = None,
     items: Any = None,
     **options: Unpack[SemanticsOptions],
 ) -> EvaluationResult: ...
@@ -95,6 +98,7 @@ def evaluate(
     progress: bool | None = None,
     exclude: Any = None,
     candidates: Any = None,
+    group_by: Any = None,
     items: Any = None,
     **options: Unpack[SemanticsOptions],
 ) -> SystemResults: ...
@@ -114,6 +118,7 @@ def evaluate(
     progress: bool | None = None,
     exclude: Any = None,
     candidates: Any = None,
+    group_by: Any = None,
     items: Any = None,
     **options: Unpack[SemanticsOptions],
 ) -> EvaluationResult: ...
@@ -132,6 +137,7 @@ def evaluate(
     progress: bool | None = None,
     exclude: Any = None,
     candidates: Any = None,
+    group_by: Any = None,
     items: Any = None,
     **options: Unpack[SemanticsOptions],
 ) -> EvaluationResult | SystemResults:
@@ -192,6 +198,12 @@ def evaluate(
         is recorded as ``metadata["semantics"]["candidates"]`` and what it
         removed as ``metadata["candidates"]``
         (:data:`rankmeter.core.candidates.COUNTS`).
+    group_by : mapping, table, str, path or GroupBy, optional
+        The segment of each query (user): ``{query_id: segment}``, a table
+        with query id and segment columns, the name of a column of the qrels
+        or run table, or a :class:`rankmeter.GroupBy`. Each measure is then
+        also aggregated per segment (:meth:`EvaluationResult.by_group`,
+        ``metadata["groups"]``); see :mod:`rankmeter.segments`.
     items : rankmeter.Items, optional
         Side information for the beyond-accuracy measures (``novelty@10``,
         ``ild@10``, ``gini@10``, ...; docs/beyond-accuracy.md): training
@@ -206,7 +218,9 @@ def evaluate(
     Returns
     -------
     EvaluationResult or SystemResults
-        ``metadata["semantics"]`` records the semantics used, whole.
+        ``metadata["semantics"]`` records the semantics used, whole. Query
+        ids are strings, or integers (in numeric order) when the qrels are a
+        dict or table with integer query ids.
 
     Notes
     -----
@@ -235,6 +249,8 @@ def evaluate(
     sem = Semantics.build(semantics, "qrels", **options)
     parsed = parse_measures(measures)
     if items is not None or any(FAMILIES[m.family].reads == "lists" for m in parsed):
+        if group_by is not None:
+            raise PolicyError("group_by= is not available with items= and the beyond-accuracy measures yet")
         kwargs = {"qrels_columns": qrels_columns, "run_columns": run_columns, "threads": threads}
         return _evaluate_items(qrels, run, parsed, sem, items, candidate_choice(exclude, candidates), kwargs)
     if _diversity_call(parsed):
@@ -248,13 +264,20 @@ def evaluate(
         def diversity(one: Any) -> EvaluationResult:
             return evaluate_diversity(intent_qrels, one, parsed, semantics=sem, run_columns=run_columns)
 
-        return SystemResults.of({str(k): diversity(r) for k, r in run.items()}) if is_runs(run) else diversity(run)
+        found = SystemResults.of({str(k): diversity(r) for k, r in run.items()}) if is_runs(run) else diversity(run)
+        return with_groups(found, group_by, parsed)
     choice = candidate_choice(exclude, candidates)
     if is_runs(run):
         q = as_qrels(qrels, qrels_columns)
-        return _evaluate_runs(q, run, parsed, sem, run_columns, threads, workers, progress, choice)
+        runs = _evaluate_runs(q, run, parsed, sem, run_columns, threads, workers, progress, choice)
+        if integer_query_ids(qrels, "qrels", qrels_columns):
+            runs = SystemResults.of({name: with_integer_ids(one) for name, one in runs.items()})
+        tables = [("qrels", qrels, qrels_columns), *(("run", one, run_columns) for one in run.values())]
+        return with_groups(runs, group_by, parsed, tables=tables)
+    tables = [("qrels", qrels, qrels_columns), ("run", run, run_columns)]
     if choice is not None:  # the pairs are removed from the whole run (not streamed)
-        return _evaluate_one(as_qrels(qrels, qrels_columns), run, parsed, sem, run_columns, threads, choice)
+        result = _evaluate_one(as_qrels(qrels, qrels_columns), run, parsed, sem, run_columns, threads, choice)
+        return _typed_and_grouped(result, parsed, group_by, tables)
     if stream.run_file_in_blocks(run):
         try:
             result = stream.evaluate_stream(
@@ -267,10 +290,11 @@ def evaluate(
                 threads=threads,
             )
             del result.metadata["streamed"]  # the same result as reading the run whole
-            return result
+            return _typed_and_grouped(result, parsed, group_by, [("qrels", qrels, qrels_columns), ("run", run, None)])
         except QueryOrderError:
             pass  # a query's lines are not together: read the whole run at once
-    return _evaluate_one(as_qrels(qrels, qrels_columns), run, parsed, sem, run_columns, threads, None)
+    result = _evaluate_one(as_qrels(qrels, qrels_columns), run, parsed, sem, run_columns, threads, None)
+    return _typed_and_grouped(result, parsed, group_by, tables)
 
 
 def _evaluate_one(
@@ -317,6 +341,17 @@ def _items_one(
         _evaluate_one(q, r, accuracy, sem, None, kw["threads"], choice) if q is not None and accuracy and one else None
     )
     return evaluate_with_items(q, r, parsed, items, sem, choice, acc)
+
+
+def _typed_and_grouped(
+    result: EvaluationResult, measures: list[Measure], group_by: Any, tables: list[tuple[str, Any, Any]]
+) -> EvaluationResult:
+    """``result`` with integer query ids when the qrels (``tables[0]``) had them, and its segments."""
+    _, qrels, qrels_columns = tables[0]
+    if integer_query_ids(qrels, "qrels", qrels_columns):
+        result = with_integer_ids(result)
+    grouped: EvaluationResult = with_groups(result, group_by, measures, tables=tables)
+    return grouped
 
 
 def candidate_choice(exclude: Any, candidates: Any) -> CandidateChoice | None:
@@ -479,6 +514,7 @@ def _top_k_only(measures: list[Measure], ties: str) -> int | None:
     return max(max(m.cutoffs or (0,)) for m in measures)
 
 
+@rows_grouped
 def evaluate_arrays(
     y_true: Any,
     y_score: Any,
@@ -488,6 +524,7 @@ def evaluate_arrays(
     sample_weight: Any = None,
     semantics: Semantics | None = None,
     progress: bool | None = None,
+    group_by: Any = None,
     **options: Unpack[SemanticsOptions],
 ) -> EvaluationResult:
     """Evaluate dense score/label matrices, one ranked list per row.
@@ -514,6 +551,11 @@ def evaluate_arrays(
     progress : bool, optional
         Show a progress bar on stderr (default: for 200 million items or
         more when stderr is a terminal).
+    group_by : sequence, mapping, table or GroupBy, optional
+        The segment of each row (a sequence of ``n_lists`` labels, or
+        ``{row: segment}``): each measure is also aggregated per segment
+        (:meth:`EvaluationResult.by_group`; see :mod:`rankmeter.segments`).
+        Not with ``sample_weight``.
     **options
         Fields of :class:`~rankmeter.Semantics` one by one (``ties=``,
         ``empty=``, ``seed=``); they override ``semantics``.
@@ -644,21 +686,25 @@ def _evaluate_with_prefix(
         np.stack([sources[n][0].included[:, sources[n][1]] for n in names], axis=1),
         {n: sources[n][0].aggregate[n] for n in names},
         meta,
+        pool_weights={n: sources[n][0].pool_weights[n] for n in names if n in sources[n][0].pool_weights},
     )
 
 
+@rows_grouped
 def evaluate_lists(
     y_true: Sequence[Any],
     y_score: Sequence[Any],
     measures: MeasuresArg,
     *,
     semantics: Semantics | None = None,
+    group_by: Any = None,
     **options: Unpack[SemanticsOptions],
 ) -> EvaluationResult:
     """Evaluate ragged lists: ``y_true[i]`` and ``y_score[i]`` are the grades and scores of list i.
 
     Takes ``semantics`` and its fields as keyword arguments like
-    :func:`evaluate_arrays` (ties default to ``expected``).
+    :func:`evaluate_arrays` (ties default to ``expected``), and ``group_by``
+    (one segment per list) as :func:`evaluate_arrays` does.
 
     Warning: the ideal ranking of list i comes from ``y_true[i]`` alone. For
     top-K recommendation lists, whose users have relevant items outside the

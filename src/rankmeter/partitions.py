@@ -266,7 +266,9 @@ def combine(payloads: list[bytes], measures: list[Measure], sem: Semantics, sour
     return concatenate_results(parts, measures, extra, sort_by_query=True)
 
 
-def partial_sum(values: np.ndarray, included: np.ndarray, kind: str) -> tuple[float, int]:
+def partial_sum(
+    values: np.ndarray, included: np.ndarray, kind: str, weights: np.ndarray | None = None
+) -> tuple[float, float]:
     """One partition's share of a measure's aggregate: the sum of its terms and how many there are.
 
     ``kind`` is the family's aggregation (:func:`rankmeter.aggregate.aggregate_column`):
@@ -277,13 +279,17 @@ def partial_sum(values: np.ndarray, included: np.ndarray, kind: str) -> tuple[fl
 
     >>> partial_sum(np.array([0.5, np.nan, 0.25]), np.array([True, True, True]), "mean")
     (0.75, 2)
+    >>> partial_sum(np.array([1.0, 0.25]), np.array([True, True]), "pooled", np.array([1.0, 4.0]))
+    (2.0, 5.0)
     """
     keep = included & ~np.isnan(values)
+    if kind == "pooled" and weights is not None:  # the pooled ratio's numerator and denominator
+        return float((values[keep] * weights[keep]).sum()), float(weights[keep].sum())
     terms = np.log(np.maximum(values[keep], GMEAN_FLOOR)) if kind == "gmean" else values[keep]
     return float(terms.sum()), int(keep.sum())
 
 
-def aggregate_of_sums(sums: list[tuple[float, int]], kind: str) -> float:
+def aggregate_of_sums(sums: list[tuple[float, float]], kind: str) -> float:
     """The aggregate from every partition's :func:`partial_sum`: the sum, the mean, or the geometric mean.
 
     >>> aggregate_of_sums([(0.75, 2), (0.25, 2)], "mean"), aggregate_of_sums([(0.75, 2), (0.25, 2)], "sum")
@@ -311,9 +317,12 @@ def tidy_table(result: EvaluationResult) -> Any:
 
     names = np.array(result.measure_names, dtype=object)
     rows, cols = np.nonzero(result.included)  # row-major: each query's measures in order
+    integer = result.query_ids.dtype.kind in "iu"  # integer ids stay integers (results.with_integer_ids)
     return pa.table(
         {
-            "query_id": pa.array(np.asarray(result.query_ids, dtype=object)[rows], pa.string()),
+            "query_id": pa.array(result.query_ids[rows], pa.int64())
+            if integer
+            else pa.array(np.asarray(result.query_ids, dtype=object)[rows], pa.string()),
             "measure": pa.array(names[cols], pa.string()),
             "value": pa.array(result.values[rows, cols], pa.float64()),
         }

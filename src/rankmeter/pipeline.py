@@ -21,7 +21,7 @@ from rankmeter.core.arrays import count_distinct_sorted
 from rankmeter.core.ranked_lists import RankedLists
 from rankmeter.core.semantics import Semantics
 from rankmeter.core.ties import straddling_queries
-from rankmeter.errors import MeasureSyntaxError
+from rankmeter.errors import MeasureSyntaxError, PolicyError
 from rankmeter.measures import FAMILIES, Measure, parse
 from rankmeter.measures.kernels.context import Context
 from rankmeter.measures.kernels.segments import segment_sum
@@ -157,6 +157,52 @@ def judged_items_suffice(ties: str, measures: list[Measure]) -> bool:
     return True
 
 
+DEFAULT_MAX_RESULT_BYTES = 4 << 30
+_BYTES_PER_VALUE = 18  # a float64 value and its inclusion flag, each held twice while the result table is assembled
+
+
+def max_result_bytes() -> int:
+    """The most memory the values of one evaluation may take: ``RANKMETER_MAX_RESULT_BYTES``, default 4 GiB.
+
+    >>> max_result_bytes()
+    4294967296
+    """
+    from rankmeter.io.validate import env_int
+
+    return env_int("RANKMETER_MAX_RESULT_BYTES", DEFAULT_MAX_RESULT_BYTES)
+
+
+def check_result_size(measures: list[Measure], n_queries: int) -> None:
+    """Raise :class:`~rankmeter.errors.PolicyError` before evaluating when the values would not fit the limit.
+
+    Each query gets one value per measure and cutoff: ``ndcg@[1..20000]`` over 10^6 queries is 2 x 10^10
+    values, about 335 GiB with their flags, which is refused at once instead of failing (or swapping)
+    part-way. The estimate is :data:`_BYTES_PER_VALUE` bytes per value.
+
+    >>> check_result_size([parse("ndcg@[1,2,3]")], 10**9)
+    Traceback (most recent call last):
+    ...
+    rankmeter.errors.PolicyError: measures give 3 values per query (ndcg@[1,2,3]: 3), for 1000000000 queries: ...
+    """
+    per_query = sum(len(m.expand()) for m in measures)
+    need = per_query * n_queries * _BYTES_PER_VALUE
+    limit = max_result_bytes()
+    if need <= limit:
+        return
+    widest = max(measures, key=lambda m: len(m.expand()))
+    shown = str(widest) if len(str(widest)) <= 60 else f"{str(widest)[:57]}..."
+    raise PolicyError(
+        f"measures give {per_query} values per query ({shown}: {len(widest.expand())}), for {n_queries} queries: "
+        f"about {_size(need)}, over the limit of {_size(limit)} (RANKMETER_MAX_RESULT_BYTES); "
+        "ask for fewer cutoffs, or evaluate the queries in parts"
+    )
+
+
+def _size(n: int) -> str:
+    """Bytes in GiB (one decimal) from 1 GiB on, else in MiB: ``_size(3 << 29)`` is ``'1.5 GiB'``."""
+    return f"{n / 2**30:.1f} GiB" if n >= 1 << 30 else f"{n / 2**20:.1f} MiB"
+
+
 def evaluate_ranked(
     ranked: RankedLists, measures: MeasuresArg, *, empty: str = "zero", metadata: Mapping[str, Any] | None = None
 ) -> EvaluationResult:
@@ -180,12 +226,14 @@ def evaluate_ranked(
     aligned = not (ranked.ideal_is_list or ranked.item_weights is not None or ranked.is_sparse)
     if aligned and judged_items_suffice(ranked.ties, parsed):  # whatever the data: a value never depends on its batch
         ranked = ranked.judged_items()
+    check_result_size(parsed, ranked.n_queries)
     ctx = Context(ranked)
     names: list[str] = []
     columns: list[np.ndarray] = []
     included: list[np.ndarray] = []
     aggregate: dict[str, float] = {}
     seen: dict[str, Measure] = {}
+    pooled: dict[str, np.ndarray] = {}
     cutoffs: set[int] = set()
     per_query_cutoffs: list[np.ndarray] = []
     for m in parsed:
@@ -199,7 +247,8 @@ def evaluate_ranked(
         if ranked.item_weights is not None and m.family in _UNNORMALISED_GAINS and weights is not None:
             # item weights already scale the gains; divide them out of the per-list value (keras-rs's DCG)
             block = np.divide(block, weights[:, None], out=np.zeros_like(block), where=weights[:, None] > 0)
-        for single, col in zip(m.expand(), block.T, strict=True):
+        pools = family.pool(ctx, m).T if family.pool is not None else [weights] * block.shape[1]
+        for single, col, col_weights in zip(m.expand(), block.T, pools, strict=True):
             name = str(single)
             if name in aggregate:
                 if seen[name] != single:
@@ -220,7 +269,9 @@ def evaluate_ranked(
             names.append(name)
             columns.append(values)
             included.append(inc)
-            aggregate[name] = aggregate_column(values, inc, weights=weights, kind=family.aggregate)
+            if family.pool is not None:
+                pooled[name] = col_weights
+            aggregate[name] = aggregate_column(values, inc, weights=col_weights, kind=family.aggregate)
     n_q = ranked.n_queries
     straddle = straddling_queries(
         ranked.offsets, ranked.group_starts, sorted(cutoffs), per_query_cutoffs, ranked.item_positions
@@ -240,7 +291,7 @@ def evaluate_ranked(
     meta.update(metadata or {})
     values = np.stack(columns, axis=1) if columns else np.zeros((n_q, 0))
     inc = np.stack(included, axis=1) if included else np.zeros((n_q, 0), dtype=bool)
-    return EvaluationResult(ranked.query_ids, names, values, inc, aggregate, meta)
+    return EvaluationResult(ranked.query_ids, names, values, inc, aggregate, meta, pool_weights=pooled)
 
 
 def alignment_metadata(
@@ -328,16 +379,20 @@ def concatenate_results(
     qids = np.concatenate([p.query_ids for p in parts])
     values = np.concatenate([p.values for p in parts])
     included = np.concatenate([p.included for p in parts])
+    pooled = {name: np.concatenate([p.pool_weights[name] for p in parts]) for name in parts[0].pool_weights}
     if sort_by_query:
         order = np.argsort(qids, kind="stable")
         qids, values, included = qids[order], values[order], included[order]
+        pooled = {name: w[order] for name, w in pooled.items()}
     family = {str(single): single.family for m in measures for single in m.expand()}
     aggregate = {
-        name: aggregate_column(values[:, i], included[:, i], kind=FAMILIES[family[name]].aggregate)
+        name: aggregate_column(
+            values[:, i], included[:, i], weights=pooled.get(name), kind=FAMILIES[family[name]].aggregate
+        )
         for i, name in enumerate(names)
     }
     meta = dict(parts[0].metadata)
     for key in ("queries_evaluated", "queries_empty", "queries_with_ties", "queries_with_ties_at_cutoff"):
         meta[key] = int(sum(p.metadata[key] for p in parts))
     meta.update(metadata)
-    return EvaluationResult(qids, names, values, included, aggregate, meta)
+    return EvaluationResult(qids, names, values, included, aggregate, meta, pool_weights=pooled)

@@ -5,13 +5,30 @@ from __future__ import annotations
 import io
 import math
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+    from rankmeter.segments import Groups
+
+GROUP_COLUMNS = ("segment", "measure", "value", "n_queries")
+"""Columns of the tidy table of per-segment aggregates (after ``system`` for several systems)."""
+
+NO_SEGMENT_LABEL = "(none)"
+"""How the segment ``None`` (queries without a segment) is written in text: CSV, the CLI's tables, the HTML report."""
+
+
+def segment_text(segment: Any) -> str:
+    """A segment label as text: ``None`` (no segment) as ``(none)``.
+
+    >>> segment_text(None), segment_text(3)
+    ('(none)', '3')
+    """
+    return NO_SEGMENT_LABEL if segment is None else str(segment)
 
 
 class _TidyExport:
@@ -22,6 +39,34 @@ class _TidyExport:
     @property
     def per_query(self) -> list[dict[str, Any]]:  # pragma: no cover - defined by each result type
         raise NotImplementedError
+
+    @property
+    def grouped(self) -> bool:  # pragma: no cover - defined by each result type
+        raise NotImplementedError
+
+    def group_rows(self) -> list[dict[str, Any]]:  # pragma: no cover - defined by each result type
+        raise NotImplementedError
+
+    def _row_keys(self) -> tuple[str, ...]:
+        """Key columns of the per-query rows: the result's, and ``segment`` when grouped."""
+        return (*self.key_columns, "segment") if self.grouped else self.key_columns
+
+    def _group_keys(self) -> tuple[str, ...]:
+        return (*self.key_columns[:-1], *GROUP_COLUMNS)
+
+    def _table(self, kind: str) -> tuple[list[str], list[dict[str, Any]]]:
+        """Columns and rows of the tidy per-query table or (``kind="groups"``) the per-segment table."""
+        if kind == "per_query":
+            return [*self._row_keys(), "measure", "value"], self.per_query
+        if kind == "groups":
+            if not self.grouped:
+                from rankmeter.errors import PolicyError
+
+                raise PolicyError("kind='groups': this result has no segments; evaluate with group_by=")
+            return list(self._group_keys()), self.group_rows()
+        from rankmeter.errors import PolicyError
+
+        raise PolicyError(f"kind must be 'per_query' or 'groups', got {kind!r}")
 
     def aggregate_rows(self) -> list[dict[str, Any]]:  # pragma: no cover - defined by each result type
         raise NotImplementedError
@@ -44,14 +89,22 @@ class _TidyExport:
             _write_text(path, text + "\n")
         return text
 
-    def to_csv(self, path: str | Path | None = None) -> str:
-        """Tidy CSV (key columns, measure, value) with the aggregates as query ``all``."""
+    def to_csv(self, path: str | Path | None = None, *, kind: str = "per_query") -> str:
+        """Tidy CSV (key columns, measure, value) with the aggregates as query ``all``.
+
+        A grouped result has a ``segment`` column: each query's segment
+        (``(none)`` for none), empty on the overall aggregate rows, and one
+        more ``all`` row per segment and measure. ``kind="groups"``: the
+        per-segment table (segment, measure, value, n_queries).
+        """
         import csv
 
-        columns = [*self.key_columns, "measure", "value"]
-        rows = [
-            [*(row[c] for c in columns[:-1]), repr(row["value"])] for row in [*self.per_query, *self.aggregate_rows()]
-        ]
+        columns, records = self._table(kind)
+        if kind == "per_query":
+            overall = [{**row, "segment": ""} if self.grouped else row for row in self.aggregate_rows()]
+            records = [*records, *overall, *({**row, "query_id": "all"} for row in self.group_rows())]
+        cell = {"value": repr, "segment": segment_text}
+        rows = [[cell.get(c, _same)(row[c]) for c in columns] for row in records]
         # csv quotes a field holding "\n" but not one holding a lone "\r", which readers then split on
         lone_cr = any(isinstance(cell, str) and "\r" in cell for row in rows for cell in row)
         buf = io.StringIO()
@@ -63,27 +116,62 @@ class _TidyExport:
             _write_text(path, text)
         return text
 
-    def _columns(self) -> dict[str, list[Any]]:
-        rows = self.per_query
-        return {key: [r[key] for r in rows] for key in (*self.key_columns, "measure", "value")}
+    def _columns(self, kind: str = "per_query") -> dict[str, list[Any]]:
+        columns, rows = self._table(kind)
+        return {key: [r[key] for r in rows] for key in columns}
 
-    def to_polars(self) -> Any:
-        """Tidy polars DataFrame (key columns, measure, value)."""
+    def to_polars(self, kind: str = "per_query") -> Any:
+        """Tidy polars DataFrame (key columns, measure, value); ``kind="groups"``: the per-segment table.
+
+        Query ids are strings, or integers where integer ids came in; segments keep their type.
+        """
         import polars as pl
 
-        schema = {key: pl.String for key in (*self.key_columns, "measure")} | {"value": pl.Float64}
-        return pl.DataFrame(self._columns(), schema=schema)
+        data = self._columns(kind)
+        types = {key: _polars_type(pl, key, values) for key, values in data.items()}
+        return pl.DataFrame(data, schema_overrides={key: t for key, t in types.items() if t is not None})
 
-    def to_arrow(self) -> Any:
-        """Tidy pyarrow Table (key columns, measure, value)."""
+    def to_arrow(self, kind: str = "per_query") -> Any:
+        """Tidy pyarrow Table (key columns, measure, value); ``kind="groups"``: the per-segment table."""
         import pyarrow as pa
 
         return pa.table(
-            {
-                key: pa.array(values, pa.float64() if key == "value" else pa.string())
-                for key, values in self._columns().items()
-            }
+            {key: pa.array(values, _arrow_type(pa, key, values)) for key, values in self._columns(kind).items()}
         )
+
+    def _pandas(self, kind: str) -> Any:
+        import pandas as pd
+
+        columns, rows = self._table(kind)
+        return pd.DataFrame(rows, columns=columns)
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+def _is_integers(values: list[Any]) -> bool:
+    return bool(values) and all(type(v) is int for v in values)
+
+
+def _polars_type(pl: Any, key: str, values: list[Any]) -> Any:
+    if key in ("value",):
+        return pl.Float64
+    if key == "n_queries" or (key in ("query_id", "segment") and _is_integers(values)):
+        return pl.Int64
+    if key == "segment" and not all(isinstance(v, str) or v is None for v in values):
+        return None  # polars infers it
+    return pl.String
+
+
+def _arrow_type(pa: Any, key: str, values: list[Any]) -> Any:
+    if key == "value":
+        return pa.float64()
+    if key == "n_queries" or (key in ("query_id", "segment") and _is_integers(values)):
+        return pa.int64()
+    if key == "segment" and not all(isinstance(v, str) or v is None for v in values):
+        return None  # pyarrow infers it
+    return pa.string()
 
 
 @dataclass(frozen=True)
@@ -92,8 +180,10 @@ class EvaluationResult(_TidyExport):
 
     Attributes
     ----------
-    query_ids : ndarray of str, shape (Q,)
-        Evaluated queries, sorted by id.
+    query_ids : ndarray of str or int64, shape (Q,)
+        Evaluated queries, sorted by id: strings, or integers (in numeric
+        order) where the qrels and run came as dicts or tables with integer
+        query ids.
     measure_names : list of str
         Canonical name of each column (one per cutoff: ``ndcg@5``, ``ndcg@10``).
     values : ndarray of float64, shape (Q, M)
@@ -106,6 +196,13 @@ class EvaluationResult(_TidyExport):
         for counting measures (``num_*``).
     metadata : dict
         Policies used, query counts, tie diagnostics, library version.
+    groups : Groups or None
+        The per-segment aggregates when evaluated with ``group_by=``
+        (:class:`rankmeter.segments.Groups`; see :meth:`by_group`).
+    pool_weights : dict of str to ndarray, shape (Q,)
+        For measures with a pooled aggregate (``implicit_p``, ``gauc``): each
+        query's weight, so that the aggregate is
+        :math:`\\sum_q w_q v_q / \\sum_q w_q` over included queries.
 
     Examples
     --------
@@ -123,6 +220,8 @@ class EvaluationResult(_TidyExport):
     included: np.ndarray
     aggregate: dict[str, float]
     metadata: dict[str, Any]
+    groups: Groups | None = field(default=None, repr=False, compare=False)
+    pool_weights: dict[str, np.ndarray] = field(default_factory=dict)
 
     def __getitem__(self, measure: str) -> float:
         """Aggregate value of a measure (by canonical name or anything :func:`parse` accepts)."""
@@ -134,16 +233,26 @@ class EvaluationResult(_TidyExport):
 
     @property
     def per_query(self) -> list[dict[str, Any]]:
-        """Tidy rows ``{"query_id", "measure", "value"}`` for every included value (query-major)."""
+        """Tidy rows ``{"query_id", "measure", "value"}`` for every included value (query-major).
+
+        A grouped result's rows also hold the query's ``segment`` (None for none), after ``query_id``.
+        """
         rows = []
+        segments = self._query_segments()
         for qi, qid in enumerate(self.query_ids.tolist()):
+            key = {"query_id": qid} if segments is None else {"query_id": qid, "segment": segments[qi]}
             for mi, name in enumerate(self.measure_names):
                 if self.included[qi, mi]:
-                    rows.append({"query_id": qid, "measure": name, "value": float(self.values[qi, mi])})
+                    rows.append({**key, "measure": name, "value": float(self.values[qi, mi])})
         return rows
 
-    def by_query(self, measure: str) -> dict[str, float]:
-        """``{query_id: value}`` of one measure (included queries only)."""
+    def _query_segments(self) -> list[Any] | None:
+        if self.groups is None:
+            return None
+        labels = self.groups.segments
+        return [labels[m] if m >= 0 else None for m in self.groups.member.tolist()]
+
+    def _measure_index(self, measure: str) -> int:
         if measure not in self.measure_names:
             from rankmeter.measures import parse
 
@@ -153,23 +262,64 @@ class EvaluationResult(_TidyExport):
 
             raise PolicyError(f"{measure} is a list-set value (one number for the whole set of lists, no per-user "
                               f"value): read it as result.aggregate[{measure!r}]")  # fmt: skip
-        mi = self.measure_names.index(measure)
+        return self.measure_names.index(measure)
+
+    def by_query(self, measure: str) -> dict[Any, float]:
+        """``{query_id: value}`` of one measure (included queries only); ids keep their type."""
+        mi = self._measure_index(measure)
         keep = self.included[:, mi]
         return dict(zip(self.query_ids[keep].tolist(), self.values[keep, mi].tolist(), strict=True))
 
+    @property
+    def grouped(self) -> bool:
+        """Whether the result has per-segment aggregates (evaluated with ``group_by=``)."""
+        return self.groups is not None
+
+    def by_group(self, measure: str) -> dict[Any, float]:
+        """``{segment: value}`` of one measure: its aggregate over each segment's included queries.
+
+        A segment without any evaluated query has NaN (its counts are 0 in :meth:`group_rows`).
+
+        >>> import rankmeter
+        >>> res = rankmeter.evaluate({"u1": {"a": 1}, "u2": {"b": 1}}, {"u1": {"a": 1.0}, "u2": {"x": 1.0, "b": 0.5}},
+        ...                          "rr", group_by={"u1": "warm", "u2": "cold"})
+        >>> res.by_group("rr"), res.aggregate
+        ({'cold': 0.5, 'warm': 1.0}, {'rr': 0.75})
+        """
+        if self.groups is None:
+            from rankmeter.errors import PolicyError
+
+            raise PolicyError("by_group: this result has no segments; evaluate with group_by=")
+        mi = self._measure_index(measure)
+        return dict(zip(self.groups.segments, self.groups.values[:, mi].tolist(), strict=True))
+
+    def group_rows(self) -> list[dict[str, Any]]:
+        """Tidy rows ``{"segment", "measure", "value", "n_queries"}`` of the per-segment aggregates (segment-major)."""
+        if self.groups is None:
+            return []
+        g = self.groups
+        return [
+            {"segment": seg, "measure": name, "value": float(g.values[si, mi]), "n_queries": int(g.counts[si, mi])}
+            for si, seg in enumerate(g.segments)
+            for mi, name in enumerate(self.measure_names)
+        ]
+
     def to_dict(self) -> dict[str, Any]:
-        """``{"aggregate": ..., "per_query": [...], "metadata": ...}`` (JSON-ready)."""
-        return {"aggregate": dict(self.aggregate), "per_query": self.per_query, "metadata": self.metadata}
+        """``{"aggregate": ..., "per_query": [...], "metadata": ...}`` (JSON-ready); ``"groups"``: the
+        :meth:`group_rows` of a grouped result."""
+        out = {"aggregate": dict(self.aggregate), "per_query": self.per_query, "metadata": self.metadata}
+        if self.groups is not None:
+            out["groups"] = self.group_rows()
+        return out
 
     def aggregate_rows(self) -> list[dict[str, Any]]:
         """Tidy rows of the aggregates, query ``all``."""
         return [{"query_id": "all", "measure": name, "value": value} for name, value in self.aggregate.items()]
 
-    def to_pandas(self) -> Any:
-        """Tidy pandas DataFrame (query_id, measure, value)."""
-        import pandas as pd
-
-        return pd.DataFrame(self.per_query, columns=["query_id", "measure", "value"])
+    def to_pandas(self, kind: str = "per_query") -> Any:
+        """Tidy pandas DataFrame (query_id, measure, value; ``segment`` after query_id when grouped), or
+        (``kind="groups"``) the per-segment table (segment, measure, value, n_queries)."""
+        return self._pandas(kind)
 
     def to_trec_eval(self, per_query: bool = False) -> str:
         """Text in trec_eval's layout: ``name<TAB>query<TAB>value`` (4 decimals, counts as integers)."""
@@ -191,7 +341,7 @@ class EvaluationResult(_TidyExport):
         return "\n".join(lines) + "\n"
 
 
-def _check_trec_ids(query_ids: list[str]) -> None:
+def _check_trec_ids(query_ids: list[Any]) -> None:
     """Raise InputFormatError for a query id that trec_eval's whitespace-separated text cannot hold.
 
     >>> _check_trec_ids(["q1", "a b"])
@@ -199,7 +349,7 @@ def _check_trec_ids(query_ids: list[str]) -> None:
     ...
     rankmeter.errors.InputFormatError: query 'a b': trec_eval's text format separates fields by whitespace ...
     """
-    for qid in query_ids:
+    for qid in map(str, query_ids):
         if not qid or any(ch.isspace() for ch in qid):
             from rankmeter.errors import InputFormatError
 
@@ -210,9 +360,10 @@ def _check_trec_ids(query_ids: list[str]) -> None:
 
 
 def _write_text(path: str | Path, text: str) -> None:
-    from pathlib import Path
+    """Write ``text`` as UTF-8 to a temporary file renamed to ``path`` (the old file stays whole if it fails)."""
+    from rankmeter.io.output import write_text_atomic
 
-    Path(path).write_text(text)
+    write_text_atomic(path, text)
 
 
 def json_safe(obj: Any) -> Any:
@@ -235,7 +386,7 @@ def json_safe(obj: Any) -> Any:
 
 
 def result_json(data: dict[str, Any], indent: int = 2) -> str:
-    """A result's :meth:`to_dict` as indented JSON whose ``per_query`` rows take one line each.
+    """A result's :meth:`to_dict` as indented JSON whose ``per_query`` (and ``groups``) rows take one line each.
 
     Everything but ``per_query`` is laid out as ``json.dumps(json_safe(...), indent=indent)``
     lays it out; each tidy row is one object on one line. The rows are written a
@@ -258,7 +409,7 @@ def result_json(data: dict[str, Any], indent: int = 2) -> str:
     pad = " " * indent
     parts = []
     for key, value in data.items():
-        if key == "per_query" and isinstance(value, list) and value:
+        if key in ("per_query", "groups") and isinstance(value, list) and value:
             text = "[\n" + ",\n".join(_tidy_rows_json(value, pad * 2)) + "\n" + pad + "]"
         else:  # a raw line break only ever separates JSON tokens (strings escape theirs)
             text = json.dumps(json_safe(value), indent=indent).replace("\n", "\n" + pad)
@@ -368,29 +519,98 @@ class SystemResults(_TidyExport, Mapping[str, EvaluationResult]):
         """Tidy rows ``{"system", "query_id", "measure", "value"}`` (system-major, then query-major)."""
         return [{"system": name, **row} for name, result in self.results.items() for row in result.per_query]
 
+    @property
+    def grouped(self) -> bool:
+        """Whether the systems' results have per-segment aggregates (evaluated with ``group_by=``)."""
+        return any(result.grouped for result in self.results.values())
+
+    def by_group(self, measure: str) -> dict[str, dict[Any, float]]:
+        """``{system: {segment: value}}`` of one measure (see :meth:`EvaluationResult.by_group`)."""
+        return {name: result.by_group(measure) for name, result in self.results.items()}
+
+    def group_rows(self) -> list[dict[str, Any]]:
+        """Tidy rows ``{"system", "segment", "measure", "value", "n_queries"}`` (system-major)."""
+        return [{"system": name, **row} for name, result in self.results.items() for row in result.group_rows()]
+
     def to_dict(self) -> dict[str, Any]:
-        """``{"aggregate": {system: {...}}, "per_query": [...], "metadata": {..., "systems": {name: {...}}}}``."""
+        """``{"aggregate": {system: {...}}, "per_query": [...], "metadata": {..., "systems": {name: {...}}}}``;
+        ``"groups"``: the :meth:`group_rows` of grouped results."""
         meta = dict(self.metadata)
         meta["per_system"] = {name: result.metadata for name, result in self.results.items()}
-        return {"aggregate": self.aggregate, "per_query": self.per_query, "metadata": meta}
+        out = {"aggregate": self.aggregate, "per_query": self.per_query, "metadata": meta}
+        if self.grouped:
+            out["groups"] = self.group_rows()
+        return out
 
     def aggregate_rows(self) -> list[dict[str, Any]]:
         """Tidy rows of each system's aggregates, query ``all``."""
         return [{"system": name, **row} for name, result in self.results.items() for row in result.aggregate_rows()]
 
     def to_pandas(self, kind: str = "per_query") -> Any:
-        """A pandas DataFrame: tidy per-query rows with a ``system`` column, or (``kind="aggregate"``)
-        the systems x measures table indexed by system."""
+        """A pandas DataFrame: tidy per-query rows with a ``system`` column, (``kind="aggregate"``)
+        the systems x measures table indexed by system, or (``kind="groups"``) the per-segment table."""
         import pandas as pd
 
         if kind == "aggregate":
             return pd.DataFrame.from_dict(self.aggregate, orient="index")[self.measure_names]
-        if kind != "per_query":
-            raise ValueError(f"kind must be 'per_query' or 'aggregate', got {kind!r}")
-        return pd.DataFrame(self.per_query, columns=["system", "query_id", "measure", "value"])
+        if kind not in ("per_query", "groups"):
+            raise ValueError(f"kind must be 'per_query', 'aggregate' or 'groups', got {kind!r}")
+        return self._pandas(kind)
 
     def to_trec_eval(self, per_query: bool = False) -> str:
         """Each system's :meth:`EvaluationResult.to_trec_eval` text after a ``runid  all  <system>`` line."""
         return "".join(
             f"{'runid':<22}\tall\t{name}\n" + result.to_trec_eval(per_query) for name, result in self.results.items()
         )
+
+
+def with_integer_ids(result: EvaluationResult) -> EvaluationResult:
+    """``result`` with its query ids as integers (in numeric order), for input whose ids were integers.
+
+    The core reads ids as their exact text; this turns ``'10'`` back into ``10``
+    and orders the rows by number. The ``missing_query_ids`` and
+    ``run_only_query_ids`` of the metadata are converted alike. Ids that are
+    not the text of an integer, or beyond int64, leave the result unchanged
+    (an id of the metadata that is not an integer's text stays text).
+
+    >>> import rankmeter
+    >>> res = rankmeter.evaluate({"10": {"a": 1}, "9": {"a": 1}}, {"10": {"a": 1.0}, "9": {"b": 1.0}}, "rr")
+    >>> res.query_ids.tolist(), with_integer_ids(res).by_query("rr")
+    (['10', '9'], {9: 0.0, 10: 1.0})
+    """
+    try:
+        ids = np.array([int(q) for q in result.query_ids.tolist()], dtype=np.int64)
+    except (ValueError, OverflowError, TypeError):
+        return result
+    meta = dict(result.metadata)
+    for key in ("missing_query_ids", "run_only_query_ids"):
+        if isinstance(meta.get(key), list):
+            meta[key] = [_integer_or_text(q) for q in meta[key]]
+    order = np.argsort(ids, kind="stable")
+    rows: dict[str, Any] = {}  # every per-query array the result holds, in the new order
+    if result.groups is not None:
+        rows["groups"] = replace(result.groups, member=result.groups.member[order])
+    if getattr(result, "pool_weights", None):  # per-query weights of pooled aggregates, where kept
+        rows["pool_weights"] = {name: w[order] for name, w in result.pool_weights.items()}  # type: ignore[attr-defined]
+    return replace(
+        result,
+        query_ids=ids[order],
+        values=result.values[order],
+        included=result.included[order],
+        metadata=meta,
+        **rows,
+    )
+
+
+def _integer_or_text(qid: Any) -> Any:
+    """``int(qid)`` when ``qid`` is the text of an integer (as ``str`` writes it), else ``qid``.
+
+    >>> _integer_or_text("-7"), _integer_or_text("07"), _integer_or_text("q1")
+    (-7, '07', 'q1')
+    """
+    text = str(qid)
+    try:
+        number = int(text)
+    except ValueError:
+        return qid
+    return number if str(number) == text else qid

@@ -17,14 +17,15 @@ from rankmeter.core.align import (
     AlignInfo,
     JudgmentsByQuery,
     align,
+    check_run_duplicates,
     dedupe_qrels,
     merge_infos,
     qrels_rows,
 )
 from rankmeter.core.lists import map_blocks
 from rankmeter.core.semantics import Semantics, SemanticsOptions
-from rankmeter.errors import InputFormatError
-from rankmeter.io.load import as_qrels
+from rankmeter.errors import InputFormatError, PolicyError
+from rankmeter.io.load import as_qrels, table_format
 from rankmeter.io.tables import Qrels, Run
 from rankmeter.pipeline import (
     MeasuresArg,
@@ -50,14 +51,18 @@ peak RSS growing from 142 to 467 MB.
 
 
 def run_file_in_blocks(run: Any) -> bool:
-    """Whether ``run`` names a run file of more than one block (not stdin), which :func:`rankmeter.evaluate` streams.
+    """Whether ``run`` names a TREC text run file of more than one block, which :func:`rankmeter.evaluate` streams.
 
-    >>> run_file_in_blocks({"q": {"d": 1.0}}), run_file_in_blocks("-")
-    (False, False)
+    Standard input, named pipes and table files (CSV, TSV, Parquet, Feather / Arrow, whatever their
+    size: size never changes how a file is read) are read whole.
+
+    >>> run_file_in_blocks({"q": {"d": 1.0}}), run_file_in_blocks("-"), run_file_in_blocks("big.parquet")
+    (False, False, False)
     """
     return (
         isinstance(run, str | os.PathLike)
         and str(run) != "-"
+        and table_format(run) is None
         and os.path.isfile(run)
         and os.path.getsize(run) > BLOCK_BYTES
     )
@@ -111,6 +116,11 @@ def evaluate_stream(
     """
     from rankmeter.io.stream import iter_run_chunks, read_ahead  # the TREC reader, only when a file is streamed
 
+    if table_format(run_path) is not None:
+        raise PolicyError(
+            f"{run_path}: a {table_format(run_path)} table, not a TREC text run: streaming reads TREC text "
+            "in blocks; evaluate the table without streaming (it is read whole, as its format says)"
+        )
     sem = Semantics.build(semantics, "qrels", **options)
     ties, empty, missing, seed = sem.tie_policy, sem.empty, sem.missing, sem.seed
     parsed = parse_measures(measures)
@@ -133,7 +143,8 @@ def evaluate_stream(
         """
         nonlocal name
         try:
-            blocks = read_ahead(iter_run_chunks(run_path, block_bytes=block_bytes))
+            check = check_run_duplicates if sem.duplicates == "error" else None  # a repeat is reported when read
+            blocks = read_ahead(iter_run_chunks(run_path, block_bytes=block_bytes, check_piece=check))
             for index, (run, done_bytes) in enumerate(blocks):
                 name = name or run.name
                 yield index, run, judgments.of(run), done_bytes

@@ -252,11 +252,11 @@ def test_ids_are_exact_strings() -> None:
     assert res.by_query("rr") == {"07": 1.0, "7": 0.5}
 
 
-def test_integer_ids_in_tables_are_their_string_form() -> None:
+def test_integer_ids_in_tables_match_their_string_form() -> None:
     qrels = pd.DataFrame({"query_id": [7, 7], "doc_id": [1, 10], "relevance": [1, 0]})
     run = pl.DataFrame({"query_id": ["7", "7"], "doc_id": ["10", "1"], "score": [2.0, 1.0]})
     res = rankmeter.evaluate(qrels, run, ["p@1", "rr", "num_rel_ret"])
-    assert res.query_ids.tolist() == ["7"]
+    assert res.query_ids.tolist() == [7]  # the qrels' integer ids come back as integers
     assert res["p@1"] == 0.0 and res["rr"] == 0.5 and res["num_rel_ret"] == 1
 
 

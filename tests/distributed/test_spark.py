@@ -212,17 +212,19 @@ def test_evaluator_agrees_with_sparks_ranking_evaluator(spark, metric, k) -> Non
     assert ours == pytest.approx(theirs, abs=1e-12)  # map@12: no label set holds more than 12 items, divisors agree
 
 
-def test_evaluator_map_at_k_divides_by_the_number_of_labels(spark) -> None:
+def test_evaluator_map_at_k_divides_by_min_of_labels_and_k(spark) -> None:
     from pyspark.ml.evaluation import RankingEvaluator
 
     from rankmeter.spark import RankmeterEvaluator
 
     rows = _ranking_rows(4, min_labels=1)
+    assert any(len(set(lab)) > 8 for _, lab in rows)  # some label sets are larger than k
     frame = spark.createDataFrame(rows, "prediction array<double>, label array<double>")
     ours = RankmeterEvaluator(metricName="meanAveragePrecisionAtK", k=8).evaluate(frame)
     theirs = RankingEvaluator(metricName="meanAveragePrecisionAtK", k=8).evaluate(frame)
-    assert ours == pytest.approx(_local_value(rows, "map@8"), abs=1e-12)
-    assert ours < theirs  # Spark divides by min(|labels|, k) <= |labels|
+    assert ours == pytest.approx(theirs, abs=1e-12)
+    assert ours == pytest.approx(_local_value(rows, "map(divisor=min)@8"), abs=1e-12)
+    assert _local_value(rows, "map@8") < theirs  # trec_eval's map_cut divides by |labels| >= min(|labels|, k)
 
 
 def test_evaluator_counts_a_duplicated_item_once(spark) -> None:

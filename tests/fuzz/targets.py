@@ -34,6 +34,8 @@ _WORKDIR = Path(tempfile.mkdtemp(prefix="rankmeter-fuzz-"))
 atexit.register(shutil.rmtree, _WORKDIR, True)
 _FIELDS = re.compile(rb"[^ \t\n\r\f\v]+")
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\Z")
+_BOM = b"\xef\xbb\xbf"
+_LONE_CR = re.compile(rb"\r(?=[^\n])")
 
 
 def _write(name: str, data: bytes) -> str:
@@ -46,9 +48,12 @@ def reference_table(data: bytes, n_columns: int, exact: bool, value_col: int) ->
     """An independent reader of TREC text: (query, document, value) rows, or None where the input is invalid.
 
     Lines starting with ``#`` and blank lines are skipped; fields are separated by ASCII whitespace; the
-    value is an ASCII decimal number that must be finite; a NUL byte anywhere is an error.
+    value is an ASCII decimal number that must be finite; a NUL byte anywhere is an error, and so is a
+    carriage return that neither precedes a line feed nor ends the data; a UTF-8 byte order mark at the
+    start is not part of the first line.
     """
-    if b"\x00" in data:
+    data = data[3:] if data.startswith(_BOM) else data
+    if b"\x00" in data or _LONE_CR.search(data):
         return None
     rows: list[tuple[str, str, float]] = []
     for line in data.split(b"\n"):
@@ -425,6 +430,96 @@ def _empty_stdin():  # type: ignore[no-untyped-def]
         sys.stdin = saved
 
 
+def reference_intents(data: bytes) -> list[tuple[str, str, str, float]] | None:
+    """An independent reader of intent qrels: (query, intent, document, grade) rows, or None where invalid.
+
+    As :func:`reference_table`, with exactly four fields and a line whose first field starts with ``#``
+    a comment.
+    """
+    data = data[3:] if data.startswith(_BOM) else data
+    if b"\x00" in data or _LONE_CR.search(data):
+        return None
+    rows = []
+    for line in data.split(b"\n"):
+        fields = [f.decode("utf-8", "surrogateescape") for f in _FIELDS.findall(line)]
+        if not fields or fields[0].startswith("#"):
+            continue
+        if len(fields) != 4 or not _NUMBER.match(fields[3]) or not math.isfinite(float(fields[3])):
+            return None
+        rows.append((fields[0], fields[1], fields[2], float(fields[3])))
+    return rows or None
+
+
+def intent_qrels(data: bytes) -> None:
+    """rankmeter.io.intents.read_intent_qrels (plain, .gz, truncated .gz, raw bytes named .gz) against the reference."""
+    from rankmeter.io.intents import read_intent_qrels
+
+    want = reference_intents(data)
+    for name, content in _compressions(data):
+        got, err = _outcome(lambda n=name, c=content: read_intent_qrels(_write(n, c)))  # type: ignore[misc]
+        if name in ("plain.txt", "packed.gz"):
+            rows = None
+            if err is None:
+                q = got
+                rows = [
+                    (q.query_ids[i], q.intent_ids[i], q.doc_ids[i], float(q.relevance[i]))  # type: ignore[attr-defined]
+                    for i in range(len(q))  # type: ignore[arg-type]
+                ]
+                rows = [(str(a), str(b), str(c), v) for a, b, c, v in rows]
+            if rows != want:
+                raise Finding(
+                    f"read_intent_qrels({name}): read {rows!r:.300}, reference {want!r:.300} from {data!r:.300}"
+                )
+
+
+def csv_tables(data: bytes) -> None:
+    """The bytes as a CSV and a TSV run (plain, .gz, truncated .gz): a run or a RankmeterError, and the same
+    rows whether the file is read as CSV directly or from its .gz."""
+    from rankmeter.io.load import as_run
+
+    for suffix in ("csv", "tsv"):
+        plain, _ = _outcome(lambda s=suffix: _rows(as_run(_write(f"run.{s}", data))))  # type: ignore[misc]
+        packed = gzip.compress(data, mtime=0)
+        from_gz, _ = _outcome(lambda s=suffix, p=packed: _rows(as_run(_write(f"run.{s}.gz", p))))  # type: ignore[misc]
+        if plain != from_gz:
+            raise Finding(f"{suffix}: read {plain!r:.200} plain but {from_gz!r:.200} from .gz, of {data!r:.300}")
+        _outcome(lambda s=suffix, p=packed: as_run(_write(f"cut.{s}.gz", p[: max(len(p) // 2, 1)])))  # type: ignore[misc]
+
+
+def parquet_tables(data: bytes) -> None:
+    """A run table built from the bytes (ids cut from them, scores from their values), written as Parquet and
+    Feather: read back, the same rows or a RankmeterError; the file cut short: a RankmeterError."""
+    import pyarrow as pa
+    import pyarrow.feather as feather
+    import pyarrow.parquet as pq
+
+    from rankmeter.io.load import as_run
+
+    pieces = [data[i : i + 3] for i in range(0, len(data), 3)] or [b""]
+    ids = [p.decode("utf-8", "replace") for p in pieces]
+    table = pa.table(
+        {
+            "query_id": [ids[i // 4] for i in range(len(ids))],
+            "doc_id": ids,
+            "score": [float(sum(p)) - 300.0 for p in pieces],
+        }
+    )
+    want, want_err = _outcome(lambda: _rows(as_run(table)))
+    for name, write in (("run.parquet", pq.write_table), ("run.feather", feather.write_feather)):
+        path = str(_WORKDIR / name)
+        write(table, path)
+        got, err = _outcome(lambda p=path: _rows(as_run(p)))  # type: ignore[misc]
+        if (got, type(err)) != (want, type(want_err)):
+            raise Finding(
+                f"{name}: read {got!r:.200} / {err!r:.200}, the table gives {want!r:.200} / {want_err!r:.200}"
+            )
+        content = Path(path).read_bytes()
+        cut = _write(f"cut.{name}", content[: len(content) * (1 + (data[:1] or b"\x00")[0] % 9) // 10])
+        _, cut_err = _outcome(lambda c=cut: as_run(c))  # type: ignore[misc]
+        if cut_err is None:
+            raise Finding(f"{name} cut short was read without error")
+
+
 TARGETS: dict[str, Callable[[bytes], None]] = {
     "trec_qrels": trec_qrels,
     "trec_run": trec_run,
@@ -434,6 +529,9 @@ TARGETS: dict[str, Callable[[bytes], None]] = {
     "dicts": dicts,
     "frames": frames,
     "cli": cli,
+    "intent_qrels": intent_qrels,
+    "csv_tables": csv_tables,
+    "parquet_tables": parquet_tables,
 }
 
 __all__ = ["TARGETS", "Finding", "cli_argv", "reference_table"]

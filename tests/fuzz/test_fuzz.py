@@ -46,6 +46,8 @@ _PIECES = [
     b"1",
     b"2.5",
     b"  ",
+    b"\r",
+    b"\xef\xbb\xbf",
 ]
 
 
@@ -70,7 +72,7 @@ def _mutated(target: str) -> st.SearchStrategy[bytes]:
 
 @pytest.mark.parametrize("target", sorted(TARGETS))
 def test_target_on_random_and_mutated_inputs(target: str) -> None:
-    examples = 60 if target in ("frames", "trec_qrels", "trec_run", "cli") else 200
+    examples = 60 if target in ("frames", "trec_qrels", "trec_run", "cli", "csv_tables", "parquet_tables") else 200
 
     @settings(max_examples=examples, deadline=None, database=None, suppress_health_check=list(HealthCheck))
     @given(_mutated(target))

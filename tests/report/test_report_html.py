@@ -55,6 +55,7 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> dict:
     qrels, runs = write_files(tmp)
     common = [str(qrels), *map(str, runs), *(a for m in MEASURES for a in ("-m", m)), "--n-resamples", "500"]
     out = tmp / "out" / "report.html"
+    out.parent.mkdir()  # rankmeter creates no directories
     assert main(["report", *common, "-o", str(out), "--title", "three systems"]) == 0
     return {"tmp": tmp, "qrels": qrels, "runs": runs, "argv": common, "html": out}
 

@@ -78,6 +78,7 @@ def test_plots_write_pngs(cmp: Comparison, tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
     from rankmeter.report import plots
 
+    (tmp_path / "sub").mkdir()  # rankmeter creates no directories
     written = [
         plots.plot_differences(cmp, tmp_path / "diff.png", system="dense", measure="map"),
         plots.plot_means(cmp, tmp_path / "means.png"),

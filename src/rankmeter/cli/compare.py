@@ -19,7 +19,7 @@ import argparse
 import sys
 from typing import Any
 
-from rankmeter.cli.options import add_evaluation_options, semantics_from_args
+from rankmeter.cli.options import add_evaluation_options, add_group_options, group_by_from_args, semantics_from_args
 from rankmeter.cli.runs import add_run_arguments, named_runs
 from rankmeter.cli.status import INPUT_ERROR, USAGE_ERROR, exit_status
 
@@ -65,6 +65,7 @@ def add_comparison_options(p: argparse.ArgumentParser) -> None:
         choices=("error", "intersect"),
         help="when runs cover different queries: fail, or keep the common ones (default: error)",
     )
+    add_group_options(p)
 
 
 def comparison_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -80,6 +81,7 @@ def comparison_options(args: argparse.Namespace) -> dict[str, Any]:
         "ci_method": args.ci_method,
         "query_sets": args.query_sets,
         "semantics": semantics_from_args(args, seed=args.seed if args.ties == "shuffle" else None),
+        "group_by": group_by_from_args(args),
     }
 
 
@@ -113,19 +115,32 @@ def add_parser(subparsers: Any) -> None:
 
 
 def _render(comparison: Any, fmt: str) -> str | None:
+    """The comparison in ``fmt``; with segments, each segment's comparison after the overall one
+    (CSV: the ``segment_pairs`` table). None for the terminal table, which is printed."""
     if fmt == "json":
         return comparison.to_json() + "\n"
     if fmt == "csv":
-        return str(comparison.to_csv("pairs"))
+        return str(comparison.to_csv("segment_pairs" if comparison.groups is not None else "pairs"))
     if fmt == "markdown":
         from rankmeter.report.tables import render_markdown
 
-        return render_markdown(comparison)
+        return _with_segments(comparison, render_markdown, "\n### segment {} ({} queries)\n\n")
     if fmt == "latex":
         from rankmeter.report.tables import render_latex
 
-        return render_latex(comparison)
+        return _with_segments(comparison, render_latex, "\n%% segment {} ({} queries)\n")
     return None
+
+
+def _with_segments(comparison: Any, render: Any, title: str) -> str:
+    from rankmeter.results import segment_text
+
+    text = str(render(comparison))
+    for group in comparison.groups or []:
+        text += title.format(segment_text(group.segment), group.n_queries) + str(
+            render(comparison.within(group.segment))
+        )
+    return text
 
 
 def run(args: argparse.Namespace) -> int:
@@ -167,8 +182,12 @@ def run(args: argparse.Namespace) -> int:
     text = _render(comparison, args.format)
     if text is None:
         from rankmeter.report.tables import print_table
+        from rankmeter.results import segment_text
 
         print_table(comparison)
+        for group in comparison.groups or []:
+            print(f"\nsegment {segment_text(group.segment)} ({group.n_queries} queries)")
+            print_table(comparison.within(group.segment))
     else:
         sys.stdout.write(text)
     if args.plot:

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
 from typing import Any
 
 from rankmeter.cli.engines import add_engine_options, evaluate_on_engine
-from rankmeter.cli.options import add_evaluation_options, semantics_from_args
+from rankmeter.cli.options import add_evaluation_options, add_group_options, group_by_from_args, semantics_from_args
+from rankmeter.cli.output import tables_for, write_output
 from rankmeter.cli.runs import expand_runs, system_names
 from rankmeter.cli.text_table import SECTION, render_text_table
 from rankmeter.errors import PolicyError
@@ -91,6 +91,7 @@ def add_parser(sub: Any) -> None:
         "user), in the forms of --exclude",
     )
     add_engine_options(p)
+    add_group_options(p)
     p.add_argument("--per-query", action="store_true", help="also print per-query values")
     p.add_argument(
         "--ci",
@@ -170,15 +171,61 @@ def _notes(meta: dict[str, Any], counts_only: bool = False) -> list[str]:
 def render_table(result: Any, per_query: bool, digits: int, intervals: dict[str, Any] | None = None) -> str:
     """The aggregates (and per-query values) as a text table, then the query counts."""
     rows: list[list[str] | None] = []
+    segments = _query_segments(result) if per_query else None  # a segment column beside the per-query values
+    blank = [] if segments is None else [""]
     if per_query:
-        rows += [[qid, *_value_cells(result, qi, digits)] for qi, qid in enumerate(result.query_ids.tolist())]
+        rows += [
+            [str(qid), *([] if segments is None else [segments[qi]]), *_value_cells(result, qi, digits)]
+            for qi, qid in enumerate(result.query_ids.tolist())
+        ]
         rows.append(SECTION)
-    rows.append(["all", *[_fmt(n, result.aggregate[n], digits) for n in result.measure_names]])
+    rows.append(["all", *blank, *[_fmt(n, result.aggregate[n], digits) for n in result.measure_names]])
     if intervals:
         label, cells = _interval_cells(result.measure_names, intervals, digits)
-        rows.append([label, *cells])
-    table = render_text_table(["query", *result.measure_names], rows)
-    return table + "; ".join(_notes(result.metadata)) + "\n"
+        rows.append([label, *blank, *cells])
+    table = render_text_table(
+        ["query", *(["segment"] if blank else []), *result.measure_names], rows, left=1 + len(blank)
+    )
+    return table + "; ".join(_notes(result.metadata)) + "\n" + render_segments([("", result)], digits)
+
+
+def _query_segments(result: Any) -> list[str] | None:
+    """Each query's segment as text (``(none)`` for none), or None for a result without segments."""
+    from rankmeter.results import segment_text
+
+    groups = getattr(result, "groups", None)
+    if groups is None:
+        return None
+    return [segment_text(groups.segments[m] if m >= 0 else None) for m in groups.member.tolist()]
+
+
+def render_segments(results: list[tuple[str, Any]], digits: int) -> str:
+    """The per-segment aggregates of grouped results as a text table (a ``system`` column for several), or ''.
+
+    >>> import rankmeter
+    >>> res = rankmeter.evaluate({"u1": {"a": 1}, "u2": {"b": 1}}, {"u1": {"a": 1.0}, "u2": {"x": 1.0, "b": 0.5}},
+    ...                          "rr", group_by={"u1": "warm", "u2": "cold"})
+    >>> [line.split() for line in render_segments([("", res)], 2).splitlines()[3:5]]
+    [['cold', '│', '1', '│', '0.50'], ['warm', '│', '1', '│', '1.00']]
+    """
+    from rankmeter.results import segment_text
+
+    grouped = [(system, r) for system, r in results if r.groups is not None]
+    if not grouped:
+        return ""
+    names = grouped[0][1].measure_names
+    rows: list[list[str] | None] = []
+    for system, result in grouped:
+        g = result.groups
+        for si, segment in enumerate(g.segments):
+            cells = [_fmt(n, float(g.values[si, mi]), digits) for mi, n in enumerate(names)]
+            rows.append([*([system] if system else []), segment_text(segment), str(int(g.queries[si])), *cells])
+    header = [*(["system"] if grouped[0][0] else []), "segment", "queries", *names]
+    meta = grouped[0][1].metadata["groups"]
+    note = f"segments from {meta['source']}; missing={meta['missing']}"
+    if meta["queries_without_segment"]:
+        note += f" ({meta['queries_without_segment']} queries without a segment)"
+    return "\n" + render_text_table(header, rows, left=len(header) - len(names) - 1) + note + "\n"
 
 
 def render_systems_table(
@@ -213,7 +260,8 @@ def render_systems_table(
     if "missing" in first.metadata:
         shared += f"; missing={first.metadata['missing']}"
     counts = "".join(f"{system}: {'; '.join(_notes(r.metadata, counts_only=True))}\n" for system, r in results.items())
-    return text + render_text_table(["system", *names], rows) + shared + "\n" + counts
+    segments = render_segments(list(results.items()), digits)
+    return text + render_text_table(["system", *names], rows) + shared + "\n" + counts + segments
 
 
 def run(args: argparse.Namespace) -> int:
@@ -222,14 +270,14 @@ def run(args: argparse.Namespace) -> int:
     semantics = semantics_from_args(args, seed=args.seed)
     paths = expand_runs(list(args.runs), qrels=args.qrels)
     if len(paths) == 1:
-        text = _render_one(_evaluate_one(args, args.qrels, paths[0], measures, semantics), args)
+        result = _grouped(args, _evaluate_one(args, args.qrels, paths[0], measures, semantics), paths)
+        with tables_for(args.output):
+            text = _render_one(result, args)
     else:
-        text = _render_many(_evaluate_many(args, paths, measures, semantics), args)
-    if args.output:
-        with open(args.output, "w") as fh:
-            fh.write(text)
-    else:
-        sys.stdout.write(text)
+        results = _grouped(args, _evaluate_many(args, paths, measures, semantics), paths)
+        with tables_for(args.output):
+            text = _render_many(results, args)
+    write_output(text, args.output)
     return 0
 
 
@@ -288,6 +336,19 @@ def _evaluate_many(args: argparse.Namespace, paths: list[str], measures: list[st
     return SystemResults.of(
         {name: _evaluate_one(args, qrels, path, measures, semantics) for name, path in runs.items()}
     )
+
+
+def _grouped(args: argparse.Namespace, results: Any, paths: list[str]) -> Any:
+    """The result(s) with their per-segment aggregates when ``--group-by`` is given."""
+    group_by = group_by_from_args(args)
+    if group_by is None:
+        return results
+    from rankmeter.measures import parse
+    from rankmeter.segments import with_groups
+
+    measures = [parse(m) for m in results.measure_names]
+    tables = [("qrels", args.qrels, None), *(("run", path, None) for path in paths)]
+    return with_groups(results, group_by, measures, tables=tables)
 
 
 def _intervals(args: argparse.Namespace, result: Any) -> Any:

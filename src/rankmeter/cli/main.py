@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 
 from rankmeter._version import __version__
-from rankmeter.cli.status import exit_status
+from rankmeter.cli.status import INPUT_ERROR, exit_status
 from rankmeter.errors import RankmeterError
 
 SUBCOMMANDS = ("evaluate", "measures", "compare", "report", "retrieval", "trec_eval", "ndeval")
@@ -94,9 +94,28 @@ def skip_blas_threads(command: str | None) -> bool:
     return True
 
 
+def escape_what_stdout_cannot_encode() -> bool:
+    """On a standard output that is not UTF-8 (``LC_ALL=C``), write characters it lacks as ``\\xe9`` escapes.
+
+    Every command then prints whatever its ids hold instead of failing half-way with a
+    ``UnicodeEncodeError``. Returns whether the stream was changed.
+
+    >>> escape_what_stdout_cannot_encode() in (True, False)
+    True
+    """
+    from rankmeter.cli.output import is_utf8
+
+    stream = sys.stdout
+    if is_utf8(stream) or not hasattr(stream, "reconfigure"):
+        return False
+    stream.reconfigure(errors="backslashreplace")
+    return True
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit status."""
     keep_freed_memory()
+    escape_what_stdout_cannot_encode()
     argv = sys.argv[1:] if argv is None else list(argv)
     skip_blas_threads(argv[0] if argv else None)
     parser = build_parser(argv[0] if argv else None)
@@ -110,6 +129,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exit_status(exc)
     except BrokenPipeError:  # pragma: no cover - e.g. `rankmeter ... | head`
         return 0
+    except MemoryError:  # what no limit caught (an endless standard input of valid lines)
+        print(
+            f"rankmeter {args.command}: error: out of memory: the input or the request is too large for this "
+            "machine (see the resource limits in docs/errors.md)",
+            file=sys.stderr,
+        )
+        return INPUT_ERROR
 
 
 if __name__ == "__main__":  # pragma: no cover

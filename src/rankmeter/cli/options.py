@@ -1,8 +1,10 @@
-"""Command-line options shared by the subcommands that evaluate runs (``evaluate``, ``compare``): the semantics."""
+"""Command-line options shared by the subcommands that evaluate runs (``evaluate``, ``compare``): the semantics,
+and the segments of ``--group-by``."""
 
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from rankmeter.core.semantics import DUPLICATE_POLICIES, EMPTY_POLICIES, MISSING_POLICIES, TIE_POLICIES, Semantics
 
@@ -57,3 +59,38 @@ def semantics_from_args(args: argparse.Namespace, seed: int | None = None) -> Se
         judged_only=args.judged_only,
         seed=seed,
     )
+
+
+def add_group_options(parser: argparse.ArgumentParser) -> None:
+    """``--group-by FILE_OR_COLUMN`` and ``--group-missing``: results per segment (``group_by=`` of the API).
+
+    >>> p = argparse.ArgumentParser(); add_group_options(p)
+    >>> spec = group_by_from_args(p.parse_args(["--group-by", "cohort", "--group-missing", "none"]))
+    >>> spec.by, spec.missing
+    ('cohort', 'none')
+    >>> group_by_from_args(p.parse_args([])) is None
+    True
+    """
+    parser.add_argument(
+        "--group-by",
+        metavar="FILE_OR_COLUMN",
+        default=None,
+        help="also aggregate per segment: a CSV/TSV/Parquet/Feather file with query id (query_id, user_id, qid) "
+        "and segment (segment, group) columns, or a column of the qrels or run table files",
+    )
+    parser.add_argument(
+        "--group-missing",
+        choices=("error", "skip", "none"),
+        default="error",
+        help="queries without a segment: fail, leave them out of every segment, or give them the segment "
+        "'(none)' (default: error)",
+    )
+
+
+def group_by_from_args(args: argparse.Namespace) -> Any:
+    """The :class:`rankmeter.GroupBy` of :func:`add_group_options` flags, or None without ``--group-by``."""
+    if args.group_by is None:
+        return None
+    from rankmeter.segments import GroupBy
+
+    return GroupBy(args.group_by, missing=args.group_missing)

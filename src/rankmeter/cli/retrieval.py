@@ -8,12 +8,12 @@ text (``.txt``/``.tsv`` whitespace-separated, ``.csv`` comma-separated).
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from rankmeter.cli.output import tables_for, write_output
 from rankmeter.core.semantics import EMPTY_POLICIES, Semantics
 from rankmeter.errors import InputFormatError
 
@@ -164,9 +164,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.format == "csv":
         text = result.to_csv()
     else:
-        text = render_table(result, args.per_query, args.digits)
-    if args.output:
-        Path(args.output).write_text(text)
-    else:
-        sys.stdout.write(text)
+        with tables_for(args.output):
+            text = render_table(result, args.per_query, args.digits)
+    write_output(text, args.output)
     return 0

@@ -8,9 +8,16 @@ microseconds here, measured with ``python -X importtime``).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextvars import ContextVar
 
 SECTION = None
 """A row of ``None`` draws a separator line between sections."""
+
+ASCII_ONLY: ContextVar[bool] = ContextVar("rankmeter_ascii_tables", default=False)
+"""Set (``ASCII_ONLY.set(True)``) to draw tables in ASCII: for a standard output that is not UTF-8."""
+
+ASCII_BORDERS = str.maketrans({"┃": "|", "━": "=", "╇": "+", "│": "|", "─": "-", "┼": "+"})
+"""The box-drawing characters of :func:`render_text_table` and their ASCII stand-ins."""
 
 
 def render_text_table(header: Sequence[str], rows: Sequence[Sequence[str] | None], *, left: int = 1) -> str:
@@ -37,8 +44,9 @@ def render_text_table(header: Sequence[str], rows: Sequence[Sequence[str] | None
     ───────┼─────
      all   │ 0.4
     """
-    header = [_printable(str(text)) for text in header]
-    rows = [None if row is None else [_printable(str(text)) for text in row] for row in rows]
+    ascii_only = ASCII_ONLY.get()
+    header = [_cell(str(text), ascii_only) for text in header]
+    rows = [None if row is None else [_cell(str(text), ascii_only) for text in row] for row in rows]
     cells = [list(row) for row in rows if row is not None]
     widths = [max(len(str(text)) for text in column) for column in zip(header, *cells, strict=True)]
 
@@ -52,7 +60,19 @@ def render_text_table(header: Sequence[str], rows: Sequence[Sequence[str] | None
     out = [line(header, "┃"), "╇".join("━" * (w + 2) for w in widths)]
     for row in rows:
         out.append("┼".join("─" * (w + 2) for w in widths) if row is None else line(row, "│"))
-    return "\n".join(out) + "\n"
+    text = "\n".join(out) + "\n"
+    return text.translate(ASCII_BORDERS) if ascii_only else text
+
+
+def _cell(text: str, ascii_only: bool) -> str:
+    """A cell as shown: :func:`_printable`, and with ``ascii_only`` every other non-ASCII character escaped too
+    (before the widths are measured, so that columns stay aligned).
+
+    >>> _cell("caf\u00e9", False), _cell("caf\u00e9", True)
+    ('café', 'caf\\\\xe9')
+    """
+    shown = _printable(text)
+    return shown.encode("ascii", "backslashreplace").decode("ascii") if ascii_only else shown
 
 
 def _printable(text: str) -> str:

@@ -236,6 +236,24 @@ class JudgmentsByQuery:
         return self.vocabulary[~self.met].tolist()
 
 
+def check_run_duplicates(run: Run) -> None:
+    """Raise :class:`DuplicateEntryError` at the first (query, document) pair ``run`` repeats (policy ``error``).
+
+    >>> import numpy as np
+    >>> check_run_duplicates(Run(np.array(["q1", "q1"]), np.array(["a", "a"]), np.array([1.0, 2.0]), "run.txt"))
+    Traceback (most recent call last):
+    ...
+    rankmeter.errors.DuplicateEntryError: run.txt:2: query 'q1', document 'a' appears twice in the run ...
+    """
+    if len(run.query_ids.dictionary) == 1 and len(run.doc_ids.coded().dictionary) == len(run):
+        return  # one query, every document distinct (the usual case: decided in C, without a Python loop)
+    first: dict[tuple[str, str], int] = {}
+    for row, pair in enumerate(zip(run.query_ids.tolist(), run.doc_ids.tolist(), strict=True)):
+        earlier = first.setdefault(pair, row)
+        if earlier != row:  # (a scan that stops at the first repeat: a run of one repeated line stops at once)
+            raise _duplicate_error(run, earlier, row, run.scores, "run")
+
+
 def dedupe_qrels(qrels: Qrels, duplicates: str = "error") -> tuple[Qrels, int]:
     """The qrels without repeated (query, document) pairs, by the ``duplicates`` policy, and how many rows went.
 

@@ -19,6 +19,7 @@ import numpy as np
 from rankmeter.core.semantics import Semantics, SemanticsOptions
 from rankmeter.errors import InputFormatError, RankmeterError
 from rankmeter.io.frames import find_columns
+from rankmeter.io.id_types import integer_query_ids
 from rankmeter.io.load import as_pairs, as_qrels, as_run, table_format
 from rankmeter.io.tables import Qrels, Run
 from rankmeter.measures import Measure
@@ -36,7 +37,7 @@ from rankmeter.partitions import (
     tidy_table,
 )
 from rankmeter.pipeline import MeasuresArg, parse_measures
-from rankmeter.results import EvaluationResult
+from rankmeter.results import EvaluationResult, with_integer_ids
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -101,6 +102,8 @@ def evaluate(
     except RankmeterError:  # number the rows exactly (one more pass) so the error names them as evaluate does
         result, n = _evaluate(qrels, run, parsed, sem, qrels_columns, run_columns, partitions, pairs, exact_lines=True)
     result.metadata.update({"engine": "dask", "partitions": n})
+    if integer_query_ids(qrels, "qrels", qrels_columns):
+        result = with_integer_ids(result)
     return DaskResult(tidy_table(result).to_pandas(), result)
 
 

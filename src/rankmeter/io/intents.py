@@ -12,9 +12,8 @@ number. Tables name the intent column ``intent`` (or ``subtopic``,
 
 from __future__ import annotations
 
-import gzip
 import os
-import sys
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,6 +24,9 @@ from rankmeter.errors import InputFormatError, InvalidScoreError, where
 from rankmeter.io.arrow import is_arrow
 from rankmeter.io.frames import find_columns, is_frame, qrels_from_frame
 from rankmeter.io.tables import id_at
+from rankmeter.io.validate import first_unplain_number, read_text_bytes
+
+_ASCII_FIELDS = re.compile(r"[^ \t\n\r\f\v]+")
 
 INTENT_COLUMNS = ("intent", "subtopic", "subtopic_id", "iteration", "iter")
 """Column names read as the intent of a judgment when a table is given."""
@@ -79,22 +81,14 @@ class IntentQrels:
         return where(self.source, line) if self.source else f"row {line}: "
 
 
-def _read_text(path: str) -> str:
-    if path == "-":
-        return sys.stdin.buffer.read().decode("utf-8", "surrogateescape")
-    try:
-        opener: Any = gzip.open if path.endswith(".gz") else open
-        with opener(path, "rb") as fh:
-            return bytes(fh.read()).decode("utf-8", "surrogateescape")
-    except OSError as exc:
-        raise InputFormatError(f"{path}: cannot read file: {exc.strerror or exc}") from exc
-
-
 def read_intent_qrels(path: str | os.PathLike[str]) -> IntentQrels:
     """Read a subtopic qrels file: ``query intent document grade`` per line (``.gz`` and ``-`` accepted).
 
     Lines starting with ``#`` and blank lines are skipped; any other line
     must have exactly four whitespace-separated fields and a numeric grade.
+    The file is read as every TREC reader reads it
+    (:func:`~rankmeter.io.validate.read_text_bytes`): lines and ``.gz``
+    expansion bounded, NUL bytes and lone carriage returns refused.
 
     Examples
     --------
@@ -106,12 +100,12 @@ def read_intent_qrels(path: str | os.PathLike[str]) -> IntentQrels:
     (['1', '2', '2'], ['d1', 'd1', 'd2'], [1, 2, 4])
     >>> os.unlink(f.name)
     """
-    source = os.fspath(path)
-    text = _read_text(source)
+    source = "<stdin>" if str(path) == "-" else os.fspath(path)
+    text = read_text_bytes(path).decode("utf-8", "surrogateescape")
     rows: list[list[str]] = []
     numbers: list[int] = []
     for number, line in enumerate(text.split("\n"), start=1):
-        fields = line.split()
+        fields = _ASCII_FIELDS.findall(line)  # (ASCII whitespace, as C's isspace: not str.split's Unicode spaces)
         if not fields or fields[0].startswith("#"):
             continue
         if len(fields) != 4:
@@ -125,8 +119,11 @@ def read_intent_qrels(path: str | os.PathLike[str]) -> IntentQrels:
         raise InputFormatError(f"{source}: file has no judgment lines (query intent docno grade)")
     table = np.array(rows, dtype=str)
     grades = np.empty(len(rows), dtype=np.float64)
+    odd = first_unplain_number(table[:, 3])  # ASCII decimal only: float() would also read '1_0' and '١'
     for i, value in enumerate(table[:, 3]):
         try:
+            if i == odd:
+                raise ValueError(value)
             grades[i] = float(value)
         except ValueError:
             raise InvalidScoreError(

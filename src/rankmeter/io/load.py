@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rankmeter.errors import InputFormatError
+from rankmeter.errors import InputFormatError, RankmeterError
 
 if TYPE_CHECKING:
     from rankmeter.io.tables import Qrels, Run
@@ -60,28 +60,41 @@ def read_table(path: str | os.PathLike[str], fmt: str, id_columns: tuple[str, ..
     """
     source = os.fspath(path)
     try:
-        if fmt == "parquet":
-            import pyarrow.parquet as pq
+        if fmt in ("parquet", "feather"):
+            from rankmeter.io.table_files import read_batches_bounded
 
-            return pq.read_table(source)
-        if fmt == "feather":
-            import pyarrow.feather as feather
-
-            return feather.read_table(source)
+            return read_batches_bounded(source, fmt)
         import pyarrow as pa
         import pyarrow.csv as pcsv
 
         # ids are text whatever they look like ('007' stays '007'); other columns are inferred
         types = {name: pa.string() for name in id_columns}
-        return pcsv.read_csv(
-            source,
+        table = pcsv.read_csv(
+            _csv_source(source),
             parse_options=pcsv.ParseOptions(delimiter="\t" if fmt == "tsv" else ","),
             convert_options=pcsv.ConvertOptions(column_types=types),
         )
+        table.column_names  # noqa: B018 - decoded here: a header that is not UTF-8 raises UnicodeDecodeError
+        return table
+    except UnicodeDecodeError as exc:
+        raise InputFormatError(f"{source}:1: the header is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except RankmeterError:  # a limit of the reader (PolicyError), already located
+        raise
     except FileNotFoundError as exc:
         raise InputFormatError(f"{source}: cannot read file: {exc.strerror or 'No such file or directory'}") from None
     except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError, its IO errors OSErrors
         raise InputFormatError(f"{source}: cannot read it as a {fmt} table: {exc}") from None
+
+
+def _csv_source(source: str) -> Any:
+    """A CSV or TSV file's path, or for ``.gz`` its bytes expanded under the gzip ratio limit."""
+    if not source.lower().endswith(".gz"):
+        return source
+    import pyarrow as pa
+
+    from rankmeter.io.validate import read_gzip
+
+    return pa.py_buffer(read_gzip(source, source, text_checks=False))
 
 
 def _load(obj: Any, kind: str, columns: Mapping[str, str] | None) -> Any:

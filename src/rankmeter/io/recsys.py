@@ -237,7 +237,8 @@ def interactions(matrix: Any, users: Any = None, items: Any = None, *, source: s
     n_users, n_items = matrix.shape
     user_text = _id_vector(users, n_users, "users", "rows", source)
     item_text = _id_vector(items, n_items, "items", "columns", source)
-    return Qrels(user_text[rows[keep]], item_text[cols[keep]], values[keep], source=source)
+    integer_users = users is None or np.asarray(users).dtype.kind in "iu"
+    return Qrels(user_text[rows[keep]], item_text[cols[keep]], values[keep], source=source, integer_ids=integer_users)
 
 
 def _id_vector(ids: Any, size: int, name: str, axis: str, source: str) -> np.ndarray:

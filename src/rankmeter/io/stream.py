@@ -6,13 +6,13 @@ import gzip
 import os
 import re
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
-from rankmeter.errors import InputFormatError, PolicyError, QueryOrderError
+from rankmeter.errors import InputFormatError, PolicyError, QueryOrderError, where
 from rankmeter.io.tables import Run, id_at
 from rankmeter.io.trec import parse_run_block
-from rankmeter.io.validate import check_no_nul, line_too_long, max_line_bytes
+from rankmeter.io.validate import UTF8_BOM, check_no_nul, env_int, line_too_long, max_line_bytes
 
 T = TypeVar("T")
 
@@ -45,12 +45,40 @@ def _last_query_start(block: bytes, stop: int, known: int = 0) -> int:
     return 0
 
 
+DEFAULT_MAX_QUERY_BYTES = 512 << 20
+
+
+def max_query_bytes() -> int:
+    """The most bytes of lines one query of a streamed run may hold: ``RANKMETER_MAX_QUERY_BYTES``, default 512 MiB.
+
+    Streaming holds one block plus the query being read; this bounds that query, so that a small
+    compressed file expanding to one endless query cannot fill the memory.
+
+    >>> max_query_bytes()
+    536870912
+    """
+    return env_int("RANKMETER_MAX_QUERY_BYTES", DEFAULT_MAX_QUERY_BYTES)
+
+
+def _query_too_large(held: int, block: bytes, source: str, line: int) -> PolicyError:
+    match = _FIRST_FIELD.match(block)
+    qid = (match.group(1) if match else b"").decode("utf-8", "surrogateescape")
+    return PolicyError(
+        f"{where(source, line)}query '{qid}' holds more than {held} bytes of lines, over the limit of "
+        f"{max_query_bytes()} bytes for one query of a streamed run (set RANKMETER_MAX_QUERY_BYTES to raise it)"
+    )
+
+
 class NotColumnar(Exception):
     """A block of a run needed the exact line-by-line parser (raised by ``iter_run_chunks(columnar_only=True)``)."""
 
 
 def iter_run_chunks(
-    path: str | os.PathLike[str], *, block_bytes: int = 8 << 20, columnar_only: bool = False
+    path: str | os.PathLike[str],
+    *,
+    block_bytes: int = 8 << 20,
+    columnar_only: bool = False,
+    check_piece: Callable[[Run], None] | None = None,
 ) -> Iterator[tuple[Run, int]]:
     """Yield ``(run, bytes_read)`` pieces of a TREC run, each holding only complete queries.
 
@@ -60,10 +88,15 @@ def iter_run_chunks(
     (so whitespace, comments and error messages with file:line are the same).
     The file must list each query's lines together, as every TREC run does; a
     query that reappears later raises :class:`~rankmeter.errors.QueryOrderError`.
-    Memory is bounded by ``block_bytes`` plus the largest query; a line longer than
-    :func:`~rankmeter.io.validate.max_line_bytes` raises PolicyError. With
+    Memory is bounded by ``block_bytes`` plus the largest query, which may hold
+    at most :func:`max_query_bytes`; a line longer than
+    :func:`~rankmeter.io.validate.max_line_bytes` raises PolicyError. While a
+    query spans blocks, ``check_piece`` (if given) is called on each block's
+    worth of its lines as they are read (``evaluate_stream`` reports a
+    repeated document there, before the query is held whole). With
     ``columnar_only``, a block the columnar parser cannot take (comments,
     blank lines, irregular columns) raises :class:`NotColumnar` instead.
+    A UTF-8 byte order mark at the start is skipped; named pipes are read once, in order.
 
     >>> import tempfile, os
     >>> with tempfile.NamedTemporaryFile("w", suffix=".run", delete=False) as f:
@@ -79,19 +112,27 @@ def iter_run_chunks(
     carry = b""
     known = 0  # carry[:known] holds whole lines of one query
     line = 1
+    limit = max_query_bytes()
     try:
         fh = gzip.open(path, "rb") if source.endswith(".gz") else open(path, "rb")  # noqa: SIM115
     except OSError as exc:
         raise InputFormatError(f"{source}: cannot read file: {exc.strerror or exc}") from None
+    counter = _Position(fh)
     with fh:
+        first = True
         while True:
-            data = _read_block(fh, block_bytes, source)
+            data = _read_block(fh, max(block_bytes, len(UTF8_BOM)) if first else block_bytes, source)
+            counter.add(len(data))
+            end = not data
+            if first and data.startswith(UTF8_BOM):  # (the first read holds at least the mark's 3 bytes)
+                data = data[len(UTF8_BOM) :]
+            first = False
             block = carry + data
-            if not data:
+            if end:
                 check_no_nul(block, source, line)
                 if _has_rows(block) or not seen:  # (an empty file gets read_run's error)
                     last = block if block.endswith(b"\n") else block + b"\n"
-                    yield _parsed(last, source, line, seen, columnar_only)[0], _bytes_read(fh)
+                    yield _parsed(last, source, line, seen, columnar_only)[0], counter.done()
                 return
             cut = block.rfind(b"\n") + 1
             if len(block) - cut > max_line_bytes():  # a line with no end in sight: not a TREC run
@@ -101,6 +142,11 @@ def iter_run_chunks(
                 continue
             boundary = _last_query_start(block, cut, known)
             if boundary == 0:
+                if cut > limit:
+                    raise _query_too_large(cut, block, source, line)
+                piece = block[known:cut]  # the query's lines read since the last block
+                if check_piece is not None and _has_rows(piece) and not _documents_distinct(piece):
+                    check_piece(parse_run_block(piece, source, line + block.count(b"\n", 0, known))[0])
                 carry, known = block, cut
                 continue
             emit, carry, known = block[:boundary], block[boundary:], 0
@@ -109,9 +155,36 @@ def iter_run_chunks(
                 line += emit.count(b"\n")
                 continue
             run, columnar = _parsed(emit, source, line, seen, columnar_only)
-            yield run, _bytes_read(fh)
+            yield run, counter.done()
             # the columnar parser takes only blocks where every line is a row
             line += len(run) if columnar else emit.count(b"\n")
+
+
+def _documents_distinct(piece: bytes) -> bool:
+    """Whether pyarrow's CSV reader, splitting lines at single spaces, finds the third fields all distinct.
+
+    A quick test before the exact parse of a query's lines (which costs more than the rest of streaming
+    that query): False also when undecided (other separators, comments, fields of unequal counts). A
+    true answer may miss a repeat the exact parser would see (a tab inside a field); the whole query is
+    checked again when complete, so a repeat is reported in any case, here only later.
+
+    >>> _documents_distinct(b"1 Q0 a 1 2 t\\n1 Q0 b 2 1 t\\n"), _documents_distinct(b"1 Q0 a 1 2 t\\n1 Q0 a 2 1 t\\n")
+    (True, False)
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pacsv
+
+    try:
+        table = pacsv.read_csv(
+            pa.py_buffer(piece),
+            read_options=pacsv.ReadOptions(autogenerate_column_names=True, block_size=1 << 22),
+            parse_options=pacsv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False, escape_char=False),
+            convert_options=pacsv.ConvertOptions(include_columns=["f2"], column_types={"f2": pa.binary()}),
+        )
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, KeyError):
+        return False
+    return table.num_rows > 0 and pc.count_distinct(table.column("f2")).as_py() == table.num_rows
 
 
 _ROW_LINE = re.compile(rb"^(?!#)[ \t\r\x0b\x0c]*[^\s]", re.MULTILINE)
@@ -171,10 +244,24 @@ def read_ahead(items: Iterable[T]) -> Iterator[T]:
             yield item  # type: ignore[misc]
 
 
-def _bytes_read(fh: Any) -> int:
-    """How far into the file on disk a reader is (for a ``.gz`` file: compressed bytes, as its size counts)."""
-    raw = fh.fileobj if isinstance(fh, gzip.GzipFile) else fh
-    return int(raw.tell())  # type: ignore[union-attr]
+class _Position:
+    """How far into the file on disk a reader is (for a ``.gz`` file: compressed bytes, as its size counts).
+
+    A named pipe cannot tell its position: the bytes read are counted instead.
+    """
+
+    def __init__(self, fh: Any) -> None:
+        self.raw: Any = fh.fileobj if isinstance(fh, gzip.GzipFile) else fh
+        self.counted = 0
+
+    def add(self, n: int) -> None:
+        self.counted += n
+
+    def done(self) -> int:
+        try:
+            return int(self.raw.tell())
+        except OSError:  # a pipe (ESPIPE)
+            return self.counted
 
 
 def _query_starts(qids: Any) -> list[int]:

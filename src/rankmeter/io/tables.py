@@ -45,6 +45,10 @@ class Qrels:
     columns : dict or None
         For rows read from a table, the column of each role
         (``{"query_id": "qid", ...}``), reported in the result's metadata.
+    integer_ids : bool
+        The query ids were integers before they became text (a sparse
+        matrix's row numbers or integer user ids): results give them back
+        as integers.
     """
 
     query_ids: Any
@@ -53,6 +57,7 @@ class Qrels:
     source: str | None = None
     lines: np.ndarray | None = field(default=None, repr=False)
     columns: dict[str, str] | None = None
+    integer_ids: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "query_ids", as_ids(self.query_ids, coded=True))

@@ -25,12 +25,13 @@ from rankmeter.io.arrow import arrow_to_numpy, combined, memory_pool
 from rankmeter.io.plain import PlainColumns, parse_plain
 from rankmeter.io.tables import Qrels, Run
 from rankmeter.io.validate import (
+    UTF8_BOM,
     check_finite,
-    check_line_lengths,
-    check_no_nul,
+    check_text,
     first_unplain_number,
+    is_regular_path,
     max_line_bytes,
-    read_gzip,
+    read_text_bytes,
 )
 
 PathLike = str | os.PathLike[str]
@@ -44,18 +45,8 @@ PLAIN_MAX_BYTES = 16 << 20
 
 
 def _read_bytes(path: PathLike) -> bytes:
-    p = Path(path)
-    if str(path) == "-":
-        import sys
-
-        return sys.stdin.buffer.read()
-    if p.suffix == ".gz":
-        return read_gzip(p, str(p))
-    try:
-        with open(p, "rb") as fh:
-            return fh.read()
-    except OSError as exc:
-        raise InputFormatError(f"{p}: cannot read file: {exc.strerror or exc}") from exc
+    """The file's bytes, read once and checked (:func:`~rankmeter.io.validate.read_text_bytes`)."""
+    return read_text_bytes(path)
 
 
 def _token_counts_per_line(text: str) -> tuple[np.ndarray, np.ndarray]:
@@ -183,8 +174,8 @@ def _arrow_table(data: Any, n_columns: int, keep: dict[int, Any], path: PathLike
     keep = {i: keep.get(i, pa.binary()) for i in range(n_columns)}
     if data is None and _other_whitespace_in_file(path):  # type: ignore[arg-type]
         data = _read_bytes(path)  # type: ignore[arg-type]
-    if data is not None and b"\x00" in data:
-        return None  # the exact path reports the line
+    if data is not None and (b"\x00" in data or (b"\r" in data and data.count(b"\r") != data.count(b"\r\n"))):
+        return None  # a NUL byte or a lone carriage return: the exact path reports the line
     if data is not None and any(c in data for c in _OTHER_WHITESPACE):
         data = _LEADING_OR_TRAILING.sub(b"", _WHITESPACE_RUN.sub(b" ", data))
     try:
@@ -333,8 +324,10 @@ def read_run(path: PathLike) -> Run:
 
 
 def _file_or_bytes(path: PathLike) -> bytes | None:
-    """None for a plain file (parsed through a memory map), else the bytes (standard input, ``.gz``)."""
-    return _read_bytes(path) if str(path) == "-" or Path(path).suffix == ".gz" else None
+    """None for a regular file (parsed through a memory map), else the bytes, read once (standard input, ``.gz``,
+    a named pipe or a device: opened once, so that a pipe's writer is not cut off)."""
+    regular = Path(path).suffix != ".gz" and is_regular_path(path)
+    return None if regular else _read_bytes(path)
 
 
 def parse_run_bytes(data: bytes, source: str, first_line: int = 1) -> Run:
@@ -445,8 +438,9 @@ def _parse_columns(
     elif plain is None:
         if data is None:
             data = _read_bytes(path)  # type: ignore[arg-type]
-        check_no_nul(data, source, first_line)
-        check_line_lengths(data, source, first_line)
+        if first_line == 1 and data.startswith(UTF8_BOM):
+            data = data[3:]
+        check_text(data, source, first_line)
         text = data.decode("utf-8", "surrogateescape")
         fields, lines, source = _fields_from_text(text, source, n_columns, qrels, layout)
         lines = lines + (first_line - 1)
@@ -478,6 +472,8 @@ def read_columns_fast(path: PathLike, *, qrels: bool, values_as_text: bool = Fal
     True
     >>> os.unlink(f.name)
     """
+    if not is_regular_path(path):
+        return None  # standard input, a named pipe or a device: read once, by the exact parser
     n_columns, value_col = (_QRELS_COLUMNS, 3) if qrels else (_RUN_COLUMNS, 4)
     kinds = {0: "d", 2: "s", value_col: "d" if values_as_text else "f"}
     fast = _arrow_table(_file_or_bytes(path), n_columns, _arrow_types(kinds), path)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from typing import Any
 
 import numpy as np
 
@@ -91,7 +92,7 @@ DEFAULT_MAX_LINE_BYTES = 1 << 20
 DEFAULT_MAX_GZIP_RATIO = 200
 
 
-def _env_int(name: str, default: int) -> int:
+def env_int(name: str, default: int) -> int:
     value = os.environ.get(name)
     if value is None:
         return default
@@ -113,7 +114,7 @@ def max_line_bytes() -> int:
     >>> max_line_bytes()
     1048576
     """
-    return _env_int("RANKMETER_MAX_LINE_BYTES", DEFAULT_MAX_LINE_BYTES)
+    return env_int("RANKMETER_MAX_LINE_BYTES", DEFAULT_MAX_LINE_BYTES)
 
 
 def max_gzip_ratio() -> int:
@@ -125,7 +126,7 @@ def max_gzip_ratio() -> int:
     >>> max_gzip_ratio()
     200
     """
-    return _env_int("RANKMETER_MAX_GZIP_RATIO", DEFAULT_MAX_GZIP_RATIO)
+    return env_int("RANKMETER_MAX_GZIP_RATIO", DEFAULT_MAX_GZIP_RATIO)
 
 
 def line_too_long(length: int, source: str, line: int, limit: int | None = None) -> PolicyError:
@@ -155,30 +156,230 @@ def check_line_lengths(data: bytes, source: str, first_line: int = 1, limit: int
         raise line_too_long(int(lengths[over[0]]), source, first_line + int(over[0]), limit)
 
 
-def read_gzip(path: str | os.PathLike[str], source: str) -> bytes:
+UTF8_BOM = b"\xef\xbb\xbf"
+"""A UTF-8 byte order mark: skipped at the start of a text file by every TREC reader."""
+
+_LONE_CR = re.compile(rb"\r(?=[^\n])")
+
+
+def check_line_ends(data: bytes, source: str, first_line: int = 1) -> None:
+    """Raise :class:`InputFormatError` at the first carriage return that neither ends the data nor precedes ``\\n``.
+
+    Lines end with ``\\n`` or ``\\r\\n``. A lone ``\\r`` (classic Mac OS line ends, or a stray one) is
+    refused: read as whitespace, as C's ``isspace`` and trec_eval read it, a file whose lines end in
+    ``\\r`` would be one line and every row after the first silently lost.
+
+    >>> check_line_ends(b"1 0 a 1\\r\\n1 0 b 0\\n", "qrels.txt")
+    >>> check_line_ends(b"1 0 a 1\\n1 0 b 0\\r1 0 c 1\\r", "qrels.txt")
+    Traceback (most recent call last):
+    ...
+    rankmeter.errors.InputFormatError: qrels.txt:2: a carriage return (\\r) not followed by a line feed in ...
+    """
+    found = _LONE_CR.search(data) if b"\r" in data else None
+    if found is None:
+        return
+    at = found.start()
+    start = data.rfind(b"\n", 0, at) + 1
+    end = data.find(b"\n", at)
+    line = data[start : len(data) if end < 0 else end].decode("utf-8", "surrogateescape")
+    number = first_line + data.count(b"\n", 0, at)
+    raise InputFormatError(
+        f"{where(source, number)}a carriage return (\\r) not followed by a line "
+        f"feed in {line[:200]!r}: lines must end with \\n or \\r\\n (convert the file, e.g. with tr '\\r' '\\n')"
+    )
+
+
+def check_text(data: bytes, source: str, first_line: int = 1) -> None:
+    """Every check of a TREC text read whole: no NUL byte, no lone carriage return, no line over the limit."""
+    check_no_nul(data, source, first_line)
+    check_line_ends(data, source, first_line)
+    check_line_lengths(data, source, first_line)
+
+
+class _Bounded:
+    """Checks the chunks of a text file as they are read: NUL bytes, the length of the line still open, a size limit.
+
+    A file without line breaks (``/dev/zero``, a binary file) or with a NUL byte (``/dev/urandom``) is
+    stopped at its first chunk instead of being read to the end (or without end) first.
+    """
+
+    def __init__(self, source: str, limit: int | None, what: str, text_checks: bool = True) -> None:
+        self.source, self.limit, self.what, self.text_checks = source, limit, what, text_checks
+        self.parts: list[bytes] = []
+        self.total = 0
+        self.lines = 0  # line breaks before the chunk being read
+        self.open_line = 0  # bytes of the line still without its end
+        self.max_line = max_line_bytes()
+
+    def add(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        if self.limit is not None and self.total > self.limit:
+            raise PolicyError(f"{self.source}: {self.what}")
+        self.parts.append(chunk)
+        if not self.text_checks:
+            return
+        check_no_nul(chunk, self.source, self.lines + 1)  # (the line number is right; the text may be cut)
+        first = chunk.find(b"\n")
+        if first < 0:
+            self.open_line += len(chunk)
+        else:
+            if self.open_line + first > self.max_line:
+                raise line_too_long(self.open_line + first, self.source, self.lines + 1)
+            last = chunk.rfind(b"\n")
+            if _may_hold_long_line(chunk, first + 1, last + 1, self.max_line):
+                check_line_lengths(chunk[first + 1 : last + 1], self.source, self.lines + 2, self.max_line)
+            self.open_line = len(chunk) - last - 1
+            self.lines += chunk.count(b"\n")
+        if self.open_line > self.max_line:
+            raise line_too_long(self.open_line, self.source, self.lines + 1)
+
+    def data(self) -> bytes:
+        data = b"".join(self.parts)
+        self.parts = []
+        return data
+
+
+_CHUNK = 16 << 20
+
+
+def _may_hold_long_line(data: bytes, start: int, stop: int, limit: int) -> bool:
+    """False when no line of ``data[start:stop]`` can be longer than ``limit``: every aligned window of
+    ``limit // 2`` bytes holds a line feed (a longer line would hold one such window whole). A ``find``
+    per window, each stopping at its first line feed: no pass over every byte.
+
+    >>> _may_hold_long_line(b"ab\\ncd\\nef\\n", 0, 9, 8), _may_hold_long_line(b"abcdefghij\\n", 0, 11, 4)
+    (False, True)
+    """
+    step = max(limit // 2, 1)
+    return any(data.find(b"\n", at, min(at + step, stop)) < 0 for at in range(start, stop, step))
+
+
+def expansion_limit(path: str | os.PathLike[str]) -> int:
+    """The most bytes a compressed file may expand to when read whole: :func:`max_gzip_ratio` times its size
+    on disk, and never less than 64 MiB."""
+    return max(max_gzip_ratio() * os.path.getsize(path), 64 << 20)
+
+
+def read_gzip(path: str | os.PathLike[str], source: str, *, text_checks: bool = True) -> bytes:
     """The decompressed bytes of a ``.gz`` file, stopped (PolicyError) past :func:`max_gzip_ratio` times its size.
 
-    A truncated or corrupt file raises :class:`InputFormatError`.
+    A truncated or corrupt file raises :class:`InputFormatError`; with ``text_checks`` (TREC text), a NUL
+    byte or a line over :func:`max_line_bytes` stops the reading where it is found.
     """
     import gzip
     import zlib
 
-    limit = max(max_gzip_ratio() * os.path.getsize(path), 64 << 20)
-    parts: list[bytes] = []
-    total = 0
+    limit = expansion_limit(path)
+    bounded = _Bounded(
+        source,
+        limit,
+        f"expands to more than {limit} bytes, {max_gzip_ratio()} times its size "
+        "(set RANKMETER_MAX_GZIP_RATIO to raise the limit, or stream the run with "
+        "evaluate_stream / --stream, which holds one block at a time)",
+        text_checks,
+    )
     try:
         with gzip.open(path, "rb") as fh:
-            while chunk := fh.read(16 << 20):
-                total += len(chunk)
-                if total > limit:
-                    raise PolicyError(
-                        f"{source}: expands to more than {limit} bytes, {max_gzip_ratio()} times its size "
-                        "(set RANKMETER_MAX_GZIP_RATIO to raise the limit, or stream the run with "
-                        "evaluate_stream / --stream, which holds one block at a time)"
-                    )
-                parts.append(chunk)
+            while chunk := fh.read(_CHUNK):
+                bounded.add(chunk)
     except OSError as exc:
         raise InputFormatError(f"{source}: cannot read file: {exc.strerror or exc}") from exc
     except (EOFError, zlib.error) as exc:
         raise InputFormatError(f"{source}: cannot read file: corrupt or truncated gzip data ({exc})") from exc
-    return b"".join(parts)
+    return bounded.data()
+
+
+def read_stream(fh: Any, source: str) -> bytes:
+    """All bytes of an open binary stream (standard input, a named pipe, a device), read once, checked as read.
+
+    Reading stops at the first NUL byte or line over :func:`max_line_bytes`, so that an endless input
+    without line breaks cannot fill the memory.
+    """
+    bounded = _Bounded(source, None, "")
+    try:
+        while chunk := fh.read(_CHUNK):
+            bounded.add(bytes(chunk))
+    except OSError as exc:
+        raise InputFormatError(f"{source}: cannot read file: {exc.strerror or exc}") from exc
+    return bounded.data()
+
+
+def read_text_bytes(path: str | os.PathLike[str]) -> bytes:
+    """The bytes of a TREC text file, read once: ``-`` standard input, ``.gz`` decompressed (bounded), other paths
+    (regular files, named pipes, devices) as they are; a leading UTF-8 byte order mark is dropped.
+
+    Every check of :func:`check_text` is made; a file that cannot be read raises :class:`InputFormatError`.
+
+    >>> import tempfile, os
+    >>> with tempfile.NamedTemporaryFile("wb", delete=False) as f:
+    ...     _ = f.write(b"\\xef\\xbb\\xbf1 0 a 1\\n")
+    >>> read_text_bytes(f.name)
+    b'1 0 a 1\\n'
+    >>> os.unlink(f.name)
+    """
+    import sys
+
+    source = "<stdin>" if str(path) == "-" else os.fspath(path)
+    checked = True  # NUL bytes and line lengths checked while reading
+    if str(path) == "-":
+        data = read_stream(sys.stdin.buffer, source)
+    elif source.endswith(".gz"):
+        data = read_gzip(path, source)
+    else:
+        try:
+            with open(path, "rb") as fh:
+                checked = not is_regular(fh)
+                data = read_stream(fh, source) if checked else fh.read()
+        except OSError as exc:
+            raise InputFormatError(f"{source}: cannot read file: {exc.strerror or exc}") from exc
+    data = data[3:] if data.startswith(UTF8_BOM) else data
+    if checked:
+        check_line_ends(data, source)
+    else:
+        check_text(data, source)
+    return data
+
+
+def file_holds(path: str | os.PathLike[str], byte: bytes) -> bool:
+    """Whether a regular file holds ``byte`` (memory-mapped: nothing is read into Python); False if unreadable.
+
+    >>> import tempfile, os
+    >>> with tempfile.NamedTemporaryFile("wb", delete=False) as f:
+    ...     _ = f.write(b"1 0 a 1\\r\\n")
+    >>> file_holds(f.name, b"\\r"), file_holds(f.name, b"\\t")
+    (True, False)
+    >>> os.unlink(f.name)
+    """
+    import mmap
+
+    try:
+        with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            return mm.find(byte) >= 0
+    except (OSError, ValueError):
+        return False
+
+
+def is_regular(fh: Any) -> bool:
+    """Whether an open file is a regular file (which can be memory-mapped, sized and read again)."""
+    import stat
+
+    try:
+        return stat.S_ISREG(os.fstat(fh.fileno()).st_mode)
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def is_regular_path(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` names a regular file (not standard input, a named pipe, a device or a directory).
+
+    >>> is_regular_path("-"), is_regular_path("/dev/null")
+    (False, False)
+    """
+    import stat
+
+    if str(path) == "-":
+        return False
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False

@@ -157,6 +157,21 @@ def _check_divisor(value: Any, family: str) -> str:
 P_DIVISOR = Param("k", lambda t, s: _check_divisor(t, s), _check_divisor, "k (trec_eval) | min: min(k, list length)")
 
 
+def _check_ap_divisor(value: Any, family: str) -> str:
+    if value not in ("R", "min", "k"):
+        raise MeasureSyntaxError(f"measure {family!r}: divisor must be 'R', 'min' or 'k', got {value!r}")
+    return str(value)
+
+
+# AP's denominator: R (trec_eval, the default), min(R, k) (Spark, RecBole, ml_metrics) or k (rectools divide_by_k)
+AP_DIVISOR = Param(
+    "R",
+    lambda t, s: _check_ap_divisor(t, s),
+    _check_ap_divisor,
+    "R (trec_eval) | min: min(R, k) (Spark, RecBole, ml_metrics) | k (rectools divide_by_k)",
+)
+
+
 def _check_share(value: Any, family: str) -> float:
     x = _number(value, family) if isinstance(value, str) else value
     if isinstance(x, bool) or not isinstance(x, int | float | np.integer | np.floating) or not 0 <= x <= 1:
@@ -193,10 +208,11 @@ class Family:
     description: str
     cutoff: str = "optional"  # "required" | "optional" | "none"
     params: dict[str, Param] = field(default_factory=dict)
-    aggregate: str = "mean"  # "mean" | "sum" | "gmean"
+    aggregate: str = "mean"  # "mean" | "sum" | "gmean" | "pooled" (sum of pool * value / sum of pool)
     trec_name: str | None = None
     needs_relevant: bool = True  # False: defined without relevant documents (counts, judged@k)
     example: str = ""  # parameters an example must give: those with no default, e.g. "(max_rel=3)"
+    pool: Kernel | None = None  # per-query weights of a pooled aggregate, shape (Q, C)
     # "grades": the kernel reads RankedLists' grades; "lists": it reads the top-k item lists and the side
     # information of rankmeter.Items (rankmeter.beyond), through a ListsContext
     reads: str = "grades"

@@ -11,8 +11,16 @@ used, and fills them from :func:`tables`; this module imports neither.
 
 from __future__ import annotations
 
-from rankmeter.measures import beyond_families, diversity_families, ir_families, peer_names, trec_families
+from rankmeter.measures import (
+    beyond_families,
+    diversity_families,
+    ir_families,
+    peer_names,
+    recsys_families,
+    trec_families,
+)
 from rankmeter.measures.family import (
+    AP_DIVISOR,
     DISCOUNT,
     GAIN,
     IDEAL,
@@ -50,12 +58,15 @@ _CORE_FAMILIES: dict[str, Family] = {
         Family(
             "map",
             average_precision.average_precision,
-            "average precision: sum of precision at each relevant rank <= k, / number relevant",
-            params=_BINARY,
+            "average precision: sum of precision at each relevant rank <= k, / R (divisor=min: / min(R, k))",
+            params={**_BINARY, "divisor": AP_DIVISOR},
             trec_name="map / map_cut.k",
         ),
         Family(
-            "ap", average_precision.average_precision, "average precision (same as map; per-query name)", params=_BINARY
+            "ap",
+            average_precision.average_precision,
+            "average precision (same as map; per-query name)",
+            params={**_BINARY, "divisor": AP_DIVISOR},
         ),
         Family(
             "p",
@@ -239,10 +250,11 @@ def tables() -> tuple[dict[str, Family], dict[str, str]]:
         *trec_families.FAMILIES,
         *diversity_families.FAMILIES,
         *ir_families.FAMILIES,
+        *recsys_families.FAMILIES,
         *beyond_families.FAMILIES,
     ]:
         if fam.name in families:
             raise RuntimeError(f"measure family {fam.name!r} registered twice")
         families[fam.name] = fam
     aliases = {**_CORE_ALIASES, **trec_families.ALIASES, **peer_names.ALIASES, **diversity_families.ALIASES}
-    return families, {**aliases, **ir_families.ALIASES, **beyond_families.ALIASES}
+    return families, {**aliases, **ir_families.ALIASES, **recsys_families.ALIASES, **beyond_families.ALIASES}

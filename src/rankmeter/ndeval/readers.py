@@ -23,6 +23,7 @@ from rankmeter.errors import DuplicateEntryError, InputFormatError, InvalidScore
 from rankmeter.io.arrow import arrow_to_numpy, combined, dictionary_array, memory_pool
 from rankmeter.io.intents import IntentQrels
 from rankmeter.io.tables import Run
+from rankmeter.io.validate import file_holds, is_regular_path
 from rankmeter.trec_eval.readers import read_records
 
 
@@ -30,7 +31,9 @@ def _arrow_columns(path: str, n_columns: int, kinds: dict[int, str]) -> dict[int
     """Fast path: the columns ``kinds`` (``d`` dictionary, ``s`` string, ``i`` int64, ``f`` float64) of a plain
     file of single-space separated lines, parsed by pyarrow; None when the exact reader must decide (blank lines,
     other separators, extra fields, values of another type, ``.gz`` or standard input)."""
-    if path == "-" or path.endswith(".gz"):
+    if path.endswith(".gz") or not is_regular_path(path) or file_holds(path, b"\r"):
+        # standard input, a named pipe or a device is read once, by the exact reader; pyarrow would end
+        # lines at a lone carriage return, which the exact reader refuses
         return None
     import pyarrow as pa
     import pyarrow.csv as pacsv

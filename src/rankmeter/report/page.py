@@ -37,6 +37,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from rankmeter._version import __version__
+from rankmeter.io.output import write_text_atomic
+from rankmeter.results import segment_text
 
 if TYPE_CHECKING:
     from rankmeter.core.semantics import Semantics
@@ -390,6 +392,8 @@ def render_html(
             systems={(r.name, r.measure): r for r in comparison.systems},
             pairs=comparison.pairs,
             pair=comparison.pair,
+            groups=comparison.groups,
+            segment_text=segment_text,
             diagnostics=diagnostics(evaluations),
             diagnostic_columns=DIAGNOSTICS,
             data_json=script_json(report_data(comparison)),
@@ -411,6 +415,7 @@ def html(
     command: str | Sequence[str] | None = None,
     semantics: Semantics | None = None,
     evaluate_options: Mapping[str, Any] | None = None,
+    group_by: Any = None,
     **options: Any,
 ) -> str:
     """Evaluate and compare ``runs`` and render the HTML report (written to ``output`` if given).
@@ -429,12 +434,16 @@ def html(
     measures : str or sequence of str
         Measure names.
     output : str or Path, optional
-        Where to write the page (UTF-8); parent folders are created.
+        Where to write the page (UTF-8), through a temporary file renamed over it; its folder must exist.
     title, command
         See :func:`render_html`; ``command`` defaults to this call, written
         out by :func:`python_call`.
     semantics, evaluate_options
         How every run is evaluated, as in :func:`rankmeter.compare`.
+    group_by : mapping, table, str, path or GroupBy, optional
+        The segment of each query, as :func:`rankmeter.compare` takes it:
+        the page gets a per-segment table (means, CIs, significance within
+        each segment).
     **options
         The statistics' options of :func:`rankmeter.compare`: ``baseline``,
         ``test``, ``correction``, ``alpha``, ``n_resamples``, ``seed``, ``ci``,
@@ -458,24 +467,27 @@ def html(
     >>> written == page, 'data-system="dense"' in page
     (True, True)
     """
-    from rankmeter.stats.compare import check_options, compare_per_query, evaluate_systems
+    from rankmeter.stats.compare import check_options, compare_per_query, evaluate_systems, segments_of
 
     check_options(runs, **options)
     _environment()  # a missing extra fails before the evaluation
+    segments = segments_of(group_by, qrels, runs, evaluate_options)
     evaluations = evaluate_systems(qrels, runs, measures, semantics=semantics, evaluate_options=evaluate_options)
     comparison = compare_per_query(
-        {name: (list(r.query_ids), list(r.measure_names), r.values) for name, r in evaluations.items()}, **options
+        {name: (list(r.query_ids), list(r.measure_names), r.values) for name, r in evaluations.items()},
+        group_by=segments,
+        **options,
     )
     page = render_html(
         comparison,
         evaluations=evaluations,
         title=title,
-        command=command if command is not None else python_call(qrels, runs, measures, semantics, options),
+        command=command
+        if command is not None
+        else python_call(qrels, runs, measures, semantics, {**options, **({"group_by": group_by} if group_by else {})}),
     )
     if output is not None:
-        out = Path(output)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(page, encoding="utf-8")
+        write_text_atomic(output, page)
     return page
 
 

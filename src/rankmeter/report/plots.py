@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rankmeter.errors import PolicyError
+from rankmeter.io.output import write_atomic
 
 if TYPE_CHECKING:
     from rankmeter.stats.comparison import Comparison, PairRow
@@ -36,10 +37,7 @@ def _figure(width: float, height: float) -> Any:
 
 
 def _save(fig: Any, path: str | Path) -> Path:
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=DPI, format="png")
-    return out
+    return write_atomic(path, lambda fh: fig.savefig(fh, dpi=DPI, format="png"))
 
 
 def _measure(comparison: Comparison, measure: str | None) -> str:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from rankmeter.core.semantics import Semantics, SemanticsOptions
 from rankmeter.errors import InputFormatError, RankmeterError
 from rankmeter.io.frames import find_columns
+from rankmeter.io.id_types import integer_query_ids
 from rankmeter.io.load import as_pairs, as_qrels, as_run, table_format
 from rankmeter.io.tables import Qrels, Run
 from rankmeter.measures import Measure
@@ -34,7 +35,7 @@ from rankmeter.partitions import (
     tidy_table,
 )
 from rankmeter.pipeline import MeasuresArg, parse_measures
-from rankmeter.results import EvaluationResult
+from rankmeter.results import EvaluationResult, with_integer_ids
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -124,6 +125,8 @@ def evaluate(
         # that the error names the line (or row) the way rankmeter.evaluate does, and raise that
         result = _evaluate(session, qrels, run, parsed, sem, qrels_columns, run_columns, n, pairs, exact_lines=True)
     result.metadata.update({"engine": "spark", "partitions": n})
+    if integer_query_ids(qrels, "qrels", qrels_columns):
+        result = with_integer_ids(result)
     per_query = session.createDataFrame(tidy_table(result))
     return SparkResult(per_query, result)
 

@@ -17,9 +17,8 @@ Spark's metric names map to rankmeter measures:
 Spark ``metricName``       rankmeter measure                    agrees with Spark's value
 =========================  ===================================  ==========================================
 ``meanAveragePrecision``   ``map``                              yes
-``meanAveragePrecisionAtK`` ``map@k``                           when no label set has more than k items:
-                                                                Spark divides by min(|labels|, k),
-                                                                rankmeter (as trec_eval) by |labels|
+``meanAveragePrecisionAtK`` ``map(divisor=min)@k``              yes (both divide by min(|labels|, k);
+                                                                ``map@k`` divides by |labels|, as trec_eval)
 ``precisionAtK``           ``p@k``                              yes (both divide by k)
 ``recallAtK``              ``r@k``                              yes
 ``ndcgAtK``                ``ndcg@k``, with a relevance column   without relevance, yes; with it rankmeter
@@ -63,7 +62,7 @@ def measure_for(metric: str, k: int, graded: bool) -> str:
     """
     names = {
         "meanAveragePrecision": "map",
-        "meanAveragePrecisionAtK": f"map@{k}",
+        "meanAveragePrecisionAtK": f"map(divisor=min)@{k}",
         "precisionAtK": f"p@{k}",
         "recallAtK": f"r@{k}",
         "ndcgAtK": f"ndcg(gain=exp)@{k}" if graded else f"ndcg@{k}",
@@ -207,7 +206,8 @@ class RankmeterEvaluator(Evaluator, HasPredictionCol, HasLabelCol):
                         policy = duplicates if top is None else "error"
                         ranked = ranked_from_arrays(prediction, label, relevance, policy, names, where, first_row=seen)
                         result = evaluate_ranked(ranked, measure)
-                        sums.append(partial_sum(result.values[:, 0], result.included[:, 0], kind))
+                        pool = result.pool_weights.get(result.measure_names[0])
+                        sums.append(partial_sum(result.values[:, 0], result.included[:, 0], kind, pool))
                     seen += batch.num_rows
             except DuplicateEntryError as exc:
                 repeat, error = top is not None, b"" if top is not None else pickle.dumps(exc)

@@ -26,8 +26,10 @@ class Aligned:
 
     Attributes
     ----------
-    query_ids : ndarray of str
-        The common queries, in the order of the first system.
+    query_ids : ndarray of str or int64
+        The common queries, in the order of the first system: integers when
+        every system's ids are integers (as :func:`rankmeter.evaluate` gives
+        them for integer ids), else their text.
     measure_names : list of str
         Column names of every score matrix.
     scores : dict
@@ -51,9 +53,11 @@ def _examples(ids: Sequence[str]) -> str:
     return shown + (f", ... ({more} more)" if more > 0 else "")
 
 
-def _checked(name: str, entry: PerQuery) -> tuple[list[str], list[str], np.ndarray]:
+def _checked(name: str, entry: PerQuery) -> tuple[list[Any], list[str], np.ndarray]:
     query_ids, measure_names, values = entry
-    qids = [str(q) for q in np.asarray(query_ids).tolist()]
+    qids = np.asarray(query_ids).tolist()
+    if not all(type(q) is int for q in qids):  # integer ids stay integers; anything else is compared as text
+        qids = [str(q) for q in qids]
     measures = [str(m) for m in measure_names]
     arr = np.asarray(values, dtype=np.float64)
     if arr.ndim == 1 and len(measures) == 1:
@@ -109,6 +113,8 @@ def align_queries(per_query: Mapping[str, PerQuery], query_sets: str = "error") 
     if not per_query:
         raise InputFormatError("no systems to align")
     checked = {name: _checked(name, entry) for name, entry in per_query.items()}
+    if any(qids and type(qids[0]) is not int for qids, _, _ in checked.values()):  # one type for all: text
+        checked = {name: ([str(q) for q in qids], m, v) for name, (qids, m, v) in checked.items()}
     names = list(checked)
     first_measures = checked[names[0]][1]
     for name in names[1:]:
@@ -138,7 +144,7 @@ def align_queries(per_query: Mapping[str, PerQuery], query_sets: str = "error") 
         row = {q: i for i, q in enumerate(qids)}
         scores[name] = arr[[row[q] for q in order]]
     return Aligned(
-        query_ids=np.array(order, dtype=str),
+        query_ids=np.array(order, dtype=np.int64 if order and type(order[0]) is int else str),
         measure_names=list(first_measures),
         scores=scores,
         original_counts={name: len(c[0]) for name, c in checked.items()},

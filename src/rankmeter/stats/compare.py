@@ -16,11 +16,13 @@ import numpy as np
 from rankmeter.core.semantics import FIELDS as SEMANTICS_FIELDS
 from rankmeter.core.semantics import Semantics
 from rankmeter.errors import InputFormatError, PolicyError
+from rankmeter.results import segment_text
+from rankmeter.segments import SegmentMap, group_values, segment_map
 from rankmeter.stats._arrays import positive_int
 from rankmeter.stats._types import TestResult
 from rankmeter.stats.align import QUERY_SET_POLICIES, Aligned, PerQuery, align_queries
 from rankmeter.stats.bootstrap import canonical_ci_method, mean_ci
-from rankmeter.stats.comparison import Comparison, PairRow, SystemRow
+from rankmeter.stats.comparison import Comparison, PairRow, SegmentComparison, SystemRow
 from rankmeter.stats.corrections import adjust, canonical_correction
 from rankmeter.stats.effects import cohens_dz, mean_difference, wins_ties_losses
 from rankmeter.stats.paired import PAIRED_TESTS, canonical_test, paired_test
@@ -165,6 +167,7 @@ def compare_per_query(
     ci: float = 0.95,
     ci_method: str = "BCa",
     query_sets: str = "error",
+    group_by: Any = None,
 ) -> Comparison:
     """Compare systems from their per-query values (the work behind :func:`compare`).
 
@@ -215,6 +218,12 @@ def compare_per_query(
     query_sets : {"error", "intersect"}, default "error"
         What to do when systems cover different queries (see
         :func:`rankmeter.stats.align.align_queries`).
+    group_by : mapping, table, path or GroupBy, optional
+        The segment of each query (any form of :mod:`rankmeter.segments`
+        but a column name). Each segment then gets its own means, CIs and
+        paired tests on its queries alone (:attr:`Comparison.groups`); the
+        p-values of all (segment x system x measure) pairs form one family
+        for ``correction``, apart from the overall family.
 
     Returns
     -------
@@ -247,77 +256,26 @@ def compare_per_query(
     if base not in per_query:
         raise PolicyError(f"baseline {base!r} is not one of the systems: {', '.join(map(repr, names))}")
     aligned = align_queries(per_query, opts.query_sets)
-    measures = aligned.measure_names
-    notes: list[str] = []
-
-    systems = []
-    for name in names:
-        for j, measure in enumerate(measures):
-            interval = mean_ci(
-                aligned.scores[name][:, j],
-                level=opts.ci,
-                method=opts.ci_method,
-                n_resamples=opts.n_resamples,
-                seed=opts.seed,
-            )
-            if interval.note:
-                notes.append(f"CI of {name} / {measure}: {interval.note}")
-            systems.append(SystemRow(name, measure, interval.estimate, interval.low, interval.high))
-
+    segments = None if group_by is None else segment_map(group_by)  # before the (possibly slow) statistics
     order = [base] + [n for n in names if n != base]
-    tested = _pair_tests(aligned, order, opts)
-    raw = np.array([res.p_value for *_, res in tested], dtype=np.float64)
+    part = _Part.of(aligned, names, order, opts)
     effective_correction = opts.correction
+    notes: list[str] = list(part.notes)
     if opts.test in ALL_PAIRS_TESTS:
-        adjusted = raw.copy()
         if opts.correction != "none":
             notes.append(
                 f"{opts.test} p-values are already adjusted over all system pairs of a measure; "
                 f"correction {opts.correction!r} was not applied on top"
             )
         effective_correction = "none"
-    else:
-        adjusted = adjust(raw, opts.correction)
-
-    pairs = []
-    mc_errors = []
-    for (measure, b_name, s_name, res), p_adj in zip(tested, adjusted, strict=True):
-        j = measures.index(measure)
-        a_vals, b_vals = aligned.scores[b_name][:, j], aligned.scores[s_name][:, j]
-        delta = mean_difference(a_vals, b_vals)
-        wtl = wins_ties_losses(a_vals, b_vals)
-        if res.note:
-            notes.append(f"{res.test} test of {s_name} vs {b_name} on {measure}: {res.note}")
-        if res.mc_error is not None:
-            mc_errors.append(
-                {"measure": measure, "baseline": b_name, "system": s_name, "p_value": res.p_value, "se": res.mc_error}
-            )
-        pairs.append(
-            PairRow(
-                measure=measure,
-                baseline=b_name,
-                system=s_name,
-                test=res.test,
-                statistic=res.statistic,
-                p_value=res.p_value,
-                p_adjusted=float(p_adj),
-                effect_size=delta,
-                wins=wtl.wins,
-                ties=wtl.ties,
-                losses=wtl.losses,
-                effect_size_standardized=cohens_dz(a_vals, b_vals),
-                mean_difference=delta,
-                significant=bool(p_adj < opts.alpha),
-                p_value_mc_se=res.mc_error,
-                note=res.note,
-            )
-        )
+    pairs, mc_errors = part.rows(_adjusted(part.raw, effective_correction), opts)
+    notes += [note for row in part.tested for note in _test_note(row)]
 
     metadata: dict[str, Any] = {
         "test": opts.test,
         "correction": effective_correction,
         "correction_requested": opts.correction,
-        "family_size": int(np.count_nonzero(~np.isnan(raw))),
+        "family_size": int(np.count_nonzero(~np.isnan(part.raw))),
         "alpha": opts.alpha,
         "significance": "p_adjusted < alpha",
         "n_resamples": opts.n_resamples,
@@ -326,7 +284,7 @@ def compare_per_query(
         "ci_method": opts.ci_method,
         "baseline": base,
         "systems": names,
-        "measures": list(measures),
+        "measures": list(aligned.measure_names),
         "query_sets": opts.query_sets,
         "queries": {
             "compared": int(aligned.query_ids.size),
@@ -336,13 +294,141 @@ def compare_per_query(
         "monte_carlo_se": mc_errors,
         "notes": notes,
     }
+    groups = None if segments is None else _segment_comparisons(aligned, segments, names, order, opts, metadata)
     return Comparison(
-        systems=systems,
+        systems=part.systems,
         pairs=pairs,
         metadata=metadata,
         query_ids=aligned.query_ids,
         per_query=dict(aligned.scores),
+        groups=groups,
     )
+
+
+def _adjusted(raw: np.ndarray, correction: str) -> np.ndarray:
+    return raw.copy() if correction == "none" else adjust(raw, correction)
+
+
+def _test_note(row: tuple[str, str, str, TestResult]) -> list[str]:
+    measure, b_name, s_name, res = row
+    return [f"{res.test} test of {s_name} vs {b_name} on {measure}: {res.note}"] if res.note else []
+
+
+@dataclass(frozen=True)
+class _Part:
+    """The statistics of one set of aligned queries (all of them, or one segment's) before any correction."""
+
+    aligned: Aligned
+    systems: list[SystemRow]
+    tested: list[tuple[str, str, str, TestResult]]
+    raw: np.ndarray
+    notes: list[str]
+
+    @classmethod
+    def of(cls, aligned: Aligned, names: list[str], order: list[str], opts: _Options, label: str = "") -> _Part:
+        systems = []
+        notes = []
+        for name in names:
+            for j, measure in enumerate(aligned.measure_names):
+                interval = mean_ci(
+                    aligned.scores[name][:, j],
+                    level=opts.ci,
+                    method=opts.ci_method,
+                    n_resamples=opts.n_resamples,
+                    seed=opts.seed,
+                )
+                if interval.note:
+                    notes.append(f"CI of {name} / {measure}{label}: {interval.note}")
+                systems.append(SystemRow(name, measure, interval.estimate, interval.low, interval.high))
+        n = aligned.query_ids.size
+        tested = _pair_tests(aligned, order, opts) if n >= (2 if opts.test in ALL_PAIRS_TESTS else 1) else []
+        if not tested:
+            notes.append(f"no {opts.test} test{label}: {n} queries")
+        raw = np.array([res.p_value for *_, res in tested], dtype=np.float64)
+        return cls(aligned, systems, tested, raw, notes)
+
+    def rows(self, adjusted: np.ndarray, opts: _Options) -> tuple[list[PairRow], list[dict[str, Any]]]:
+        """The pair rows, with their adjusted p-values, and the Monte Carlo errors of resampled p-values."""
+        pairs = []
+        mc_errors = []
+        measures = self.aligned.measure_names
+        for (measure, b_name, s_name, res), p_adj in zip(self.tested, adjusted, strict=True):
+            j = measures.index(measure)
+            a_vals, b_vals = self.aligned.scores[b_name][:, j], self.aligned.scores[s_name][:, j]
+            delta = mean_difference(a_vals, b_vals)
+            wtl = wins_ties_losses(a_vals, b_vals)
+            if res.mc_error is not None:
+                mc_errors.append(
+                    {"measure": measure, "baseline": b_name, "system": s_name, "p_value": res.p_value,
+                     "se": res.mc_error}
+                )  # fmt: skip
+            pairs.append(
+                PairRow(
+                    measure=measure,
+                    baseline=b_name,
+                    system=s_name,
+                    test=res.test,
+                    statistic=res.statistic,
+                    p_value=res.p_value,
+                    p_adjusted=float(p_adj),
+                    effect_size=delta,
+                    wins=wtl.wins,
+                    ties=wtl.ties,
+                    losses=wtl.losses,
+                    effect_size_standardized=cohens_dz(a_vals, b_vals),
+                    mean_difference=delta,
+                    significant=bool(p_adj < opts.alpha),
+                    p_value_mc_se=res.mc_error,
+                    note=res.note,
+                )
+            )
+        return pairs, mc_errors
+
+
+def _segment_comparisons(
+    aligned: Aligned,
+    segments: SegmentMap,
+    names: list[str],
+    order: list[str],
+    opts: _Options,
+    metadata: dict[str, Any],
+) -> list[SegmentComparison]:
+    """Means, CIs and paired tests within each segment; one correction over segments x systems x measures.
+
+    Adds ``metadata["groups"]`` (the family corrected, its size, queries per segment).
+    """
+    member = group_values(
+        aligned.query_ids, np.zeros((aligned.query_ids.size, 0)), np.zeros((aligned.query_ids.size, 0), dtype=bool),
+        [], segments,
+    )  # fmt: skip
+    parts = []
+    for s, label in enumerate(member.segments):
+        rows = np.flatnonzero(member.member == s)
+        subset = Aligned(
+            aligned.query_ids[rows],
+            aligned.measure_names,
+            {name: values[rows] for name, values in aligned.scores.items()},
+            {name: int(rows.size) for name in aligned.scores},
+            {name: 0 for name in aligned.scores},
+        )
+        parts.append(_Part.of(subset, names, order, opts, f" in segment {segment_text(label)}"))
+    correction = "none" if opts.test in ALL_PAIRS_TESTS else opts.correction
+    raw = np.concatenate([p.raw for p in parts]) if parts else np.zeros(0)
+    adjusted = _adjusted(raw, correction)
+    out = []
+    at = 0
+    for label, part in zip(member.segments, parts, strict=True):
+        pairs, mc_errors = part.rows(adjusted[at : at + part.raw.size], opts)
+        at += part.raw.size
+        notes = part.notes + [note for row in part.tested for note in _test_note(row)]
+        out.append(SegmentComparison(label, int(part.aligned.query_ids.size), part.systems, pairs, mc_errors, notes))
+    metadata["groups"] = {
+        **member.metadata,
+        "correction": correction,
+        "family": "segments x systems x measures",
+        "family_size": int(np.count_nonzero(~np.isnan(raw))),
+    }
+    return out
 
 
 def compare(
@@ -361,6 +447,7 @@ def compare(
     query_sets: str = "error",
     semantics: Semantics | None = None,
     evaluate_options: Mapping[str, Any] | None = None,
+    group_by: Any = None,
 ) -> Comparison:
     """Evaluate several runs and compare them with significance tests.
 
@@ -390,6 +477,11 @@ def compare(
         Other keyword arguments for every :func:`rankmeter.evaluate` call
         (``qrels_columns``, ``threads``, or fields of the semantics one by
         one, e.g. ``{"ties": "expected", "judged_only": True}``).
+    group_by : mapping, table, str, path or GroupBy, optional
+        The segment of each query, as :func:`rankmeter.evaluate` takes it
+        (a column name refers to the qrels or run tables): paired tests
+        within each segment too, corrected over segments x systems x
+        measures (see :func:`compare_per_query`).
 
     Returns
     -------
@@ -414,6 +506,7 @@ def compare(
         "query_sets": query_sets,
     }
     check_options(runs, **options)  # before the (possibly slow) evaluation
+    options["group_by"] = segments_of(group_by, qrels, runs, evaluate_options)  # before the evaluation
     results = evaluate_systems(qrels, runs, measures, semantics=semantics, evaluate_options=evaluate_options)
     return compare_per_query(
         {name: (list(r.query_ids), list(r.measure_names), r.values) for name, r in results.items()}, **options
@@ -450,6 +543,22 @@ def evaluate_systems(
         options["semantics"] = semantics
     Semantics.build(options.get("semantics"), "qrels", **{k: v for k, v in options.items() if k in SEMANTICS_FIELDS})
     return {str(name): evaluate(qrels, run, wanted, **options) for name, run in runs.items()}
+
+
+def segments_of(
+    group_by: Any, qrels: Any, runs: Mapping[str, Any], evaluate_options: Mapping[str, Any] | None = None
+) -> SegmentMap | None:
+    """The segments of :func:`compare`'s ``group_by`` (a column name refers to the qrels or run tables), or None.
+
+    >>> segments_of({"q1": "a"}, {"q1": {"d": 1}}, {"x": {}, "y": {}}).of
+    {'q1': 'a'}
+    """
+    if group_by is None:
+        return None
+    columns = dict(evaluate_options or {})
+    tables = [("qrels", qrels, columns.get("qrels_columns"))]
+    tables += [("run", run, columns.get("run_columns")) for run in runs.values()]
+    return segment_map(group_by, tables=tables)
 
 
 def check_options(runs: Mapping[str, Any], *, baseline: str | None = None, **options: Any) -> None:

@@ -14,7 +14,7 @@ import numpy as np
 
 from rankmeter.errors import PolicyError
 
-TABLES = ("pairs", "systems")
+TABLES = ("pairs", "systems", "segment_pairs", "segment_systems")
 
 
 @dataclass(frozen=True)
@@ -60,6 +60,26 @@ class PairRow:
     note: str | None = None
 
 
+@dataclass(frozen=True)
+class SegmentComparison:
+    """The comparison within one segment: its queries' means with CIs and paired tests.
+
+    ``pairs`` hold p-values adjusted over every (segment x system x measure)
+    pair of the comparison (``Comparison.metadata["groups"]["family"]``).
+    """
+
+    segment: Any
+    n_queries: int
+    systems: list[SystemRow]
+    pairs: list[PairRow]
+    monte_carlo_se: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def pair(self, measure: str, system: str) -> PairRow | None:
+        """The :class:`PairRow` of ``system`` on ``measure`` in this segment (None when not tested)."""
+        return next((r for r in self.pairs if r.measure == measure and system in (r.system, r.baseline)), None)
+
+
 def _jsonable(obj: Any) -> Any:
     """Plain-Python copy of ``obj`` with non-finite floats as ``None`` (strict JSON)."""
     if isinstance(obj, dict):
@@ -90,11 +110,15 @@ class Comparison:
     metadata : dict
         Test, correction, alpha, n_resamples, seed, CI level and method, query
         counts, Monte Carlo standard errors and notes (JSON-serializable).
-    query_ids : ndarray of str
-        The queries compared (after alignment).
+    query_ids : ndarray of str or int64
+        The queries compared (after alignment); integers where every
+        system's query ids were integers.
     per_query : dict
         System name -> per-query values, shape (n_queries, n_measures), in the
         order of ``query_ids`` and ``metadata["measures"]`` (used by the plots).
+    groups : list of SegmentComparison or None
+        With ``group_by=``: the comparison within each segment, p-values
+        corrected over segments x systems x measures (``metadata["groups"]``).
 
     Examples
     --------
@@ -118,6 +142,7 @@ class Comparison:
     metadata: dict[str, Any]
     query_ids: np.ndarray = field(default_factory=lambda: np.array([], dtype=str), repr=False, compare=False)
     per_query: dict[str, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
+    groups: list[SegmentComparison] | None = field(default=None, repr=False)
 
     # -- lookup ---------------------------------------------------------------------------
 
@@ -164,16 +189,49 @@ class Comparison:
 
     # -- exports --------------------------------------------------------------------------
 
+    def segment(self, segment: Any) -> SegmentComparison:
+        """The :class:`SegmentComparison` of one segment."""
+        for group in self.groups or []:
+            if group.segment == segment and type(group.segment) is type(segment):
+                return group
+        raise PolicyError(f"no segment {segment!r} in this comparison (compare with group_by=)")
+
+    def within(self, segment: Any) -> Comparison:
+        """The comparison within one segment, as a :class:`Comparison` (for the renderers of the overall one).
+
+        Its p-values are those corrected over segments x systems x measures;
+        ``metadata`` is the overall one with the segment's query count,
+        family, notes and Monte Carlo errors.
+        """
+        group = self.segment(segment)
+        meta = copy.deepcopy(self.metadata)
+        family = meta.pop("groups", {})
+        meta.update(
+            segment=segment,
+            correction=family.get("correction", meta["correction"]),
+            family_size=family.get("family_size", meta["family_size"]),
+            family=family.get("family"),
+            monte_carlo_se=list(group.monte_carlo_se),
+            notes=list(group.notes),
+        )
+        meta["queries"] = {**meta["queries"], "compared": group.n_queries}
+        return Comparison(systems=list(group.systems), pairs=list(group.pairs), metadata=meta)
+
     def to_dict(self) -> dict[str, Any]:
-        """Plain dict ``{"systems": [...], "pairs": [...], "metadata": {...}}``.
+        """Plain dict ``{"systems": [...], "pairs": [...], "metadata": {...}}``; with segments also
+        ``"segment_systems"`` and ``"segment_pairs"`` (the rows with a leading ``segment``).
 
         Floats stay Python floats (``nan`` / ``inf`` included); see :meth:`to_json`.
         """
-        return {
+        out = {
             "systems": [asdict(r) for r in self.systems],
             "pairs": [asdict(r) for r in self.pairs],
             "metadata": copy.deepcopy(self.metadata),
         }
+        if self.groups is not None:
+            out["segment_systems"] = self._records("segment_systems")[1]
+            out["segment_pairs"] = self._records("segment_pairs")[1]
+        return out
 
     def to_json(self, indent: int | None = 2) -> str:
         """Strict JSON of :meth:`to_dict`; NaN and infinite numbers become ``null``."""
@@ -184,17 +242,29 @@ class Comparison:
             return [f.name for f in fields(PairRow)], [asdict(r) for r in self.pairs]
         if table == "systems":
             return [f.name for f in fields(SystemRow)], [asdict(r) for r in self.systems]
+        if table in ("segment_pairs", "segment_systems"):
+            if self.groups is None:
+                raise PolicyError(f"table {table!r}: this comparison has no segments; compare with group_by=")
+            kind = PairRow if table == "segment_pairs" else SystemRow
+            columns = ["segment", "n_queries", *(f.name for f in fields(kind))]
+            rows = [
+                {"segment": g.segment, "n_queries": g.n_queries, **asdict(r)}
+                for g in self.groups
+                for r in (g.pairs if table == "segment_pairs" else g.systems)
+            ]
+            return columns, rows
         raise PolicyError(f"unknown table {table!r}; choose one of {', '.join(TABLES)}")
 
     def to_pandas(self, table: str = "pairs") -> Any:
-        """A :class:`pandas.DataFrame` of the ``"pairs"`` or ``"systems"`` rows (needs pandas)."""
+        """A :class:`pandas.DataFrame` of the ``"pairs"`` or ``"systems"`` rows (needs pandas), or of a
+        grouped comparison's ``"segment_pairs"`` / ``"segment_systems"``."""
         import pandas as pd
 
         columns, records = self._records(table)
         return pd.DataFrame.from_records(records, columns=columns)
 
     def to_csv(self, table: str = "pairs") -> str:
-        """CSV text of the ``"pairs"`` or ``"systems"`` rows (header line first)."""
+        """CSV text of the rows of one of :data:`TABLES` (header line first)."""
         columns, records = self._records(table)
         buf = io.StringIO()
         writer = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n")

@@ -48,7 +48,8 @@ def result_intervals(
     weighted = bool(result.metadata.get("weighted"))
     for i, name in enumerate(result.measure_names):
         keep = result.included[:, i] & ~np.isnan(result.values[:, i])
-        if FAMILIES[parse(name).family].is_count or weighted or not keep.any():
+        family = FAMILIES[parse(name).family]
+        if family.is_count or family.aggregate == "pooled" or weighted or not keep.any():
             out[name] = None
             continue
         out[name] = mean_ci(result.values[keep, i], level=level, method=method, n_resamples=n_resamples, seed=seed)

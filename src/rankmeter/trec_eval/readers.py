@@ -16,7 +16,6 @@ comments and blank lines are skipped. ``-`` reads standard input.
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,28 +23,17 @@ import numpy as np
 from rankmeter.errors import InputFormatError, InvalidScoreError, where
 from rankmeter.io.tables import Qrels, Run
 from rankmeter.io.trec import last_line_field, read_columns_fast
-from rankmeter.io.validate import check_line_lengths, check_no_nul, first_unplain_number, read_gzip
+from rankmeter.io.validate import first_unplain_number, read_text_bytes
 from rankmeter.trec_eval.cnum import atol
 
 
 def read_text(path: str) -> str:
-    """The whole text of ``path`` (``-``: standard input; ``.gz``: decompressed)."""
-    if path == "-":
-        data = sys.stdin.buffer.read()
-        check_no_nul(data, "<stdin>")
-        check_line_lengths(data, "<stdin>")
-        return data.decode("utf-8", "surrogateescape")
-    if path.endswith(".gz"):
-        data = read_gzip(path, path)
-    else:
-        try:
-            with open(path, "rb") as fh:
-                data = fh.read()
-        except OSError as exc:
-            raise InputFormatError(f"{path}: cannot read file: {exc.strerror or exc}") from exc
-    check_no_nul(data, path)
-    check_line_lengths(data, path)
-    return data.decode("utf-8", "surrogateescape")
+    """The whole text of ``path`` (``-``: standard input; ``.gz``: decompressed), read once and checked.
+
+    Unlike trec_eval, a lone carriage return (a line ending ``\\r`` only) is an error: trec_eval reads it
+    as whitespace, so such a file would be one line whose rows after the first are silently dropped.
+    """
+    return read_text_bytes(path).decode("utf-8", "surrogateescape")
 
 
 _EXTRA_SPACE = re.compile("[\x1c-\x1f]")

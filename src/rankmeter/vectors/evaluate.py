@@ -20,6 +20,7 @@ from rankmeter.measures import FAMILIES, Measure, parse
 from rankmeter.pipeline import MeasuresArg, evaluate_ranked, positive_items_suffice
 from rankmeter.progress import progress_bar, wanted
 from rankmeter.results import EvaluationResult
+from rankmeter.segments import rows_grouped
 from rankmeter.vectors.distances import (
     Features,
     PackedCodes,
@@ -111,6 +112,11 @@ def _plan(measures: MeasuresArg, radius: int | Iterable[int] | None) -> _Plan:
             continue
         m = parse(item)
         family = FAMILIES[m.family]
+        if family.aggregate == "pooled":
+            raise MeasureSyntaxError(
+                f"measure {str(m)!r}: evaluate_vectors does not pool values over queries; "
+                "rank the scores with evaluate_arrays"
+            )
         index = len(parsed)
         parsed.append(m)
         for single in m.expand():
@@ -212,6 +218,7 @@ def _batches(n: int, size: int, show: bool) -> Iterator[tuple[int, int]]:
             done(min(s + size, n))
 
 
+@rows_grouped
 def evaluate_vectors(
     queries: Any,
     database: Any,
@@ -227,6 +234,7 @@ def evaluate_vectors(
     progress: bool | None = None,
     radius: int | Iterable[int] | None = None,
     codes: str = "auto",
+    group_by: Any = None,
     **options: Unpack[SemanticsOptions],
 ) -> EvaluationResult:
     r"""Evaluate nearest-neighbour retrieval of every query over the whole database.
@@ -282,6 +290,10 @@ def evaluate_vectors(
         Adds ``p(radius=r)`` and ``r(radius=r)`` columns (Hamming only).
     codes : {"auto", "pm1", "binary", "packed"}, default "auto"
         Form of Hamming codes (``auto`` reads it from dtype and values).
+    group_by : sequence, mapping, table or GroupBy, optional
+        The segment of each query row (a sequence of ``n_queries`` labels,
+        or ``{row: segment}``): each measure is also aggregated per segment
+        (:meth:`EvaluationResult.by_group`; see :mod:`rankmeter.segments`).
     **options
         Fields of :class:`~rankmeter.Semantics` one by one (``ties=``,
         ``empty=``, ``seed=``); they override ``semantics``.
@@ -346,7 +358,8 @@ def evaluate_vectors(
     data = prepare_inputs(queries, database, metric, codes, query_labels, database_labels, relevance)
     n_q, n_d = data.n_queries, data.n_database
     bucket_ok = metric == "hamming" and ties in BUCKET_TIES
-    plan.bucket = [bucket_ok and m.family in BUCKET_FAMILIES for m in plan.measures]
+    # AP divided by min(R, k) or k has no bucket kernel
+    plan.bucket = [bucket_ok and m.family in BUCKET_FAMILIES and m.param("divisor", "R") == "R" for m in plan.measures]
     all_bucket = bucket_ok and all(plan.bucket) and data.relevance.integral
     if batch_size is None:
         batch_size = max(1, (_BUCKET_ELEMENTS if all_bucket else SORT_ELEMENTS) // n_d)
@@ -429,7 +442,7 @@ def merge_cutoffs(measures: list[Measure], list_length: int) -> tuple[list[Measu
         for single in m.expand():
             key = (single.family, single.params)
             k = single.cutoffs[0] if single.cutoffs else None
-            if k is None and single.family in _FULL_AS_CUTOFF:
+            if k is None and single.family in _FULL_AS_CUTOFF and single.param("divisor", "R") != "min":
                 k = max(list_length, 1)
             if k is None:
                 whole[key] = single

@@ -247,4 +247,6 @@ def unsupported(measure: Measure) -> str | None:
         gain in ("linear", "exp") or isinstance(gain, GainTable)
     ):
         return "a callable gain works on NumPy arrays"
+    if measure.family in ("map", "ap") and measure.param("divisor", "R") != "R":
+        return "AP divided by min(R, k) or k works on NumPy arrays"
     return None

@@ -8,7 +8,12 @@ r"""Average precision and its graded variant, weighted average precision.
 
 b_i is binary relevance (grade >= ``min_rel``, > 0 by default), r_j the
 non-negative grade and R the number of relevant judged documents of the query
-(trec_eval's ``map`` / ``map_cut`` divide by R, never by min(R, k)). WAP is
+(trec_eval's ``map`` / ``map_cut`` divide by R). ``divisor`` replaces R in the
+AP denominator: ``min`` divides by min(R, k) (Spark's ``meanAveragePrecisionAt``,
+RecBole's ``MAP``, ml_metrics' ``apk``, implicit's ``mean_average_precision_at_k``),
+``k`` by k (rectools' ``MAP(divide_by_k=True)``); without a cutoff, k is the
+list length for ``k`` and unbounded for ``min`` (so min(R, k) = R). A query with
+R = 0 is empty (NaN) under every divisor. WAP is
 the weighted mAP of Zhao et al., "Deep Semantic Ranking Based Hashing for
 Multi-Label Image Retrieval" (CVPR 2015), built on ACG (Järvelin &
 Kekäläinen, SIGIR 2000); rankmeter normalises it by R like AP, which equals
@@ -26,16 +31,22 @@ from rankmeter.measures.kernels.context import Context
 
 
 def _normalised(ctx: Context, measure: Measure, terms: np.ndarray) -> np.ndarray:
-    cutoffs = list(measure.cutoffs) if measure.cutoffs is not None else [None]
+    cutoffs: list[int | None] = list(measure.cutoffs) if measure.cutoffs is not None else [None]
     sums = ctx.sums_at(terms / ctx.ranks, list(cutoffs))
     big_r = ctx.num_relevant(measure.param("min_rel"))[:, None]
+    divisor = measure.param("divisor", "R")
+    den = np.broadcast_to(big_r, sums.shape)
+    if divisor == "min":
+        den = np.minimum(big_r, [np.inf if k is None else k for k in cutoffs])
+    elif divisor == "k":
+        den = ctx.cutoff_sizes(cutoffs)
     out = np.full_like(sums, np.nan)
-    np.divide(sums, big_r, out=out, where=big_r > 0)
+    np.divide(sums, den, out=out, where=(big_r > 0) & (den > 0))
     return out
 
 
 def average_precision(ctx: Context, measure: Measure) -> np.ndarray:
-    """AP@k; NaN when R = 0."""
+    """AP@k divided by R (``divisor="R"``), min(R, k) (``"min"``) or k (``"k"``); NaN when R = 0."""
     b = ctx.relevant(measure.param("min_rel"))
     return _normalised(ctx, measure, ctx.prefix_products(b, b))
 
