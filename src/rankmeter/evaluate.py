@@ -249,10 +249,12 @@ def evaluate(
     sem = Semantics.build(semantics, "qrels", **options)
     parsed = parse_measures(measures)
     if items is not None or any(FAMILIES[m.family].reads == "lists" for m in parsed):
-        if group_by is not None:
-            raise PolicyError("group_by= is not available with items= and the beyond-accuracy measures yet")
         kwargs = {"qrels_columns": qrels_columns, "run_columns": run_columns, "threads": threads}
-        return _evaluate_items(qrels, run, parsed, sem, items, candidate_choice(exclude, candidates), kwargs)
+        found = _evaluate_items(qrels, run, parsed, sem, items, candidate_choice(exclude, candidates), kwargs)
+        runs = run.values() if is_runs(run) else [run]
+        tables = [("qrels", qrels, qrels_columns)] if qrels is not None else []
+        tables += [("run", one, run_columns) for one in runs]
+        return with_groups(found, group_by, parsed, tables=tables)
     if _diversity_call(parsed):
         if exclude is not None or candidates is not None:
             raise PolicyError("exclude= and candidates= do not apply to diversity measures (intent qrels)")

@@ -219,3 +219,15 @@ def test_coverage_without_a_catalogue() -> None:
 def test_items_with_accuracy_measures_only() -> None:
     res = rankmeter.evaluate({"u1": {"a": 1}}, {"u1": ["b", "a"]}, "rr", items=rankmeter.Items(catalog=["a", "b"]))
     assert res["rr"] == 0.5 and res.metadata["items"]["catalog"] == 2
+
+
+def test_per_user_measures_by_segment() -> None:
+    items = rankmeter.Items(interactions={"x": ["a", "b"], "y": ["a"]}, catalog=["a", "b", "c"])
+    res = rankmeter.evaluate({"u1": {"a": 1}, "u2": {"c": 1}, "u3": {"a": 1}},
+                             {"u1": ["a", "c"], "u2": ["b", "c"], "u3": ["b", "a"]}, ["rr", "novelty@2", "gini@2"],
+                             items=items, group_by={"u1": "warm", "u2": "cold", "u3": "warm"})  # fmt: skip
+    # novelty: a seen by both training users (0 bits), b by one (1 bit), c unseen (as seen by one: 1 bit)
+    assert res.by_group("novelty@2") == {"warm": (0.5 + 0.5) / 2, "cold": 1.0}
+    assert res.by_group("rr") == {"warm": (1 + 0.5) / 2, "cold": 0.5}
+    with pytest.raises(PolicyError, match="gini@2 is a list-set value"):
+        res.by_group("gini@2")
