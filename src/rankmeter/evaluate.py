@@ -251,9 +251,13 @@ def evaluate(
     if items is not None or any(FAMILIES[m.family].reads == "lists" for m in parsed):
         kwargs = {"qrels_columns": qrels_columns, "run_columns": run_columns, "threads": threads}
         found = _evaluate_items(qrels, run, parsed, sem, items, candidate_choice(exclude, candidates), kwargs)
-        runs = run.values() if is_runs(run) else [run]
+        given = list(run.values()) if is_runs(run) else [run]
         tables = [("qrels", qrels, qrels_columns)] if qrels is not None else []
-        tables += [("run", one, run_columns) for one in runs]
+        tables += [("run", one, run_columns) for one in given]
+        if qrels is not None or not isinstance(given[0], list | tuple):  # integer ids as the qrels' (or run's)
+            kind, source, cols = tables[0]
+            if integer_query_ids(source, kind, cols):
+                found = _integer_ids(found)
         return with_groups(found, group_by, parsed, tables=tables)
     if _diversity_call(parsed):
         if exclude is not None or candidates is not None:
@@ -318,6 +322,13 @@ def _evaluate_one(
     if choice is not None and counts is not None:
         record(extra, choice.name, counts)
     return evaluate_ranked(ranked, parsed, empty=sem.empty, metadata=extra)
+
+
+def _integer_ids(found: EvaluationResult | SystemResults) -> EvaluationResult | SystemResults:
+    """``found`` with integer query ids (:func:`~rankmeter.results.with_integer_ids`), each system's too."""
+    if isinstance(found, SystemResults):
+        return SystemResults.of({name: with_integer_ids(one) for name, one in found.items()})
+    return with_integer_ids(found)
 
 
 def _evaluate_items(

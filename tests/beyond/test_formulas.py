@@ -231,3 +231,10 @@ def test_per_user_measures_by_segment() -> None:
     assert res.by_group("rr") == {"warm": (1 + 0.5) / 2, "cold": 0.5}
     with pytest.raises(PolicyError, match="gini@2 is a list-set value"):
         res.by_group("gini@2")
+
+
+def test_integer_user_ids_stay_integers() -> None:
+    items = rankmeter.Items(interactions={1: [5, 6], 2: [5]})
+    res = rankmeter.evaluate({1: {5: 1}, 10: {6: 1}}, {1: [5, 7], 10: [6, 5]}, ["rr", "novelty@2"], items=items)
+    # novelty: 5 seen by both training users (0 bits), 6 by one (1 bit), 7 unseen (1 bit)
+    assert res.by_query("novelty@2") == {1: 0.5, 10: 0.5} and res.by_query("rr") == {1: 1.0, 10: 1.0}
