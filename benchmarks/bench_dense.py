@@ -13,7 +13,12 @@ process) and the ratios. Contenders:
   the agreement lines: LRAP counts every item tied with a relevant one as
   ranked above it and gives 1 to rows without a relevant item);
 * the floor: ``np.sort(s, axis=1)`` (one thread), and the same sort split
-  over the cores in threads.
+  over the cores in threads;
+* the same rankmeter call with items removed from every row, side by side
+  with the call without: ``mask=`` (a dense boolean matrix) and
+  ``exclude=`` (a ``scipy.sparse`` CSR matrix), both removing the same ~20
+  random items per row (the training interactions of a recommender); the
+  second table gives their time over the unmasked call's, round by round.
 
 Run::
 
@@ -31,6 +36,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -79,8 +85,13 @@ def main() -> None:
     parser.add_argument("--measures", default="ndcg@10,ndcg,map", help="comma-separated: ndcg@10, ndcg, map")
     parser.add_argument("--no-sklearn", action="store_true", help="rankmeter and the floor only")
     parser.add_argument("--agreement", action="store_true", help="compare map with LRAP row by row (slow)")
+    parser.add_argument("--no-exclude", action="store_true", help="leave out the mask= and exclude= rows")
+    parser.add_argument("--seen", type=int, default=20, help="items removed per row by mask= / exclude=")
     args = parser.parse_args()
     y, s = workloads.w3(args.users)
+    seen = seen_items(y.shape, args.seen)
+    keep = np.ones(y.shape, dtype=bool)
+    keep[seen.nonzero()] = False
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     measures = args.measures.split(",")
     peers: dict[str, Callable[[], float]] = {}
@@ -102,10 +113,20 @@ def main() -> None:
         return out
 
     rankmeter.evaluate_arrays(y[:100], s[:100], measures, ties="expected")  # imports and caches
+    ratios: dict[str, list[tuple[float, float]]] = {}
     for _ in range(args.rounds):
         for m in measures:
             res = record(f"rankmeter {m}", lambda m=m: rankmeter.evaluate_arrays(y, s, [m], ties="expected"))
             values[f"rankmeter {m}"] = res.aggregate[m]  # type: ignore[attr-defined]
+            if not args.no_exclude:
+                plain = rows[f"rankmeter {m}"][-1]
+                for label, kwargs in ((f"{m}, mask", {"mask": keep}), (f"{m}, exclude (sparse)", {"exclude": seen})):
+                    res = record(
+                        f"rankmeter {label}", lambda m=m, kw=kwargs: rankmeter.evaluate_arrays(y, s, [m], **kw)
+                    )
+                    values[f"rankmeter {label}"] = res.aggregate[m]  # type: ignore[attr-defined]
+                    wall, cpu = rows[f"rankmeter {label}"][-1]
+                    ratios.setdefault(label, []).append((wall / plain[0], cpu / plain[1]))
             if m in peers:
                 values[f"scikit-learn {m}"] = record(f"scikit-learn {m}", peers[m])  # type: ignore[assignment]
         record("floor: np.sort of every row (one thread)", lambda: np.sort(s, axis=1))
@@ -128,8 +149,30 @@ def main() -> None:
         if f"scikit-learn {m}" in values:
             a, b = values[f"rankmeter {m}"], values[f"scikit-learn {m}"]
             print(f"{m}: rankmeter {a:.15f}, scikit-learn {b:.15f}, difference {a - b:.1e}")
+    if ratios:
+        print(f"\n## Items removed ({args.seen} per row, the same items for mask= and exclude=)\n")
+        print("| call | wall s | CPU s | wall / unmasked call, round by round | median ratio: wall, CPU | value |")
+        print("|---|---:|---:|---|---|---:|")
+        for label, rs in ratios.items():
+            wall, cpu = med[f"rankmeter {label}"]
+            each = ", ".join(f"{r:.2f}" for r, _ in rs)
+            mid = f"{statistics.median(r for r, _ in rs):.2f}x, {statistics.median(c for _, c in rs):.2f}x"
+            print(f"| {label} | {wall:.3f} | {cpu:.3f} | {each} | {mid} | {values[f'rankmeter {label}']:.6f} |")
+        same = all(values[f"rankmeter {m}, mask"] == values[f"rankmeter {m}, exclude (sparse)"] for m in measures)
+        print(f"\nmask= and exclude= give the same values: {same}")
     if args.agreement and not args.no_sklearn:
         print(agreement(y, s))
+
+
+def seen_items(shape: tuple[int, int], per_row: int, seed: int = 5) -> Any:
+    """A CSR matrix of ``per_row`` random items of each row (drawn with replacement: a few rows have fewer)."""
+    import scipy.sparse
+
+    n, m = shape
+    rng = np.random.default_rng(seed)
+    cols = rng.integers(0, m, (n, per_row)).reshape(-1)
+    rows = np.repeat(np.arange(n), per_row)
+    return scipy.sparse.csr_array((np.ones(len(cols), dtype=bool), (rows, cols)), shape=shape)
 
 
 if __name__ == "__main__":

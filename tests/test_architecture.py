@@ -37,6 +37,7 @@ FLOORS = {
     "rankmeter.trec_eval": 7,
     "rankmeter.ndeval": 7,
     "rankmeter.stats": 7,
+    "rankmeter.similarity": 7,
     "rankmeter.keras": 7,
     "rankmeter.torch": 7,
     "rankmeter.sklearn": 7,

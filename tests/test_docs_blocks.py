@@ -44,7 +44,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("docs/index.md", "pip install rankmeter"): "installs from the package index (no network in tests)",
     ("docs/index.md", "pip install 'rankmeter[report]'"): "installs from the package index",
     ("docs/report.md", "pip install 'rankmeter[report]'"): "installs from the package index",
-    ("docs/frameworks.md", "pip install 'rankmeter[keras]'"): "installs from the package index",
+    ("docs/frameworks.md", "pip install 'rankmeter[keras-jax]'"): "installs from the package index",
     ("docs/frameworks.md", "pip install 'rankmeter[torch]'"): "installs from the package index",
     ("docs/frameworks.md", "pip install 'rankmeter[sklearn]'"): "installs from the package index",
     ("docs/distributed.md", "pip install 'rankmeter[spark]'"): "installs from the package index",

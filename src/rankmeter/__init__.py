@@ -5,7 +5,8 @@ The public surface is this module's ``__all__`` (docs/api.md lists it):
 - entry points: :func:`evaluate` (qrels + run), :func:`evaluate_stream` (run
   files in blocks), :func:`evaluate_arrays` (dense matrices),
   :func:`evaluate_lists` (ragged lists), :func:`evaluate_vectors`
-  (embeddings and hash codes), :func:`evaluate_diversity` (intent qrels:
+  (embeddings and hash codes), :func:`evaluate_embeddings` (user and item
+  embeddings ranked over a whole catalogue), :func:`evaluate_diversity` (intent qrels:
   alpha-nDCG, ERR-IA, ...), :func:`compare` and :func:`compare_per_query`
   (significance tests);
 - values: :class:`Semantics` (ties, empty and missing queries, duplicates,
@@ -56,9 +57,11 @@ if TYPE_CHECKING:
     from rankmeter.measures import Measure, parse
     from rankmeter.results import EvaluationResult, SystemResults
     from rankmeter.segments import GroupBy
+    from rankmeter.similarity import ann_recall, similarity, system_correlation
     from rankmeter.stats.compare import compare, compare_per_query
     from rankmeter.stats.comparison import Comparison
     from rankmeter.stream import evaluate_stream
+    from rankmeter.vectors.embeddings import evaluate_embeddings
     from rankmeter.vectors.evaluate import evaluate_vectors
 
 _LAZY = {
@@ -74,6 +77,7 @@ _LAZY = {
     "parse": ("rankmeter.measures", "parse"),
     "measures": ("rankmeter.measures", None),
     "evaluate_vectors": ("rankmeter.vectors.evaluate", "evaluate_vectors"),
+    "evaluate_embeddings": ("rankmeter.vectors.embeddings", "evaluate_embeddings"),
     "compare": ("rankmeter.stats.compare", "compare"),
     "evaluate_diversity": ("rankmeter.diversity", "evaluate_diversity"),
     "compare_per_query": ("rankmeter.stats.compare", "compare_per_query"),
@@ -88,6 +92,9 @@ _LAZY = {
     "report": ("rankmeter.report", None),
     "stats": ("rankmeter.stats", None),
     "vectors": ("rankmeter.vectors", None),
+    "similarity": ("rankmeter.similarity", "similarity"),
+    "ann_recall": ("rankmeter.similarity", "ann_recall"),
+    "system_correlation": ("rankmeter.similarity", "system_correlation"),
 }
 """Public names imported on first use: ``import rankmeter`` loads neither NumPy nor any entry point, so a
 process can still choose settings read when NumPy loads (the command line limits OpenBLAS's threads)."""
@@ -145,11 +152,13 @@ __all__ = [
     "Semantics",
     "SystemResults",
     "__version__",
+    "ann_recall",
     "compare",
     "compare_per_query",
     "evaluate",
     "evaluate_arrays",
     "evaluate_diversity",
+    "evaluate_embeddings",
     "evaluate_lists",
     "evaluate_stream",
     "evaluate_vectors",
@@ -160,7 +169,9 @@ __all__ = [
     "read_qrels",
     "read_run",
     "report",
+    "similarity",
     "stats",
+    "system_correlation",
     "vectors",
 ]
 

@@ -37,6 +37,14 @@ class PolicyError(RankmeterError):
     """An option has an unknown value, or an ``error`` policy was triggered."""
 
 
+class LimitError(PolicyError):
+    """An input goes past a resource limit (a line's length, a ``.gz`` file's expansion): bad input, not bad options."""
+
+
+class WorkerDiedError(RankmeterError):
+    """A worker process evaluating runs died (killed by a signal, often by the system for lack of memory)."""
+
+
 def where(source: str | None, line: int | None) -> str:
     """Format a location prefix ``"file:line: "`` (parts omitted when unknown).
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, NamedTuple, overload
 
 import numpy as np
@@ -25,6 +26,7 @@ from rankmeter.core.lists import (
     rank_dense_top,
     rank_flat_lists,
     ranked_prefix,
+    relevant_in_ideal,
     row_blocks,
     usable_cpus,
 )
@@ -33,7 +35,8 @@ from rankmeter.core.ranked_lists import RankedLists
 from rankmeter.core.semantics import Semantics, SemanticsOptions
 from rankmeter.core.ties import straddling_queries
 from rankmeter.errors import InputFormatError, MeasureSyntaxError, PolicyError, QueryOrderError, RankmeterError
-from rankmeter.io.dense import dense_arrays, flatten_dense, flatten_ragged
+from rankmeter.io.dense import check_finite, dense_arrays, flatten_dense, flatten_ragged
+from rankmeter.io.exclude import RemovedItems, is_sparse, lost_relevant, removal_counts, removed_items
 from rankmeter.io.foreign import array_library, host_array, host_arrays
 from rankmeter.io.frames import is_frame
 from rankmeter.io.id_types import integer_query_ids
@@ -510,7 +513,9 @@ def _evaluate_runs(
     items = [(name, None if inherit else by_name[name]) for name in names]
     results: dict[str, EvaluationResult] = {}
     with progress_bar(len(names), "rankmeter evaluate", show=wanted(progress, False), unit="runs") as done:
-        for name, result in zip(names, map_processes(_evaluate_named, job, items, workers), strict=True):
+        for name, result in zip(
+            names, map_processes(_evaluate_named, job, items, workers, lambda item: item[0]), strict=True
+        ):
             results[name] = result
             done(len(results))
     return SystemResults.of(results)
@@ -527,6 +532,102 @@ def _top_k_only(measures: list[Measure], ties: str) -> int | None:
     return max(max(m.cutoffs or (0,)) for m in measures)
 
 
+class DenseEvaluation:
+    """How the blocks of dense rows of one call are ranked and measured: the same path for every block.
+
+    * every measure has a cutoff k (and a family that reads only the top k):
+      only the items scoring at least the k-th score are ranked
+      (:func:`~rankmeter.core.lists.rank_dense_top`; ``top``);
+    * otherwise, under ``expected`` ties, when the measures read only the
+      items with a grade > 0: each of those at its exact rank in its row
+      (:func:`~rankmeter.core.lists.rank_dense_positives`);
+    * otherwise every row is sorted (:func:`~rankmeter.core.lists.rank_dense`),
+      measures with cutoffs computed on each row's top alone.
+
+    Parameters
+    ----------
+    measures : list of Measure
+    ties, seed, empty
+        The call's semantics.
+    n_cols : int
+        Items per row.
+    threads : int, optional
+        Threads of the ranking inside one block (1 when blocks run on threads of their own).
+
+    Examples
+    --------
+    >>> plan = DenseEvaluation(parse_measures("ndcg@2"), "expected", None, "zero", 4)
+    >>> res = plan.evaluate(np.array([[0.0, 1, 0, 2]]), np.array([[0.4, 0.3, 0.2, 0.1]]))
+    >>> plan.top, round(res["ndcg@2"], 6), round(float((1 / np.log2(3)) / (2 + 1 / np.log2(3))), 6)
+    (2, 0.239812, 0.239812)
+    """
+
+    def __init__(
+        self, measures: list[Measure], ties: str, seed: int | None, empty: str, n_cols: int, threads: int | None = None
+    ) -> None:
+        self.measures, self.ties, self.seed, self.empty, self.threads = measures, ties, seed, empty, threads
+        top = _top_k_only(measures, ties)
+        self.top = top if top is not None and top < n_cols else None
+        self.compact = positive_ideal_suffices(measures)
+        self.widest = max((k for mm in measures for k in mm.cutoffs or ()), default=0)
+        # with complete rows, measures that read only the top k of each list are computed on that top alone
+        self.head = [mm for mm in measures if mm.cutoffs and mm.family in _TOP_K_FAMILIES]
+        self.head_k = max((max(mm.cutoffs or (0,)) for mm in self.head), default=0)
+        self.split = bool(self.head) and len(self.head) < len(measures) and 2 * self.head_k <= n_cols
+        self.positives = self.top is None and n_cols > 0 and ties == "expected" and positive_items_suffice(measures)
+
+    def rank(self, y: np.ndarray, s: np.ndarray, first_row: int, removed: RemovedItems | None) -> RankedLists:
+        """The ranked lists of rows ``first_row`` ... (``y``, ``s``: those rows; every row keeps an item)."""
+        if self.positives and y.size:
+            return rank_dense_positives(
+                y, s, min_ideal_width=self.widest + 1, first_row=first_row, check_finite=True, removed=removed
+            )
+        if self.top is not None:
+            return rank_dense_top(
+                y, s, self.top, ties=self.ties, compact_ideal=self.compact, first_row=first_row, check_finite=True,
+                threads=self.threads, removed=removed,
+            )  # fmt: skip
+        return rank_dense(
+            y,
+            s,
+            ties=self.ties,
+            seed=self.seed,
+            compact_ideal=self.compact,
+            min_ideal_width=self.widest + 1,
+            first_row=first_row,
+            check_finite=True,
+            threads=self.threads,
+            removed=removed,
+        )
+
+    def evaluate(
+        self,
+        y: np.ndarray,
+        s: np.ndarray,
+        first_row: int = 0,
+        removed: RemovedItems | None = None,
+        query_ids: np.ndarray | None = None,
+    ) -> EvaluationResult:
+        """The result of rows ``first_row`` ...; with ``removed``, ``metadata["queries_relevant_all_excluded"]``.
+
+        ``query_ids``: the rows' ids (default: their indices as text). Raises
+        :class:`~rankmeter.core.lists.NonFiniteInput` for a value that is not
+        finite (the caller names it).
+        """
+        ranked = self.rank(y, s, first_row, removed)
+        if query_ids is not None:
+            ranked = replace(ranked, query_ids=query_ids)
+        res = (
+            _evaluate_with_prefix(ranked, self.measures, self.head, self.head_k, empty=self.empty)
+            if self.split and not self.positives and self.top is None
+            else evaluate_ranked(ranked, self.measures, empty=self.empty)
+        )
+        if removed is not None:  # lists that lost a relevant item and have none left
+            lost = lost_relevant(y, removed)
+            res.metadata["queries_relevant_all_excluded"] = int(np.count_nonzero(lost & ~relevant_in_ideal(ranked)))
+        return res
+
+
 @rows_grouped
 def evaluate_arrays(
     y_true: Any,
@@ -534,6 +635,7 @@ def evaluate_arrays(
     measures: MeasuresArg,
     *,
     mask: Any = None,
+    exclude: Any = None,
     sample_weight: Any = None,
     semantics: Semantics | None = None,
     progress: bool | None = None,
@@ -552,10 +654,25 @@ def evaluate_arrays(
     measures : str, Measure or iterable of them
     mask : array-like of bool, optional
         ``False`` removes an item from its list (not ranked, not in the ideal).
-    sample_weight : scalar, shape (n_lists,) or (n_lists, list_size), optional
-        keras-rs semantics: item weights scale the gains of the DCG family
-        (the ideal is sorted by weighted gain) and give each list the weight
-        sum(w * rel) / sum(rel) in the mean.
+    exclude : scipy.sparse matrix or array-like of bool, optional
+        Items removed from their list, as ``mask=False`` does: a
+        ``scipy.sparse`` matrix (CSR, COO, ...) of the shape of ``y_score``
+        whose non-zero entries are removed (e.g. the user x item matrix of
+        the training interactions), or a dense boolean matrix (True:
+        removed). Recorded as ``metadata["semantics"]["candidates"]``, with
+        ``metadata["items_excluded"]`` (removed items) and
+        ``metadata["queries_relevant_all_excluded"]`` (lists that had a
+        relevant item and have none left; ``empty=`` decides their value).
+    sample_weight : scalar, shape (n_lists,), (n_lists, 1) or (n_lists, list_size), optional
+        keras-rs's rules in full: an item of weight 0 leaves its list (as a
+        masked one); item weights scale the gains of the DCG family (the ideal
+        is sorted by weighted gain; ``dcg``/``cg`` are divided by the list
+        weight), make ``map``/``ap`` keras-rs's item-weighted AP,
+        sum over the top k of w_i rel_i P@i / sum(w * rel), and give each
+        list the weight sum(w * rel) / sum(rel) in the mean (a list without
+        relevant items: the mean weight of the others). Negative grades stay
+        judged non-relevant items (keras-rs masks labels < 0: pass
+        ``mask=y_true >= 0`` for its number).
     semantics : Semantics, optional
         Ties, empty queries and seed (:class:`rankmeter.Semantics`); ties
         default to ``expected``, scikit-learn's tie-averaged convention.
@@ -580,9 +697,13 @@ def evaluate_arrays(
 
     Notes
     -----
-    Without ``mask`` and ``sample_weight``, the rows are ranked and evaluated
-    in blocks (``rankmeter.core.lists.EVALUATION_BLOCK_ITEMS`` items each) on
-    one thread per CPU, so memory beyond the inputs stays bounded. When every
+    Without ``sample_weight``, the rows are ranked and evaluated in blocks
+    (``rankmeter.core.lists.EVALUATION_BLOCK_ITEMS`` items each) on one
+    thread per CPU, so memory beyond the inputs stays bounded; ``mask`` and
+    ``exclude`` take the same path (their items score ``-inf`` in a copy of
+    each block and are cut off), except under ``ties="shuffle"`` or when a
+    list has no item left, which are ranked list by list. A mask that
+    removes nothing costs nothing more. When every
     measure has a cutoff, only the top of each row is ranked
     (``metadata["ranked_top_k"]``; tie counts then refer to that top);
     otherwise measures with cutoffs are computed on each row's top alone.
@@ -592,68 +713,61 @@ def evaluate_arrays(
     >>> res = evaluate_arrays([[10, 0, 0, 1, 5]], [[.1, .2, .3, 4, 70]], ["ndcg", "dcg"])
     >>> round(res["ndcg"], 6), round(res["dcg"], 6)
     (0.695694, 9.499458)
+    >>> import scipy.sparse
+    >>> seen = scipy.sparse.csr_array(([1], ([0], [4])), shape=(1, 5))  # item 4 was seen in training
+    >>> res = evaluate_arrays([[10, 0, 0, 1, 5]], [[.1, .2, .3, 4, 70]], "ndcg@1", exclude=seen)
+    >>> res["ndcg@1"], res.metadata["semantics"]["candidates"], res.metadata["items_excluded"]
+    (0.1, 'exclude', 1)
     """
     sem = Semantics.build(semantics, "dense", **options)
     ties, empty, seed = sem.tie_policy, sem.empty, sem.seed
     parsed = parse_measures(measures)
     extra: dict[str, Any] = {"input": "dense", "semantics": sem.as_dict()}
-    where = placement({"y_true": y_true, "y_score": y_score, "mask": mask, "sample_weight": sample_weight})
+    if mask is not None or exclude is not None:
+        extra["semantics"]["candidates"] = "+".join(
+            n for n, x in (("mask", mask), ("exclude", exclude)) if x is not None
+        )
+    dense_exclude = None if is_sparse(exclude) else exclude
+    where = placement({"y_true": y_true, "y_score": y_score, "mask": mask, "exclude": dense_exclude,
+                       "sample_weight": sample_weight})  # fmt: skip
     if where is not None:  # torch, JAX, CuPy: on their device, or NumPy's view of CPU arrays (see xp.evaluate.route)
         extra["array_api"] = route(where, parsed, ties, sample_weight)
         if extra["array_api"]["path"] == "device":
-            return evaluate_on_device(where, y_true, y_score, mask, parsed, sem, extra)
+            return evaluate_on_device(where, y_true, y_score, mask, parsed, sem, extra, exclude=exclude)
         y_true, y_score, mask, sample_weight = host_arrays(y_true, y_score, mask, sample_weight)
+    removed = None
+    if mask is not None or exclude is not None:
+        y_true, y_score = dense_arrays(y_true, y_score, check_finite=False)
+        removed = removed_items(mask, host_array(exclude) if not is_sparse(exclude) else exclude, y_true.shape)
+        extra["items_excluded"] = removed.total
+        if removed.total and (
+            sample_weight is not None or ties == "shuffle" or removed.counts.max() == y_true.shape[1]
+        ):
+            extra.update(removal_counts(y_true, removed))
+            mask, removed = removed.keep_matrix(), None  # ranked list by list (shuffle: keys of the items left)
+        elif not removed.total:  # a mask that removes nothing: the call without it
+            extra["queries_relevant_all_excluded"] = 0
+            mask, removed = None, None
+        else:
+            mask = None
     if mask is not None or sample_weight is not None:
         ranked = rank_flat_lists(flatten_dense(y_true, y_score, mask, sample_weight), ties=ties, seed=seed)
         return evaluate_ranked(ranked, parsed, empty=empty, metadata=extra)
     y, s = dense_arrays(y_true, y_score, check_finite=False)  # checked block by block below
     n, m = y.shape
-    top = _top_k_only(parsed, ties)
-    if top is not None and top < m:
-        extra["ranked_top_k"] = top  # only the top of each row was ranked; tie counts refer to it
-    else:
-        top = None
-    compact = positive_ideal_suffices(parsed)
-    widest = max((k for mm in parsed for k in mm.cutoffs or ()), default=0)
-    # with complete rows, measures that read only the top k of each list are computed on that top alone
-    head = [mm for mm in parsed if mm.cutoffs and mm.family in _TOP_K_FAMILIES]
-    head_k = max((max(mm.cutoffs or (0,)) for mm in head), default=0)
-    split = bool(head) and len(head) < len(parsed) and 2 * head_k <= m
     # blocks of rows are ranked and evaluated on their own (one block when empty="error" reports all queries)
     blocks = row_blocks(n, m, max(1, lists.EVALUATION_BLOCK_ITEMS // max(m, 1))) if empty != "error" else []
-    threads = 1 if len(blocks) > 1 else None
-
-    positives = top is None and n * m > 0 and ties == "expected" and positive_items_suffice(parsed)
+    plan = DenseEvaluation(parsed, ties, seed, empty, m, threads=1 if len(blocks) > 1 else None)
+    if plan.top is not None:
+        extra["ranked_top_k"] = plan.top  # only the top of each row was ranked; tie counts refer to it
 
     def evaluate_rows(rows: tuple[int, int]) -> EvaluationResult:
         a, b = rows
-        if positives:
-            ranked = rank_dense_positives(y[a:b], s[a:b], min_ideal_width=widest + 1, first_row=a, check_finite=True)
-            return evaluate_ranked(ranked, parsed, empty=empty)
-        if top is not None:
-            ranked = rank_dense_top(
-                y[a:b], s[a:b], top, ties=ties, compact_ideal=compact, first_row=a, check_finite=True, threads=threads
-            )
-            return evaluate_ranked(ranked, parsed, empty=empty)
-        ranked = rank_dense(
-            y[a:b],
-            s[a:b],
-            ties=ties,
-            seed=seed,
-            compact_ideal=compact,
-            min_ideal_width=widest + 1,
-            first_row=a,
-            check_finite=True,
-            threads=threads,
-        )
-        return (
-            _evaluate_with_prefix(ranked, parsed, head, head_k, empty=empty)
-            if split
-            else evaluate_ranked(ranked, parsed, empty=empty)
-        )
+        return plan.evaluate(y[a:b], s[a:b], a, removed.rows(a, b) if removed is not None else None)
 
     blocks = blocks if len(blocks) > 1 else [(0, n)]
     parts: list[EvaluationResult] = []
+    not_finite = False
     try:
         with progress_bar(n, "rankmeter evaluate_arrays", show=wanted(progress, n * m >= _AUTO_PROGRESS_ITEMS),
                           unit="lists") as done:  # fmt: skip
@@ -661,8 +775,12 @@ def evaluate_arrays(
                 parts.append(part)
                 done(int(blocks[len(parts) - 1][1]))
     except NonFiniteInput:
-        dense_arrays(y, s)  # raises, naming the first value that is not finite
-        raise
+        not_finite = True
+    if not_finite:  # raised here, so that the internal signal is not chained to the user's error
+        check_finite(y, s, None if removed is None else removed.keep_matrix())  # names the first value
+        raise RuntimeError("a block reported a value that is not finite, but every value is")  # pragma: no cover
+    if removed is not None:
+        extra["queries_relevant_all_excluded"] = sum(p.metadata.pop("queries_relevant_all_excluded") for p in parts)
     return concatenate_results(parts, parsed, extra)
 
 

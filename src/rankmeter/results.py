@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from rankmeter.io.escaping import csv_quoting, spreadsheet_safe
+
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -89,13 +91,17 @@ class _TidyExport:
             _write_text(path, text + "\n")
         return text
 
-    def to_csv(self, path: str | Path | None = None, *, kind: str = "per_query") -> str:
+    def to_csv(self, path: str | Path | None = None, *, kind: str = "per_query", safe: bool = False) -> str:
         """Tidy CSV (key columns, measure, value) with the aggregates as query ``all``.
 
         A grouped result has a ``segment`` column: each query's segment
         (``(none)`` for none), empty on the overall aggregate rows, and one
         more ``all`` row per segment and measure. ``kind="groups"``: the
         per-segment table (segment, measure, value, n_queries).
+
+        With ``safe``, an id a spreadsheet would run as a formula (starting with ``=``, ``+``, ``-``, ``@``)
+        gets a leading ``'`` (:func:`~rankmeter.io.escaping.spreadsheet_safe`); such ids then no longer read
+        back unchanged, which is why it is off by default.
         """
         import csv
 
@@ -105,10 +111,14 @@ class _TidyExport:
             records = [*records, *overall, *({**row, "query_id": "all"} for row in self.group_rows())]
         cell = {"value": repr, "segment": segment_text}
         rows = [[cell.get(c, _same)(row[c]) for c in columns] for row in records]
-        # csv quotes a field holding "\n" but not one holding a lone "\r", which readers then split on
-        lone_cr = any(isinstance(cell, str) and "\r" in cell for row in rows for cell in row)
+        if safe:  # ids and names only: values are numbers (repr of -0.5 starts with "-")
+            shown = [c != "value" for c in columns]
+            rows = [
+                [spreadsheet_safe(v) if isinstance(v, str) and s else v for s, v in zip(shown, row, strict=True)]
+                for row in rows
+            ]
         buf = io.StringIO()
-        writer = csv.writer(buf, lineterminator="\n", quoting=csv.QUOTE_ALL if lone_cr else csv.QUOTE_MINIMAL)
+        writer = csv.writer(buf, lineterminator="\n", quoting=csv_quoting(rows))
         writer.writerow(columns)
         writer.writerows(rows)
         text = buf.getvalue()

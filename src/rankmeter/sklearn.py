@@ -22,10 +22,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
 from sklearn.metrics import make_scorer
 
 from rankmeter.core.semantics import Semantics
-from rankmeter.errors import MeasureSyntaxError
+from rankmeter.errors import InputFormatError, MeasureSyntaxError, PolicyError
 from rankmeter.evaluate import evaluate_arrays
 from rankmeter.measures import Measure, parse
 
@@ -46,8 +47,14 @@ class RankingScore:
         self.options = {"ties": "expected", "empty": "zero", **options}
         Semantics.build(None, "dense", **self.options)  # bad options fail here, not in the search
 
-    def __call__(self, y_true: Any, y_score: Any, sample_weight: Any = None) -> float:
-        result = evaluate_arrays(y_true, y_score, self.measure, sample_weight=sample_weight, **self.options)
+    def __call__(self, y_true: Any, y_score: Any, sample_weight: Any = None, mask: Any = None) -> float:
+        shape = np.shape(y_true)
+        if len(shape) != 2 or shape[1] < 2:
+            raise InputFormatError(
+                f"y has shape {shape}; a ranking scorer needs y of shape (n_queries, n_candidates), one row of "
+                "relevance grades per query and at least 2 columns, as scikit-learn's ndcg_score"
+            )
+        result = evaluate_arrays(y_true, y_score, self.measure, mask=mask, sample_weight=sample_weight, **self.options)
         return float(result[self.name])
 
     def __repr__(self) -> str:
@@ -70,8 +77,22 @@ def scorer(measure: str | Measure = "ndcg@10", *, response_method: Any = "predic
     Returns
     -------
     sklearn scorer
-        ``scorer(estimator, X, y)`` -> float; ``sample_weight`` (per row) is passed on.
+        ``scorer(estimator, X, y)`` -> float. ``y`` must have shape
+        ``(n_queries, n_candidates)`` with at least 2 columns (``ndcg_score``'s
+        rule). ``sample_weight`` (per row or per item) and ``mask`` (boolean, the
+        shape of ``y``) are rows of the data: scikit-learn splits them with the
+        folds when metadata routing asks for them --
+        ``sklearn.set_config(enable_metadata_routing=True)``,
+        ``scorer(...).set_score_request(mask=True, sample_weight=True)``, then
+        ``GridSearchCV(...).fit(X, y, mask=M)`` or ``cross_validate(..., params={"mask": M})``.
     """
+    for name in ("mask", "sample_weight"):
+        if name in options:
+            raise PolicyError(
+                f"{name} holds a value per row of y, split with the folds: don't give it to scorer(); ask for it "
+                f"with scorer(...).set_score_request({name}=True) (sklearn.set_config(enable_metadata_routing=True)) "
+                f"and pass it to fit / cross_validate(params={{{name!r}: ...}})"
+            )
     return make_scorer(RankingScore(measure, options), response_method=response_method)
 
 

@@ -238,3 +238,8 @@ def test_integer_user_ids_stay_integers() -> None:
     res = rankmeter.evaluate({1: {5: 1}, 10: {6: 1}}, {1: [5, 7], 10: [6, 5]}, ["rr", "novelty@2"], items=items)
     # novelty: 5 seen by both training users (0 bits), 6 by one (1 bit), 7 unseen (1 bit)
     assert res.by_query("novelty@2") == {1: 0.5, 10: 0.5} and res.by_query("rr") == {1: 1.0, 10: 1.0}
+
+
+def test_dense_entry_points_refuse_list_measures() -> None:
+    with pytest.raises(PolicyError, match=r"novelty@2: a beyond-accuracy measure reads each user's top-k list"):
+        rankmeter.evaluate_arrays([[1, 0]], [[0.5, 0.2]], "novelty@2")

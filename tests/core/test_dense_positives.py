@@ -111,7 +111,7 @@ def test_evaluate_arrays_ranks_full_lists_by_their_positive_items(monkeypatch: p
     calls.clear()
     rankmeter.evaluate_arrays(y, s, ["ndcg@10", "map@5"])  # only tops: the top-k path
     rankmeter.evaluate_arrays(y, s, ["ndcg"], ties="stable")
-    rankmeter.evaluate_arrays(y, s, ["ndcg"], mask=np.ones(y.shape, dtype=bool))
+    rankmeter.evaluate_arrays(y, s, ["ndcg"], sample_weight=np.ones(y.shape))  # weighted items: list by list
     assert not calls
 
 
@@ -254,9 +254,10 @@ def test_grades_are_checked_one_by_one_when_their_sum_overflows() -> None:
     from rankmeter.errors import InvalidScoreError
 
     y, s = case(9, levels=None)
-    y[4, :3] = 1e308  # finite grades whose sum is inf
-    ref = masked(y, s, ["ndcg", "map"])
-    assert_close(rankmeter.evaluate_arrays(y, s, ["ndcg", "map"]), ref, exact=False)
+    y[4, :3] = 1e308  # finite grades whose sum is inf: read, then refused by the DCG kernels, never NaN
+    assert_close(rankmeter.evaluate_arrays(y, s, ["map"]), masked(y, s, ["map"]), exact=False)
+    with pytest.raises(InvalidScoreError, match=r"measure 'ndcg': query '4': (the ideal )?DCG is inf"):
+        rankmeter.evaluate_arrays(y, s, ["ndcg", "map"])
     y[6, 2] = -np.inf
     with pytest.raises(InvalidScoreError, match=r"y_true\[6, 2\] is -inf"):
         rankmeter.evaluate_arrays(y, s, ["ndcg", "map"])

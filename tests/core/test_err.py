@@ -228,10 +228,18 @@ def test_table_outside_unit_interval_is_an_error() -> None:
         rankmeter.evaluate({"q": {"a": 2}}, {"q": {"a": 1.0}}, "err(gain={1:0.5,2:1.5})")
 
 
-@pytest.mark.parametrize("text", ["err(gmax=0)", "err(gmax=-1)@3", "nerr(gmax=2000)"])
-def test_gmax_must_be_positive(text: str) -> None:
-    with pytest.raises(MeasureSyntaxError, match=r"gmax must be a number in \(0, 1024\), got"):
+@pytest.mark.parametrize("text", ["err(gmax=0)", "err(gmax=-1)@3", "nerr(gmax=1e400)", "err(gmax=nan)"])
+def test_gmax_must_be_positive_and_finite(text: str) -> None:
+    with pytest.raises(MeasureSyntaxError, match=r"gmax must be a finite number > 0, got"):
         parse(text)
+
+
+def test_a_gmax_past_1023_works_without_overflow() -> None:
+    """R = 2^(g - gmax) - 2^-gmax: grade 1024 under gmax 1024 stops with 1 - 2^-1024 = 1.0, grade 1023 with 0.5."""
+    got = rankmeter.evaluate({"q": {"a": 1024, "b": 1023}}, {"q": {"a": 2.0, "b": 1.0}}, "err(gmax=1024)")
+    assert got.aggregate["err(gmax=1024)"] == 1.0
+    got = rankmeter.evaluate({"q": {"a": 1024, "b": 1023}}, {"q": {"a": 1.0, "b": 2.0}}, "err(gmax=1024)")
+    assert got.aggregate["err(gmax=1024)"] == 0.5 + 0.5 * 1.0 / 2
 
 
 def test_canonical_names() -> None:

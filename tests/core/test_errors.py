@@ -295,7 +295,7 @@ def test_cutoff_on_a_measure_without_cutoff() -> None:
     [
         ("ndcg(gain=cube)", "gain must be linear, exp or a table {grade:gain,...}, got 'cube'"),
         ("ndcg(gain={1})", "gain table entry '1' must be grade:gain"),
-        ("ndcg(discount=jarvelin(1))", "jarvelin base must be > 1, got 1.0"),
+        ("ndcg(discount=jarvelin(1))", "jarvelin base must be > 1 and finite, got 1.0"),
         ("ndcg(discount=log10)", "discount must be log2 or jarvelin(b), got 'log10'"),
         ("ndcg(ideal=all)", "ideal must be 'judged' or 'retrieved', got 'all'"),
         ("p(min_rel=abc)@5", "'abc' is not a number"),
@@ -388,7 +388,7 @@ def test_mask_shape() -> None:
 
 
 def test_sample_weight_shape() -> None:
-    with fails(InputFormatError, esc("sample_weight must be a scalar, shape (1,) or (1, 2), got shape (3,)")):
+    with fails(InputFormatError, esc("sample_weight must be a scalar, shape (1,), (1, 1) or (1, 2), got shape (3,)")):
         rankmeter.evaluate_arrays([[1, 0]], [[0.5, 1]], "p@1", sample_weight=[1, 2, 3])
 
 

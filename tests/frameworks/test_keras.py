@@ -104,6 +104,8 @@ MEASURES = ["ndcg(gain=exp)@[1,3,5]", "ndcg", "ndcg(ideal=retrieved)@5", "dcg@[3
 
 
 def rm_values(y, s, measures, mask, w, **options):
+    """evaluate_arrays with the items every rankmeter.keras metric drops masked: labels < 0 (and weight 0)."""
+    mask = (np.ones(y.shape, bool) if mask is None else mask) & (y >= 0)
     res = rankmeter.evaluate_arrays(
         y.astype(np.float64), s.astype(np.float64), measures, mask=mask, sample_weight=w, **options
     )
@@ -211,6 +213,56 @@ def test_empty_policies_match_evaluate_arrays(empty):
         assert close(got[name], res[name], 1e-6), (empty, name)
 
 
+def test_sample_weight_of_every_shape_keras_rs_takes():
+    rng = np.random.default_rng(550)
+    y, s, mask, _ = make_batch(rng)
+    n, m = SHAPE
+    for w in (rng.uniform(0.2, 3.0, (n, 1)), rng.uniform(0.2, 3.0, (1, m)), np.full((1, 1), 2.5)):
+        w = w.astype(np.float32)
+        want = value(keras_rs.metrics.NDCG(k=5, seed=1), y, s, mask, w)
+        assert close(value(rk.NDCG(k=5), y, s, mask, w), want, 1e-6), w.shape
+        res = rm_values(y, s, "ndcg(gain=exp)@5", mask, np.broadcast_to(w, SHAPE))
+        assert close(value(rk.Metric("ndcg(gain=exp)@5"), y, s, mask, w), res["ndcg(gain=exp)@5"], 1e-6), w.shape
+        assert close(res["ndcg(gain=exp)@5"], want, 1e-6), w.shape
+
+
+def test_one_masking_rule_negative_labels_and_zero_weights():
+    """rk.NDCG, rk.Metric and keras-rs drop labels < 0 and items of weight 0 alike; evaluate_arrays with the mask."""
+    rng = np.random.default_rng(560)
+    y, s, _, w = make_batch(rng, weighting="item", negative=True)
+    w[rng.random(SHAPE) < 0.2] = 0.0
+    want = value(keras_rs.metrics.NDCG(k=5, seed=2), y, s, None, w)
+    for metric in (rk.NDCG(k=5), rk.Metric("ndcg(gain=exp)@5")):
+        assert close(value(metric, y, s, None, w), want, 1e-6), metric.name
+    assert close(rm_values(y, s, "ndcg(gain=exp)@5", None, w)["ndcg(gain=exp)@5"], want, 1e-6)
+    assert close(
+        value(rk.Metric("map(min_rel=1)"), y, s, None, w),
+        value(keras_rs.metrics.MeanAveragePrecision(seed=2), y, s, None, w),
+        1e-6,
+    )
+
+
+def test_nan_scores_give_nan_inside_a_compiled_step():
+    """A compiled step cannot raise on a value: the lists holding NaN make the result NaN (eagerly: an error)."""
+    rng = np.random.default_rng(570)
+    y, s, mask, _ = make_batch(rng, full_rows=False)
+    w = np.ones(SHAPE, np.float32)
+    clean = jitted(rk.Metric(["ndcg@5", "map"]), y, s, mask, w)
+    hidden = s.copy()
+    hidden[~mask] = np.nan  # masked items are never read
+    assert jitted(rk.Metric(["ndcg@5", "map"]), y, hidden, mask, w) == pytest.approx(clean, abs=1e-6)
+    bad = s.copy()
+    bad[2, np.flatnonzero(mask[2])[0]] = np.nan
+    if BACKEND != "jax":
+        with pytest.raises(InvalidScoreError, match=r"y_pred\[2, \d+\] is nan"):
+            jitted(rk.NDCG(k=5), y, bad, mask, w)
+        return
+    for metric in (rk.NDCG(k=5), rk.Metric(["ndcg@5", "map"]), rk.Metric("p@3", empty="skip")):
+        got = jitted(metric, y, bad, mask, w)
+        assert all(np.isnan(v) for v in (got.values() if isinstance(got, dict) else [got])), metric.name
+    assert np.isnan(jitted(rk.NDCG(k=5), y, np.full(SHAPE, np.nan, np.float32), mask, w))  # all NaN: NaN, not 0
+
+
 # --------------------------------------------------------------------------- config, saving, training
 
 
@@ -279,6 +331,46 @@ def test_model_fit_two_epochs_evaluate_and_saved_model(tmp_path):
         assert again[key] == pytest.approx(logs[key], abs=1e-6)
 
 
+def test_model_fit_with_padded_lists_masks_the_padding():
+    """Lists of 3 to 10 items padded to 10 with label -1 (the target Keras's fit takes): keras-rs's NDCG,
+    rk.NDCG and rk.Metric agree on tie-free scores, and equal evaluate_arrays with mask=labels >= 0; per-item
+    weights (0 on some items) through fit's sample_weight reach the weighted_metrics."""
+    keras.utils.set_random_seed(1)
+    x, y = tiny_data(seed=3)
+    rng = np.random.default_rng(4)
+    padded = np.arange(10)[None, :] >= rng.integers(3, 11, len(y))[:, None]
+    y[padded], x[padded] = -1.0, 0.0
+    w = rng.uniform(0.5, 2.0, y.shape).astype(np.float32)
+    w[rng.random(y.shape) < 0.15] = 0.0
+    model = tiny_model()
+    metrics = [
+        keras_rs.metrics.NDCG(name="peer"),
+        rk.NDCG(name="rk_ndcg"),
+        rk.Metric("ndcg(gain=exp)", name="rk_metric"),
+    ]
+    weighted = [
+        keras_rs.metrics.NDCG(name="w_peer"),
+        rk.NDCG(name="w_rk"),
+        rk.Metric("ndcg(gain=exp)", name="w_metric"),
+    ]
+    model.compile(
+        optimizer="adam", loss=keras_rs.losses.PairwiseHingeLoss(), metrics=metrics, weighted_metrics=weighted
+    )
+    history = model.fit(x, y, sample_weight=w, epochs=2, batch_size=16, verbose=0).history
+    for ours in ("rk_ndcg", "rk_metric"):
+        assert history[ours] == pytest.approx(history["peer"], abs=1e-5), ours
+    for ours in ("w_rk", "w_metric"):
+        assert history[ours] == pytest.approx(history["w_peer"], abs=1e-5), ours
+    logs = model.evaluate(x, y, sample_weight=w, batch_size=16, verbose=0, return_dict=True)
+    pred = np.asarray(model.predict(x, batch_size=16, verbose=0), dtype=np.float64)
+    res = rankmeter.evaluate_arrays(y, pred, "ndcg(gain=exp)", mask=y >= 0)
+    for key in ("peer", "rk_ndcg", "rk_metric"):
+        assert logs[key] == pytest.approx(res["ndcg(gain=exp)"], abs=1e-5), key
+    assert res["ndcg(gain=exp)"] != pytest.approx(
+        rankmeter.evaluate_arrays(y, pred, "ndcg(gain=exp)")["ndcg(gain=exp)"]
+    )
+
+
 # --------------------------------------------------------------------------- errors
 
 
@@ -293,7 +385,11 @@ def test_errors_name_the_argument_and_what_was_received():
         InputFormatError, match=r"y_true as a dict takes the keys 'labels' and 'mask'; got keys \['mask'\]"
     ):
         rk.NDCG().update_state({"mask": np.ones((2, 3), bool)}, s)
-    with pytest.raises(InputFormatError, match=r"sample_weight has shape \(3,\); with y_true of shape \(2, 3\)"):
+    with pytest.raises(
+        InputFormatError,
+        match=r"sample_weight has shape \(3,\); with y_true of shape \(2, 3\) it must be a scalar, \(2,\), "
+        r"or broadcast to \(2, 3\) \(e.g. \(2, 1\)\)",
+    ):
         rk.NDCG().update_state(y, s, sample_weight=np.ones(3, np.float32))
     with pytest.raises(InputFormatError, match=r"y_true must have shape .* got shape \(2, 3, 1\)"):
         rk.NDCG().update_state(y[..., None], s[..., None])

@@ -11,13 +11,14 @@ import pickle
 
 import numpy as np
 import pytest
+import sklearn
 from sklearn.metrics import make_scorer, ndcg_score
 from sklearn.model_selection import GridSearchCV, KFold, cross_validate
 from sklearn.neighbors import KNeighborsRegressor
 
 import rankmeter
 import rankmeter.sklearn as rs
-from rankmeter.errors import MeasureSyntaxError, PolicyError
+from rankmeter.errors import InputFormatError, MeasureSyntaxError, PolicyError
 
 
 def data(seed=0, n=90, m=8):
@@ -73,3 +74,50 @@ def test_options_pickling_and_errors():
         rs.scorer("nope@3")
     with pytest.raises(PolicyError, match="unknown ties policy 'random'"):
         rs.scorer("ndcg@3", ties="random")
+
+
+def test_refuses_what_ndcg_score_refuses_with_the_shape_needed():
+    X, y = data(3)
+    model = KNeighborsRegressor(n_neighbors=2).fit(X, y[:, 0])
+    with pytest.raises(ValueError, match="formats are supported"):
+        make_scorer(ndcg_score)(model, X, y[:, 0])  # scikit-learn's own refusal of a 1-D y
+    with pytest.raises(InputFormatError, match=r"y has shape \(90,\); a ranking scorer needs y of shape \(n_queries, "):
+        rs.scorer("ndcg@10")(model, X, y[:, 0])
+    with pytest.raises(InputFormatError, match=r"y has shape \(18,\)"):  # a fold of 90 rows
+        GridSearchCV(
+            KNeighborsRegressor(), {"n_neighbors": [1, 2]}, scoring=rs.scorer("ndcg@10"), error_score="raise"
+        ).fit(X, y[:, 0])
+    one = KNeighborsRegressor(n_neighbors=2).fit(X, y[:, :1])
+    with pytest.raises(ValueError, match="more than 1 document"):
+        make_scorer(ndcg_score)(one, X, y[:, :1])
+    with pytest.raises(InputFormatError, match=r"y has shape \(90, 1\); .* at least 2 columns"):
+        rs.scorer("ndcg@10")(one, X, y[:, :1])
+
+
+def test_mask_and_sample_weight_through_metadata_routing():
+    """scikit-learn splits a routed mask and per-item weights with the folds; each fold equals evaluate_arrays."""
+    X, y = data(4)
+    rng = np.random.default_rng(5)
+    mask = rng.random(y.shape) < 0.8
+    weight = rng.uniform(0.5, 2.0, y.shape)
+    cv = KFold(3, shuffle=True, random_state=1)
+    with sklearn.config_context(enable_metadata_routing=True):
+        scoring = {
+            "masked": rs.scorer("ndcg@3").set_score_request(mask=True),
+            "weighted": rs.scorer("map").set_score_request(sample_weight=True, mask=True),
+        }
+        out = cross_validate(KNeighborsRegressor(n_neighbors=3), X, y, scoring=scoring, cv=cv,
+                             params={"mask": mask, "sample_weight": weight})  # fmt: skip
+    for i, (train, test) in enumerate(cv.split(X)):
+        pred = KNeighborsRegressor(n_neighbors=3).fit(X[train], y[train]).predict(X[test])
+        masked = rankmeter.evaluate_arrays(y[test], pred, "ndcg@3", mask=mask[test])["ndcg@3"]
+        weighted = rankmeter.evaluate_arrays(y[test], pred, "map", mask=mask[test], sample_weight=weight[test])["map"]
+        assert out["test_masked"][i] == pytest.approx(masked, abs=1e-12)
+        assert out["test_weighted"][i] == pytest.approx(weighted, abs=1e-12)
+        assert masked != pytest.approx(rankmeter.evaluate_arrays(y[test], pred, "ndcg@3")["ndcg@3"], abs=1e-9)
+    with pytest.raises(
+        PolicyError, match=r"mask holds a value per row of y, split with the folds: .*set_score_request"
+    ):
+        rs.scorer("ndcg@10", mask=mask)
+    with pytest.raises(PolicyError, match=r"sample_weight holds a value per row of y"):
+        rs.scorer("ndcg@10", sample_weight=weight)

@@ -1,10 +1,8 @@
 """rankmeter.torch against torchmetrics's retrieval metrics, the dense form, two gloo processes, and the errors.
 
-torchmetrics (1.9) counts an item as relevant only when its pred is > 0
-(``torch.where(preds > 0, target, 0)``) in MAP, MRR, precision and recall;
-preds here are drawn in (0.01, 1], where that rule changes nothing. Its AP
-with ``top_k`` divides by the relevant items found in the top k (rankmeter's
-``map@k``, as trec_eval, by all relevant items), so MAP is compared without a cutoff.
+The ``Retrieval*`` classes give torchmetrics's numbers, quirks included; these
+tests draw preds in (0.01, 1] and compare the common cases (the quirks, every
+class and option: tests/oracles/test_oracle_torchmetrics.py).
 """
 
 from __future__ import annotations
@@ -49,7 +47,7 @@ CASES = [
     ("RetrievalRecall", [None, 2, 5]),
     ("RetrievalHitRate", [None, 1, 4]),
     ("RetrievalPrecision", [1, 3, 50]),
-    ("RetrievalMAP", [None]),
+    ("RetrievalMAP", [None, 2, 5]),
 ]
 
 
@@ -85,8 +83,12 @@ def test_empty_target_error_raises_like_torchmetrics():
         theirs.compute()
     ours = rt.RetrievalMRR(empty_target_action="error")
     ours.update(preds, target, indexes=indexes)
-    with pytest.raises(PolicyError, match=r"3 queries have no relevant judged document for rr"):
+    with pytest.raises(PolicyError, match=r"3 queries have no relevant item \(target 1\)"):
         ours.compute()
+    mine = rt.Metric("rr", empty_target_action="error")  # rankmeter's measure: rankmeter's message
+    mine.update(preds, target, indexes=indexes)
+    with pytest.raises(PolicyError, match=r"3 queries have no relevant judged document for rr"):
+        mine.compute()
 
 
 def test_ignore_index_drops_items_like_torchmetrics():
@@ -193,5 +195,3 @@ def test_errors_name_the_argument_and_what_was_received():
         rt.RetrievalMRR(ignore_index=0.5)
     with pytest.raises(PolicyError, match=r"ties='trec' orders by document id"):
         rt.Metric("ndcg", ties="trec")
-    with pytest.raises(PolicyError, match=r"RetrievalPrecision needs top_k"):
-        rt.RetrievalPrecision(top_k=None)

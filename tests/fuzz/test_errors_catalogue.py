@@ -1,4 +1,4 @@
-"""docs/errors.md's catalogue is what the code produces, and every case is a RankmeterError (CLI: status 2, one line)."""
+"""docs/errors.md's catalogue is what the code produces, and every case is a RankmeterError (CLI: status 1 or 2, one line)."""
 
 from __future__ import annotations
 

@@ -6,9 +6,9 @@ How the comparison is made deterministic and exact:
   builds one (``sort_by_scores`` shuffles when ``mask is not None`` even with
   ``shuffle_ties=False``), so scores are a random permutation of 0..m-1 per
   row: tie-free.
-* keras-rs masks items whose label is < 0 or whose weight is 0 on its own.
-  Labels are generated >= 0 and weights > 0, so the only masking is the
-  explicit ``mask`` that both libraries receive. (rankmeter keeps negative
+* keras-rs masks items whose label is < 0 or whose weight is 0 on its own;
+  evaluate_arrays drops weight-0 items too. Labels are generated >= 0 here,
+  so the only other masking is the explicit ``mask`` both libraries receive. (rankmeter keeps negative
   grades as judged non-relevant items; ``test_negative_labels_are_masked_by_keras``
   shows the equivalence once rankmeter is given the mask ``y_true >= 0``.)
 * Precision: the metrics run in float64 (``dtype="float64"`` inside
@@ -23,9 +23,6 @@ Semantics that differ and are therefore not compared for equality:
 
 * ``PrecisionAtK`` divides by min(k, number of unmasked items); rankmeter's
   ``p@k`` divides by k, as trec_eval's P does (tested as that relation).
-* ``MeanAveragePrecision`` with per-item weights weights each relevant item's
-  precision inside AP; rankmeter's AP ignores item weights (they only enter
-  the list weight), so MAP is compared without per-item weights.
 * ``DCG`` with weights: per-list values divided by the list weight, as keras-rs does.
 """
 
@@ -194,12 +191,14 @@ def test_mrr_map_recall_match_keras_rs(masked, weighting):
     """keras-rs relevance is y_true >= 1, i.e. rankmeter min_rel=1; AP and recall divide by all relevant in the list.
 
     MRR and recall ignore item weights in keras-rs except through the list weight sum(w*rel)/sum(rel), as in
-    rankmeter; MAP weights items inside AP in keras-rs, so it is left out with per-item weights.
+    rankmeter; MAP weights each relevant item's precision inside AP, as evaluate_arrays' ``map`` with item weights.
     """
     rng = np.random.default_rng(400 + 10 * masked + WEIGHTINGS.index(weighting))
-    metrics = [(keras_rs.metrics.MeanReciprocalRank, "rr(min_rel=1)"), (keras_rs.metrics.RecallAtK, "r(min_rel=1)")]
-    if weighting != "item":
-        metrics.append((keras_rs.metrics.MeanAveragePrecision, "map(min_rel=1)"))
+    metrics = [
+        (keras_rs.metrics.MeanReciprocalRank, "rr(min_rel=1)"),
+        (keras_rs.metrics.RecallAtK, "r(min_rel=1)"),
+        (keras_rs.metrics.MeanAveragePrecision, "map(min_rel=1)"),
+    ]
     names = [f"{stem}{suffix(k)}" for _, stem in metrics for k in KS]
     for labels in ("int", "float"):
         y, s, mask, w = make_batch(rng, labels=labels, masked=masked, weighting=weighting)
@@ -245,3 +244,65 @@ def test_negative_labels_are_masked_by_keras():
             check(KerasRun(keras_rs.metrics.NDCG, k, y, s, None, w), res, name, f"k={k}")
             differs += raw[name] != res[name]
     assert differs > 0  # without the mask, the -1 items occupy ranks and the values change
+
+
+# --------------------------------------------------------------------------- keras-rs's own test cases
+# keras_rs_cases.json: every parameterised case of keras-rs's metric tests (inputs, constructor arguments and the
+# expected value its tests assert), transcribed from the keras-rs repository. Each case runs through keras-rs
+# itself (the transcription is right), rankmeter.keras's class of the same name, and evaluate_arrays with the
+# measure that names keras-rs's formula (keras-rs masks labels < 0: evaluate_arrays gets mask=labels >= 0).
+
+import json  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import rankmeter.keras as rk  # noqa: E402
+
+KERAS_RS_CASES = json.loads((Path(__file__).with_name("keras_rs_cases.json")).read_text())["cases"]
+MEASURE_OF = {
+    "NDCG": "ndcg(gain=exp)",
+    "DCG": "dcg(gain=exp)",
+    "MeanAveragePrecision": "map(min_rel=1)",
+    "MeanReciprocalRank": "rr(min_rel=1)",
+    "PrecisionAtK": "p(divisor=min,min_rel=1)",
+    "RecallAtK": "r(min_rel=1)",
+}
+
+
+def _case_arrays(case: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | float | None]:
+    """(labels, scores, mask, weights) as 2-D rows for evaluate_arrays (an unbatched case is one row)."""
+    y_true = case["y_true"]
+    labels = np.asarray(y_true["labels"] if isinstance(y_true, dict) else y_true, dtype=np.float64)
+    mask = np.asarray(y_true.get("mask", np.ones(labels.shape, bool)) if isinstance(y_true, dict) else labels >= 0)
+    scores = np.asarray(case["y_pred"], dtype=np.float64)
+    weights = case["sample_weight"]
+    if labels.ndim == 1:
+        labels, scores, mask = labels[None], scores[None], mask[None]
+        weights = None if weights is None else np.reshape(weights, (1, -1)) if np.ndim(weights) == 1 else weights
+    return labels, scores, mask.astype(bool) & (labels >= 0), weights
+
+
+def _close(got: float, want: float) -> bool:
+    """keras-rs's tests' tolerance (keras's assertAllClose, rtol 1e-5 as in their test_k, atol 1e-6)."""
+    return abs(got - want) <= 1e-6 + 1e-5 * abs(want)
+
+
+@pytest.mark.parametrize("case", KERAS_RS_CASES, ids=[c["test"] for c in KERAS_RS_CASES])
+def test_keras_rs_own_cases(case: dict) -> None:
+    name, kwargs, want = case["metric"], case["kwargs"], case["expected"]
+    y_true = case["y_true"]
+    peer = getattr(keras_rs.metrics, name)(**kwargs)
+    peer.update_state(y_true, case["y_pred"], sample_weight=case["sample_weight"])
+    assert _close(float(peer.result()), want)  # keras-rs's test, as keras-rs runs it
+    ours = getattr(rk, name)(**kwargs)
+    ours.update_state(y_true, case["y_pred"], sample_weight=case["sample_weight"])
+    assert _close(float(ours.result()), want), f"rankmeter.keras: {float(ours.result())} != {want}"
+    labels, scores, mask, weights = _case_arrays(case)
+    k = kwargs.get("k") or (labels.shape[1] if name == "PrecisionAtK" else None)
+    measure = MEASURE_OF[name] + suffix(k)
+    got = rankmeter.evaluate_arrays(labels, scores, measure, mask=mask, sample_weight=weights)[measure]
+    if np.isnan(got):  # every list weighs 0 (keras's Mean then reports 0): rankmeter's mean of nothing is NaN
+        w = np.ones(labels.shape) if weights is None else np.asarray(weights, dtype=np.float64)
+        w = w[:, None] if w.ndim == 1 else w
+        assert want == 0.0 and not (mask & (np.broadcast_to(w, labels.shape) > 0)).any()
+        return
+    assert _close(got, want), f"evaluate_arrays: {got} != {want}"

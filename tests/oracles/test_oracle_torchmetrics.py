@@ -165,3 +165,173 @@ def test_all_relevant_as_a_python_value_and_empty_lists() -> None:
         {"a": {"d1": 1}, "b": {"d2": 1}}, {"a": {"d1": 0.5}}, [measure("fall_out", 2, all_relevant=1)]
     )
     assert dict(zip(res.query_ids.tolist(), res.values[:, 0].tolist(), strict=True)) == {"a": 1.0, "b": 0.0}
+
+
+# --------------------------------------------------------------------------- rankmeter.torch's Retrieval* classes
+# Every torchmetrics retrieval class run side by side with rankmeter.torch's class of the same name, on ragged
+# queries with scores <= 0 (torchmetrics then ignores the item's relevance in AP, RR, P and R), queries without
+# a relevant item, queries whose items are all relevant, every empty_target_action and aggregation, top_k and
+# the class's own options. Scores are tie-free in float32 (tied orders are torch.topk's, unspecified) except for
+# NDCG, whose tie average is exact.
+
+import rankmeter.torch as rt  # noqa: E402
+from rankmeter.errors import InputFormatError, PolicyError  # noqa: E402
+
+
+def _std(values, dim=None):  # type: ignore[no-untyped-def]
+    """A callable aggregation."""
+    return values.std() if dim is None else values.std(dim=dim)
+
+
+AGGREGATIONS = ["mean", "median", "min", "max", _std]
+ACTIONS = ["neg", "pos", "skip"]
+
+
+def _signed(seed: int, graded: bool = False, ties: bool = False) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(float32 preds in (-0.5, 1) with about a third <= 0, targets, int64 indexes) in shuffled row order."""
+    indexes, scores, targets = _collection(seed, ties=ties)
+    rng = np.random.default_rng(seed + 1000)
+    if not ties:
+        scores = (scores * 1.5 - 0.5).astype(np.float32)  # still distinct and exact in float32
+    if graded:
+        targets = targets * rng.integers(1, 4, len(targets))
+    return torch.tensor(scores), torch.tensor(targets), torch.tensor(indexes, dtype=torch.long)
+
+
+def _side_by_side(name: str, kwargs: dict, data, batches: int = 3):  # type: ignore[no-untyped-def]
+    ours, theirs = getattr(rt, name)(**kwargs), getattr(retrieval, name)(**kwargs)
+    preds, target, indexes = data
+    for part in np.array_split(np.arange(len(preds)), batches):
+        ours.update(preds[part], target[part], indexes=indexes[part])
+        theirs.update(preds[part], target[part], indexes=indexes[part])
+    return ours.compute(), theirs.compute()
+
+
+def _same(ours, theirs, ctx) -> None:  # type: ignore[no-untyped-def]
+    if isinstance(theirs, tuple):
+        assert len(ours) == len(theirs), ctx
+        for a, b in zip(ours, theirs, strict=True):
+            _same(a, b, ctx)
+        return
+    np.testing.assert_allclose(
+        np.asarray(ours, dtype=np.float64), np.asarray(theirs, dtype=np.float64), rtol=0, atol=2e-6, err_msg=ctx
+    )
+
+
+TOP_K_CLASSES = ["RetrievalMAP", "RetrievalMRR", "RetrievalRecall", "RetrievalHitRate", "RetrievalFallOut",
+                 "RetrievalPrecision", "RetrievalNormalizedDCG", "RetrievalAUROC"]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", TOP_K_CLASSES)
+@pytest.mark.parametrize("action", ACTIONS)
+def test_retrieval_classes_equal_torchmetrics(name: str, action: str) -> None:
+    data = _signed(hash((name, action)) % 997, graded=name == "RetrievalNormalizedDCG")
+    assert (data[0] <= 0).sum() > 50
+    for top_k in (None, 1, 3, 7, 50):
+        for aggregation in AGGREGATIONS:
+            kwargs = {"top_k": top_k, "empty_target_action": action, "aggregation": aggregation}
+            ours, theirs = _side_by_side(name, kwargs, data)
+            assert ours.dtype == torch.float64
+            _same(ours, theirs, f"{name} {kwargs}")
+
+
+def test_map_at_k_divides_by_the_relevant_items_in_the_top_k() -> None:
+    data = _signed(3)
+    ours, theirs = _side_by_side("RetrievalMAP", {"top_k": 2}, data)
+    _same(ours, theirs, "map@2")
+    rankmeters = rt.Metric("map@2")  # rankmeter's MAP divides by every relevant item: another number
+    rankmeters.update(*data[:2], indexes=data[2])
+    assert float(rankmeters.compute()) < float(ours) - 0.05
+
+
+@pytest.mark.parametrize("action", ACTIONS)
+def test_ndcg_on_tied_scores_and_ignore_index(action: str) -> None:
+    preds, target, indexes = _signed(7, graded=True, ties=True)
+    target = target.clone()
+    target[::9] = -100
+    for top_k in (None, 2, 5):
+        kwargs = {"top_k": top_k, "empty_target_action": action, "ignore_index": -100}
+        _same(*_side_by_side("RetrievalNormalizedDCG", kwargs, (preds, target, indexes)), f"ndcg {kwargs}")
+
+
+def test_precision_adaptive_k_and_r_precision() -> None:
+    data = _signed(8)
+    for top_k in (None, 3, 20):
+        for adaptive_k in (False, True):
+            kwargs = {"top_k": top_k, "adaptive_k": adaptive_k}
+            _same(*_side_by_side("RetrievalPrecision", kwargs, data), f"precision {kwargs}")
+    for action in ACTIONS:
+        for aggregation in AGGREGATIONS:
+            kwargs = {"empty_target_action": action, "aggregation": aggregation}
+            _same(*_side_by_side("RetrievalRPrecision", kwargs, data), f"rprec {kwargs}")
+
+
+@pytest.mark.parametrize("max_fpr", [None, 0.1, 0.3, 0.5, 1.0])
+def test_auroc_max_fpr_and_top_k(max_fpr) -> None:  # type: ignore[no-untyped-def]
+    for ties in (False, True):
+        data = _signed(9 + ties, ties=ties)
+        for top_k in (None, 4, 9) if not ties else (None,):  # a cutoff inside a tie: torch.topk's pick
+            kwargs = {"top_k": top_k, "max_fpr": max_fpr}
+            _same(*_side_by_side("RetrievalAUROC", kwargs, data), f"auroc {kwargs} ties={ties}")
+
+
+@pytest.mark.parametrize("action", ACTIONS)
+def test_precision_recall_curve_and_recall_at_fixed_precision(action: str) -> None:
+    data = _signed(12)
+    for max_k in (None, 1, 4, 15):
+        for adaptive_k in (False, True):
+            for aggregation in AGGREGATIONS:
+                kwargs = {"max_k": max_k, "adaptive_k": adaptive_k, "empty_target_action": action,
+                          "aggregation": aggregation}  # fmt: skip
+                _same(*_side_by_side("RetrievalPrecisionRecallCurve", kwargs, data), f"curve {kwargs}")
+            for min_precision in (0.0, 0.2, 0.45, 0.9, 1.0):
+                kwargs = {"min_precision": min_precision, "max_k": max_k, "adaptive_k": adaptive_k,
+                          "empty_target_action": action}  # fmt: skip
+                _same(*_side_by_side("RetrievalRecallAtFixedPrecision", kwargs, data), f"fixed {kwargs}")
+
+
+def test_empty_target_error_like_torchmetrics() -> None:
+    data = _signed(13)
+    for name, what in (("RetrievalMAP", "relevant"), ("RetrievalFallOut", "non-relevant")):
+        theirs = getattr(retrieval, name)(empty_target_action="error")
+        theirs.update(*data[:2], indexes=data[2])
+        with pytest.raises(ValueError, match="no (positive|negative) target"):
+            theirs.compute()
+        ours = getattr(rt, name)(empty_target_action="error")
+        ours.update(*data[:2], indexes=data[2])
+        with pytest.raises(PolicyError, match=rf"queries have no {what} item .*empty_target_action='error'"):
+            ours.compute()
+
+
+def test_classes_refuse_what_torchmetrics_refuses() -> None:
+    with pytest.raises(InputFormatError, match=r"RetrievalMAP takes targets 0 and 1, as torchmetrics; got 2.0"):
+        m = rt.RetrievalMAP()
+        m.update(torch.tensor([0.5, 0.2]), torch.tensor([2, 0]), indexes=torch.tensor([0, 0]))
+        m.compute()
+    with pytest.raises(PolicyError, match=r"aggregation must be one of mean, median, min, max or a callable"):
+        rt.RetrievalMAP(aggregation="mode")
+    with pytest.raises(PolicyError, match=r"max_fpr must be a float in \(0, 1\] or None; got 1.5"):
+        rt.RetrievalAUROC(max_fpr=1.5)
+    with pytest.raises(PolicyError, match=r"min_precision must be a float in \[0, 1\]; got 2.0"):
+        rt.RetrievalRecallAtFixedPrecision(min_precision=2.0)
+    with pytest.raises(PolicyError, match=r"adaptive_k must be True or False; got 1"):
+        rt.RetrievalPrecision(adaptive_k=1)
+    with pytest.raises(PolicyError, match=r"max_k must be a positive integer or None; got 0"):
+        rt.RetrievalPrecisionRecallCurve(max_k=0)
+
+
+def test_metric_aggregation_is_torchmetrics_over_rankmeter_values() -> None:
+    """rankmeter's measures with torchmetrics's aggregations: the median etc. of rankmeter's per-query values."""
+    preds, target, indexes = _signed(14, graded=True)
+    for aggregation in AGGREGATIONS:
+        metric = rt.Metric(["ndcg@5", "rr"], aggregation=aggregation, empty_target_action="skip")
+        metric.update(preds, target, indexes=indexes)
+        got = metric.compute()
+        qrels, run = _rankmeter_input(indexes.tolist(), preds.numpy(), target.numpy())
+        per_query = rankmeter.evaluate(qrels, run, ["ndcg@5", "rr"], empty="skip")
+        for j, name in enumerate(["ndcg@5", "rr"]):
+            values = torch.tensor(per_query.values[per_query.included[:, j], j], dtype=torch.float64)
+            want = {"mean": values.mean(), "median": values.median(), "min": values.min(), "max": values.max()}.get(
+                aggregation if isinstance(aggregation, str) else "", values.std()
+            )
+            assert float(got[name]) == pytest.approx(float(want), abs=1e-12), (name, aggregation)

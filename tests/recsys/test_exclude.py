@@ -295,7 +295,7 @@ ids = st.sampled_from(["1", "2", "3", "10", "x", "é"])
 
 @settings(max_examples=60, deadline=None)
 @given(
-    truth=st.dictionaries(ids, st.dictionaries(ids, st.integers(0, 3), min_size=1, max_size=5), max_size=5),
+    truth=st.dictionaries(ids, st.dictionaries(ids, st.integers(0, 3), min_size=1, max_size=5), min_size=1, max_size=5),
     seen=st.dictionaries(ids, st.sets(ids, max_size=4), max_size=5),
     lists=st.dictionaries(ids, st.lists(ids, unique=True, max_size=6), max_size=5),
 )

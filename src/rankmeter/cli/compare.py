@@ -19,9 +19,11 @@ import argparse
 import sys
 from typing import Any
 
+from rankmeter.cli import options
 from rankmeter.cli.options import add_evaluation_options, add_group_options, group_by_from_args, semantics_from_args
 from rankmeter.cli.runs import add_run_arguments, named_runs
 from rankmeter.cli.status import INPUT_ERROR, USAGE_ERROR, exit_status
+from rankmeter.io.escaping import printable
 
 FORMATS = ("table", "markdown", "latex", "json", "csv")
 
@@ -50,14 +52,20 @@ def add_comparison_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--correction", default="holm", choices=CORRECTIONS, help="multiple-testing correction (default: holm)"
     )
-    p.add_argument("--alpha", type=float, default=0.05, help="significance level (default: 0.05)")
-    p.add_argument("--seed", type=int, default=0, help="seed of all resampling (default: 0)")
+    p.add_argument("--alpha", type=options.fraction, default=0.05, help="significance level (default: 0.05)")
+    seed = options.integer(0, options.MAX_SEED)
+    p.add_argument("--seed", type=seed, default=0, help="seed of all resampling (default: 0)")
     add_evaluation_options(p, empty_policies=("zero", "one"))  # paired tests need a value for every query
     p.add_argument(
-        "--n-resamples", type=int, default=10_000, help="resamples for CIs and resampling tests (default: 10000)"
+        "--n-resamples",
+        type=options.integer(1, options.MAX_RESAMPLES),
+        default=10_000,
+        help="resamples for CIs and resampling tests, at least 2 / (1 - level) (default: 10000)",
     )
     p.add_argument("--baseline", metavar="NAME", help="name of the baseline system (default: first run)")
-    p.add_argument("--ci", type=float, default=0.95, help="confidence level of the intervals (default: 0.95)")
+    p.add_argument(
+        "--ci", type=options.fraction, default=0.95, help="confidence level of the intervals (default: 0.95)"
+    )
     p.add_argument("--ci-method", default="BCa", choices=CI_METHODS, help="bootstrap CI method (default: BCa)")
     p.add_argument(
         "--query-sets",
@@ -70,6 +78,7 @@ def add_comparison_options(p: argparse.ArgumentParser) -> None:
 
 def comparison_options(args: argparse.Namespace) -> dict[str, Any]:
     """Keyword arguments of :func:`rankmeter.compare` from :func:`add_comparison_options` flags (no measures)."""
+    options.check_resamples(args.ci, args.n_resamples)
     return {
         "baseline": args.baseline,
         "test": args.test,
@@ -110,17 +119,18 @@ def add_parser(subparsers: Any) -> None:
     add_run_arguments(p)
     add_comparison_options(p)
     p.add_argument("--format", default="table", choices=FORMATS, help="output format (default: table)")
+    options.add_csv_safe_option(p)
     p.add_argument("--plot", metavar="PNG", help="also write an overview plot (needs matplotlib)")
     p.set_defaults(handler=run)
 
 
-def _render(comparison: Any, fmt: str) -> str | None:
+def _render(comparison: Any, fmt: str, csv_safe: bool = False) -> str | None:
     """The comparison in ``fmt``; with segments, each segment's comparison after the overall one
     (CSV: the ``segment_pairs`` table). None for the terminal table, which is printed."""
     if fmt == "json":
         return comparison.to_json() + "\n"
     if fmt == "csv":
-        return str(comparison.to_csv("segment_pairs" if comparison.groups is not None else "pairs"))
+        return str(comparison.to_csv("segment_pairs" if comparison.groups is not None else "pairs", safe=csv_safe))
     if fmt == "markdown":
         from rankmeter.report.tables import render_markdown
 
@@ -164,7 +174,7 @@ def run(args: argparse.Namespace) -> int:
     from rankmeter.stats.compare import compare
 
     def fail(message: str, status: int = USAGE_ERROR) -> int:
-        print(f"rankmeter compare: error: {message}", file=sys.stderr)
+        print(f"rankmeter compare: error: {printable(message)}", file=sys.stderr)
         return status
 
     try:
@@ -179,7 +189,7 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         return fail(f"{exc.filename or ''}: {exc.strerror or exc}", INPUT_ERROR)
 
-    text = _render(comparison, args.format)
+    text = _render(comparison, args.format, args.csv_safe)
     if text is None:
         from rankmeter.report.tables import print_table
         from rankmeter.results import segment_text

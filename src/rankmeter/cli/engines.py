@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
+from rankmeter.cli.options import MAX_PARALLEL, integer
 from rankmeter.errors import PolicyError
 
 if TYPE_CHECKING:
@@ -24,7 +25,11 @@ def add_engine_options(parser: argparse.ArgumentParser) -> None:
         "rankmeter[spark]) or dask (the current scheduler; rankmeter[dask]); the values are the same",
     )
     parser.add_argument(
-        "--partitions", type=int, default=None, metavar="N", help="partitions by query for --engine spark|dask"
+        "--partitions",
+        type=integer(1, MAX_PARALLEL),
+        default=None,
+        metavar="N",
+        help="partitions by query for --engine spark|dask",
     )
 
 

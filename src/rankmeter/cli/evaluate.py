@@ -12,7 +12,21 @@ import math
 from typing import Any
 
 from rankmeter.cli.engines import add_engine_options, evaluate_on_engine
-from rankmeter.cli.options import add_evaluation_options, add_group_options, group_by_from_args, semantics_from_args
+from rankmeter.cli.options import (
+    MAX_BLOCK_MB,
+    MAX_DIGITS,
+    MAX_PARALLEL,
+    MAX_RESAMPLES,
+    MAX_SEED,
+    add_csv_safe_option,
+    add_evaluation_options,
+    add_group_options,
+    check_resamples,
+    fraction,
+    group_by_from_args,
+    integer,
+    semantics_from_args,
+)
 from rankmeter.cli.output import tables_for, write_output
 from rankmeter.cli.runs import expand_runs, system_names
 from rankmeter.cli.text_table import SECTION, render_text_table
@@ -48,14 +62,19 @@ def add_parser(sub: Any) -> None:
         f"default: {' '.join(DEFAULT_MEASURES)}",
     )
     add_evaluation_options(p)
-    p.add_argument("--seed", type=int, default=None, help="seed for --ties shuffle")
+    p.add_argument("--seed", type=integer(0, MAX_SEED), default=None, help="seed for --ties shuffle")
     p.add_argument(
         "--stream",
         action="store_true",
         help="read the run in blocks of whole queries and fail if a query's lines are not together (without it, "
         "such a run is read whole instead); same result as without",
     )
-    p.add_argument("--block-mb", type=int, default=8, help="block size for --stream in MiB (default: 8)")
+    p.add_argument(
+        "--block-mb",
+        type=integer(1, MAX_BLOCK_MB),
+        default=8,
+        help=f"block size for --stream in MiB, 1 to {MAX_BLOCK_MB} (default: 8)",
+    )
     p.add_argument(
         "--progress",
         action="store_true",
@@ -63,14 +82,14 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument(
         "--threads",
-        type=int,
+        type=integer(1, MAX_PARALLEL),
         default=None,
         metavar="N",
         help="threads for runs of a million rows or more (default: one per CPU, at most 8); values do not depend on it",
     )
     p.add_argument(
         "--workers",
-        type=int,
+        type=integer(1, MAX_PARALLEL),
         default=None,
         metavar="N",
         help="for several runs: processes, each evaluating a run at a time (default: --threads when given, else one "
@@ -95,7 +114,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--per-query", action="store_true", help="also print per-query values")
     p.add_argument(
         "--ci",
-        type=float,
+        type=fraction,
         default=None,
         metavar="LEVEL",
         help="add a bootstrap confidence interval of each mean over queries, e.g. --ci 0.95",
@@ -106,9 +125,20 @@ def add_parser(sub: Any) -> None:
         choices=("BCa", "percentile", "basic"),
         help="bootstrap method for --ci (default: BCa)",
     )
-    p.add_argument("--n-resamples", type=int, default=10_000, help="bootstrap resamples for --ci (default: 10000)")
+    p.add_argument(
+        "--n-resamples",
+        type=integer(1, MAX_RESAMPLES),
+        default=10_000,
+        help="bootstrap resamples for --ci, at least 2 / (1 - level) (default: 10000)",
+    )
     p.add_argument("--format", choices=("table", "json", "csv", "trec"), default="table")
-    p.add_argument("--digits", type=int, default=4, help="decimals in the table (default: 4)")
+    add_csv_safe_option(p)
+    p.add_argument(
+        "--digits",
+        type=integer(0, MAX_DIGITS),
+        default=4,
+        help=f"decimals in the table, 0 to {MAX_DIGITS} (default: 4)",
+    )
     p.add_argument("-o", "--output", default=None, help="write to this file instead of stdout")
     p.set_defaults(handler=run)
 
@@ -267,6 +297,7 @@ def render_systems_table(
 def run(args: argparse.Namespace) -> int:
     """Execute ``rankmeter evaluate``: one run, or several as one systems x measures table."""
     measures = args.measures or DEFAULT_MEASURES
+    check_resamples(args.ci, args.n_resamples)
     semantics = semantics_from_args(args, seed=args.seed)
     paths = expand_runs(list(args.runs), qrels=args.qrels)
     if len(paths) == 1:
@@ -397,7 +428,7 @@ def _render(results: Any, args: argparse.Namespace, intervals: Any, table: Any, 
             data["ci"] = ci_json(intervals_as_dict)
         return _json(data)
     if args.format == "csv":
-        return str(results.to_csv())
+        return str(results.to_csv(safe=args.csv_safe))
     if args.format == "trec":
         return str(results.to_trec_eval(per_query=args.per_query))
     return str(table(results, args.per_query, args.digits, intervals))

@@ -13,12 +13,27 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from rankmeter._version import __version__
 from rankmeter.cli.status import INPUT_ERROR, exit_status
 from rankmeter.errors import RankmeterError
+from rankmeter.io.escaping import printable
 
 SUBCOMMANDS = ("evaluate", "measures", "compare", "report", "retrieval", "trec_eval", "ndeval")
+
+
+class OneLineErrors(argparse.ArgumentParser):
+    """argparse, with a bad command line reported on one line (the usage is on ``--help``), exit status 2.
+
+    >>> OneLineErrors(prog="rankmeter x").error("argument --depth: must be ...")
+    Traceback (most recent call last):
+    ...
+    SystemExit: 2
+    """
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {printable(message)} (see {self.prog} --help)\n")
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -30,7 +45,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     >>> sorted(build_parser("evaluate")._subparsers._group_actions[0].choices)
     ['evaluate']
     """
-    parser = argparse.ArgumentParser(prog="rankmeter", description="Exact, explicit and fast evaluation of rankings.")
+    parser = OneLineErrors(prog="rankmeter", description="Exact, explicit and fast evaluation of rankings.")
     parser.add_argument("--version", action="version", version=f"rankmeter {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
@@ -125,7 +140,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.handler(args) or 0)
     except (RankmeterError, OSError) as exc:
         message = f"{exc.filename}: {exc.strerror or exc}" if isinstance(exc, OSError) and exc.filename else exc
-        print(f"rankmeter {args.command}: error: {message}", file=sys.stderr)
+        print(f"rankmeter {args.command}: error: {printable(str(message))}", file=sys.stderr)
         return exit_status(exc)
     except BrokenPipeError:  # pragma: no cover - e.g. `rankmeter ... | head`
         return 0

@@ -20,6 +20,7 @@ from typing import Any
 from rankmeter.cli.compare import add_comparison_options, comparison_options
 from rankmeter.cli.runs import add_run_arguments, named_runs
 from rankmeter.cli.status import INPUT_ERROR, USAGE_ERROR, exit_status
+from rankmeter.io.escaping import printable
 
 
 def add_parser(subparsers: Any) -> None:
@@ -57,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     from rankmeter.errors import RankmeterError
 
     def fail(message: str, status: int = USAGE_ERROR) -> int:
-        print(f"rankmeter report: error: {message}", file=sys.stderr)
+        print(f"rankmeter report: error: {printable(message)}", file=sys.stderr)
         return status
 
     argv = getattr(args, "argv", None)

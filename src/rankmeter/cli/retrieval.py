@@ -8,12 +8,14 @@ text (``.txt``/``.tsv`` whitespace-separated, ``.csv`` comma-separated).
 from __future__ import annotations
 
 import argparse
+import math
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 
-from rankmeter.cli.output import tables_for, write_output
+from rankmeter.cli.ann_recall import add_ann_arguments, run_ann, write_result
+from rankmeter.cli.options import MAX_DIGITS, MAX_INT64, MAX_SEED, integer
 from rankmeter.core.semantics import EMPTY_POLICIES, Semantics
 from rankmeter.errors import InputFormatError
 
@@ -35,16 +37,15 @@ def add_parser(sub: Any) -> None:
     p.add_argument("database", help="database features or binary codes, shape (n_database, dim)")
     p.add_argument(
         "--query-labels",
-        required=True,
         metavar="FILE",
-        help="multi-hot matrix (n_queries, n_labels) or class-index vector (n_queries,)",
+        help="multi-hot matrix (n_queries, n_labels) or class-index vector (n_queries,); required unless --ann",
     )
     p.add_argument(
         "--database-labels",
-        required=True,
         metavar="FILE",
-        help="multi-hot matrix (n_database, n_labels) or class-index vector (n_database,)",
+        help="multi-hot matrix (n_database, n_labels) or class-index vector (n_database,); required unless --ann",
     )
+    add_ann_arguments(p)
     p.add_argument(
         "-m",
         "--measure",
@@ -67,10 +68,12 @@ def add_parser(sub: Any) -> None:
         action="store_true",
         help="leave database item i out of query i's ranking (queries = database)",
     )
-    p.add_argument("--batch-size", type=int, default=None, help="queries per block (memory ~ N x batch size)")
+    p.add_argument(
+        "--batch-size", type=integer(1, MAX_INT64), default=None, help="queries per block (memory ~ N x batch size)"
+    )
     p.add_argument(
         "--radius",
-        type=int,
+        type=integer(0, MAX_INT64),
         action="append",
         default=None,
         metavar="R",
@@ -85,7 +88,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--empty", choices=EMPTY_POLICIES, default="zero", help="queries with no relevant database item (default: zero)"
     )
-    p.add_argument("--seed", type=int, default=None, help="seed for --ties shuffle")
+    p.add_argument("--seed", type=integer(0, MAX_SEED), default=None, help="seed for --ties shuffle")
     p.add_argument(
         "--progress",
         action=argparse.BooleanOptionalAction,
@@ -94,9 +97,42 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("--per-query", action="store_true", help="also print per-query values in the table")
     p.add_argument("--format", choices=("table", "json", "csv"), default="table")
-    p.add_argument("--digits", type=int, default=4, help="decimals in the table (default: 4)")
+    p.add_argument(
+        "--digits",
+        type=integer(0, MAX_DIGITS),
+        default=4,
+        help=f"decimals in the table, 0 to {MAX_DIGITS} (default: 4)",
+    )
     p.add_argument("-o", "--output", default=None, help="write to this file instead of stdout")
     p.set_defaults(handler=run)
+
+
+def check_npy_size(fh: BinaryIO, size: int, label: str) -> None:
+    """Refuse an ``.npy`` stream of ``size`` bytes whose header claims more data than it holds, before allocating.
+
+    NumPy allocates the whole array the header describes before reading it, so a 200-byte file whose
+    header claims 5.8 TiB raised ``MemoryError``; it is now an :class:`InputFormatError` naming the file.
+
+    >>> import io
+    >>> buf = io.BytesIO(); np.save(buf, np.zeros((2, 3)))
+    >>> check_npy_size(io.BytesIO(buf.getvalue()), len(buf.getvalue()), "x.npy")
+    >>> check_npy_size(io.BytesIO(buf.getvalue()[:-8]), len(buf.getvalue()) - 8, "x.npy")
+    Traceback (most recent call last):
+    ...
+    rankmeter.errors.InputFormatError: x.npy: the header claims shape (2, 3) of float64, 48 bytes, but ...
+    """
+    from numpy.lib import format as npy
+
+    version = npy.read_magic(fh)
+    read_header = npy.read_array_header_1_0 if version == (1, 0) else npy.read_array_header_2_0
+    shape, _, dtype = read_header(fh)
+    claimed = math.prod(shape) * dtype.itemsize
+    held = size - fh.tell()
+    if claimed > held:
+        raise InputFormatError(
+            f"{label}: the header claims shape {shape} of {dtype}, {claimed} bytes, but the file holds {held} bytes "
+            "of data (truncated, or not written by NumPy)"
+        )
 
 
 def load_array(spec: str, what: str) -> np.ndarray:
@@ -118,6 +154,8 @@ def load_array(spec: str, what: str) -> np.ndarray:
     suffix = path.suffix.lower()
     try:
         if suffix == ".npy":
+            with open(path, "rb") as fh:
+                check_npy_size(fh, path.stat().st_size, f"{what}: {spec}")
             return np.load(path, allow_pickle=False)
         if suffix == ".npz":
             with np.load(path, allow_pickle=False) as archive:
@@ -130,6 +168,9 @@ def load_array(spec: str, what: str) -> np.ndarray:
                     name = keys[0]
                 if name not in keys:
                     raise InputFormatError(f"{what}: {path} has no array {name!r} (arrays: {', '.join(keys)})")
+                member = archive.zip.getinfo(name if name in archive.zip.namelist() else f"{name}.npy")
+                with archive.zip.open(member) as fh:
+                    check_npy_size(fh, member.file_size, f"{what}: {path}:{name}")
                 return archive[name]
         delimiter = "," if suffix == ".csv" else None
         return np.loadtxt(path, delimiter=delimiter)
@@ -141,9 +182,12 @@ def load_array(spec: str, what: str) -> np.ndarray:
 
 def run(args: argparse.Namespace) -> int:
     """Execute ``rankmeter retrieval``."""
-    from rankmeter.cli.evaluate import render_table
     from rankmeter.vectors import evaluate_vectors
 
+    if args.ann is not None:
+        return run_ann(args, load_array)
+    if args.query_labels is None or args.database_labels is None:
+        raise InputFormatError("--query-labels and --database-labels are required (or --ann FILE for ANN recall)")
     result = evaluate_vectors(
         load_array(args.queries, "queries"),
         load_array(args.database, "database"),
@@ -159,12 +203,4 @@ def run(args: argparse.Namespace) -> int:
         radius=args.radius,
         codes=args.codes,
     )
-    if args.format == "json":
-        text = result.to_json() + "\n"
-    elif args.format == "csv":
-        text = result.to_csv()
-    else:
-        with tables_for(args.output):
-            text = render_table(result, args.per_query, args.digits)
-    write_output(text, args.output)
-    return 0
+    return write_result(result, args)

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from contextvars import ContextVar
 
+from rankmeter.io.escaping import printable
+
 SECTION = None
 """A row of ``None`` draws a separator line between sections."""
 
@@ -65,20 +67,11 @@ def render_text_table(header: Sequence[str], rows: Sequence[Sequence[str] | None
 
 
 def _cell(text: str, ascii_only: bool) -> str:
-    """A cell as shown: :func:`_printable`, and with ``ascii_only`` every other non-ASCII character escaped too
-    (before the widths are measured, so that columns stay aligned).
+    """A cell as shown: :func:`~rankmeter.io.escaping.printable`, and with ``ascii_only`` every other
+    non-ASCII character escaped too (before the widths are measured, so that columns stay aligned).
 
     >>> _cell("caf\u00e9", False), _cell("caf\u00e9", True)
     ('café', 'caf\\\\xe9')
     """
-    shown = _printable(text)
+    shown = printable(text)
     return shown.encode("ascii", "backslashreplace").decode("ascii") if ascii_only else shown
-
-
-def _printable(text: str) -> str:
-    """``text`` with control characters written as escapes, so that an id cannot move the cursor or recolour.
-
-    >>> _printable("q1"), _printable("a\\tb\\x1b[31m")
-    ('q1', 'a\\\\tb\\\\x1b[31m')
-    """
-    return text if text.isprintable() else text.encode("unicode_escape").decode("ascii")

@@ -24,6 +24,7 @@ from rankmeter.core.ties import (
     tied_items,
 )
 from rankmeter.io.dense import FlatLists
+from rankmeter.io.exclude import RemovedItems
 
 T = TypeVar("T")
 B = TypeVar("B")
@@ -72,8 +73,14 @@ class NonFiniteInput(ValueError):
     """A block of a dense matrix holds a grade or score that is not finite (the caller says where)."""
 
 
-def _check_finite(y_block: np.ndarray, s_block: np.ndarray) -> None:
-    if not np.isfinite(s_block).all() or (y_block.dtype.kind == "f" and not np.isfinite(y_block).all()):
+def _check_finite(y_block: np.ndarray, s_block: np.ndarray, removed: RemovedItems | None = None) -> None:
+    """Raise :class:`NonFiniteInput` for a grade or score that is not finite (removed items aside)."""
+    if np.isfinite(s_block).all() and (y_block.dtype.kind != "f" or np.isfinite(y_block).all()):
+        return
+    if removed is None:
+        raise NonFiniteInput
+    keep = removed.keep_matrix()
+    if (keep & ~np.isfinite(s_block)).any() or (y_block.dtype.kind == "f" and (keep & ~np.isfinite(y_block)).any()):
         raise NonFiniteInput
 
 
@@ -175,15 +182,20 @@ def _positive_ideal(
     return np.arange(n + 1, dtype=np.int64) * width, ideal.reshape(-1)
 
 
-def _positives(y_block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(count per row, values in row-major order) of the positive grades of a block."""
+def _positives(y_block: np.ndarray, removed: RemovedItems | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(count per row, values in row-major order) of the positive grades of a block (removed items left out)."""
     flat = y_block.reshape(-1)
     where = np.flatnonzero(flat > 0)
+    if removed is not None:
+        where = where[removed.kept(where)]
     return np.bincount(where // y_block.shape[1], minlength=y_block.shape[0]), flat[where]
 
 
 def _ideal_arrays(
-    y_true: np.ndarray, positives: list[tuple[np.ndarray, np.ndarray]] | None, min_width: int
+    y_true: np.ndarray,
+    positives: list[tuple[np.ndarray, np.ndarray]] | None,
+    min_width: int,
+    removed: RemovedItems | None = None,
 ) -> tuple[np.ndarray, np.ndarray, bool]:
     n, m = y_true.shape
     if positives is not None and n and m:
@@ -192,10 +204,60 @@ def _ideal_arrays(
         )
         if compact is not None:
             return compact[0], compact[1], True
+    if removed is not None:  # each row's items that stay, in column order
+        offsets = np.concatenate(([0], np.cumsum(removed.kept_counts))).astype(np.int64)
+        return offsets, np.asarray(y_true[removed.keep_matrix()], dtype=np.float64), False
     return np.arange(n + 1, dtype=np.int64) * m, np.asarray(y_true, dtype=np.float64).reshape(-1), False
 
 
 # --- dense matrices ------------------------------------------------------------------------------------------------
+SAMPLE_STRIDE = 16
+"""Every this many columns, :func:`top_items` samples a row to bound its k-th largest score from below."""
+
+
+def top_items(scores: np.ndarray, k: int, removed: RemovedItems | None = None) -> np.ndarray:
+    """Flat (row-major) positions of every item scoring at least its row's k-th largest score, ascending.
+
+    The k-th largest of a sample of each row (every :data:`SAMPLE_STRIDE`-th
+    column) is at most the row's own, so the items scoring at least it hold
+    the row's top k; the exact k-th largest is then selected among those few
+    candidates (``np.partition`` of about ``k * SAMPLE_STRIDE`` items instead
+    of the whole row). Rows too short for a sample of 4k items, or whose
+    candidates are more than a quarter of the row (many ties), are
+    partitioned whole. ``removed`` items are left out (their scores are not
+    read): they score ``-inf`` in the sample, and in a copy of the rows when
+    these are partitioned whole.
+
+    >>> s = np.array([[0.5, 0.9, 0.1, 0.9, 0.3]])
+    >>> top_items(s, 2).tolist(), top_items(s, 3).tolist()
+    ([1, 3], [0, 1, 3])
+    >>> r = np.random.default_rng(0).random((3, 4000))
+    >>> bool(np.array_equal(top_items(r, 10), np.flatnonzero(r >= np.sort(r, axis=1)[:, -10:-9])))
+    True
+    """
+    n, m = scores.shape
+    if m >= 4 * k * SAMPLE_STRIDE:
+        sample = scores[:, ::SAMPLE_STRIDE]
+        if removed is not None:
+            sample = removed.masked_scores(sample, SAMPLE_STRIDE)
+        j = sample.shape[1] - k
+        floor = np.partition(sample, j, axis=1)[:, j]  # at most the k-th largest score of each row's items left
+        candidates = np.flatnonzero(scores >= floor[:, None])
+        if removed is not None:
+            candidates = candidates[removed.kept(candidates)]
+        counts = np.bincount(candidates // m, minlength=n)
+        width = int(counts.max(initial=0))
+        if 4 * width <= m and (counts >= k).all():  # else a row has fewer than k items left, or many ties
+            values = scores.reshape(-1)[candidates]
+            padded, _ = _pad_rows(values, counts, -np.inf)
+            kth = np.partition(padded, width - k, axis=1)[:, width - k]
+            return candidates[values >= np.repeat(kth, counts)]
+    work = scores if removed is None else removed.masked_scores(scores)
+    kth = np.partition(work, m - k, axis=1)[:, m - k]
+    where = np.flatnonzero(work >= kth[:, None])
+    return where if removed is None else where[removed.kept(where)]  # rows with < k items left: -inf ones cut
+
+
 def rank_dense_top(
     y_true: np.ndarray,
     y_score: np.ndarray,
@@ -207,6 +269,7 @@ def rank_dense_top(
     check_finite: bool = False,
     block_rows: int | None = None,
     threads: int | None = None,
+    removed: RemovedItems | None = None,
 ) -> RankedLists:
     """Rank only the top of each row of a dense matrix: every item scoring at least the k-th score.
 
@@ -242,6 +305,13 @@ def rank_dense_top(
         Rows per block (default: about :data:`BLOCK_ITEMS` items).
     threads : int, optional
         Threads (default: one per CPU, at most :data:`MAX_THREADS`).
+    removed : RemovedItems, optional
+        Items left out of each row's ranking and ideal (``mask=`` /
+        ``exclude=``; the items of this matrix, rows counted from 0). Their
+        scores and grades are never read; the k-th score is that of the
+        items left (partial selection of a copy of each block with ``-inf``
+        at the removed items), and a row with fewer than k items keeps all
+        of them.
 
     Returns
     -------
@@ -265,12 +335,12 @@ def rank_dense_top(
     def top(block: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
         a, b = block
         s_block, y_block = y_score[a:b], y_true[a:b]
+        gone = removed.rows(a, b) if removed is not None else None
         if check_finite:
-            _check_finite(y_block, s_block)
-        kth = np.partition(s_block, m - k, axis=1)[:, m - k]  # the k-th largest score of each row
-        where = np.flatnonzero(s_block >= kth[:, None])
+            _check_finite(y_block, s_block, gone)
+        where = top_items(s_block, k, gone)
         counts = np.bincount(where // m, minlength=b - a)
-        width = int(counts.max())
+        width = int(counts.max(initial=0))
         scores, grades = s_block.reshape(-1)[where], y_block.reshape(-1)[where]
         inside = None
         if np.all(counts == width):
@@ -283,7 +353,7 @@ def rank_dense_top(
         scores, grades = np.take_along_axis(scores, order, axis=1), np.take_along_axis(grades, order, axis=1)
         if inside is not None:
             scores, grades = scores[inside], grades[inside]
-        positives = _positives(y_block) if compact_ideal else None
+        positives = _positives(y_block, gone) if compact_ideal else None
         return counts, scores.reshape(-1), grades.reshape(-1), positives
 
     parts = list(map_blocks(top, row_blocks(n, m, block_rows), threads))
@@ -291,7 +361,7 @@ def rank_dense_top(
     scores = np.concatenate([p[1] for p in parts]).astype(np.float64) if parts else np.zeros(0)
     grades = np.concatenate([p[2] for p in parts]).astype(np.float64) if parts else np.zeros(0)
     positives = [p[3] for p in parts if p[3] is not None] if compact_ideal else None
-    ideal_offsets, ideal_grades, compact = _ideal_arrays(y_true, positives, k + 1)
+    ideal_offsets, ideal_grades, compact = _ideal_arrays(y_true, positives, k + 1, removed)
     offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
     return RankedLists(
         query_ids=np.arange(first_row, first_row + n).astype(str),
@@ -320,6 +390,7 @@ def rank_dense(
     check_finite: bool = False,
     block_rows: int | None = None,
     threads: int | None = None,
+    removed: RemovedItems | None = None,
 ) -> RankedLists:
     """Rank every row of a dense matrix, block by block of rows (no global sort of all items).
 
@@ -344,6 +415,11 @@ def rank_dense(
         As in :func:`rank_dense_top`.
     block_rows, threads : int, optional
         As in :func:`rank_dense_top` (``shuffle`` runs on one thread).
+    removed : RemovedItems, optional
+        As in :func:`rank_dense_top`: removed items score ``-inf`` in a copy
+        of each block, so they come after the others, and are then cut off
+        the end of each row (not with ``shuffle``, whose keys are drawn for
+        every item).
 
     Returns
     -------
@@ -357,6 +433,8 @@ def rank_dense(
     [2.0, 1.0, 0.0]
     """
     n, m = y_score.shape
+    if removed is not None and ties == "shuffle":
+        raise ValueError("rank_dense: removed items are not supported with ties='shuffle'")
     total = n * m
     grades = np.empty(total, dtype=np.float64)
     scores = np.empty(total, dtype=y_score.dtype)
@@ -370,8 +448,11 @@ def rank_dense(
     def rank(block: tuple[int, int]) -> tuple[int, tuple[np.ndarray, np.ndarray] | None]:
         a, b = block
         s_block, y_block = y_score[a:b], y_true[a:b]
+        gone = removed.rows(a, b) if removed is not None else None
         if check_finite:
-            _check_finite(y_block, s_block)
+            _check_finite(y_block, s_block, gone)
+        if gone is not None:
+            s_block = gone.masked_scores(s_block)  # removed items last in every row
         noise = rng.random(s_block.shape) if rng is not None else None  # blocks run in order when shuffling
         items = row_order(s_block, ties=ties, grades=y_block, noise=noise)
         items += (np.arange(b - a) * m)[:, None]  # positions in the flat block: one cheap gather per array
@@ -383,19 +464,25 @@ def rank_dense(
         first = starts[a * m : b * m].reshape(b - a, m)
         first[:, :1] = True
         np.not_equal(ranked[:, 1:], ranked[:, :-1], out=first[:, 1:])
-        return int(np.count_nonzero(first)), _positives(y_block) if compact_ideal else None
+        return int(np.count_nonzero(first)), _positives(y_block, gone) if compact_ideal else None
 
     blocks = row_blocks(n, m, block_rows)
     parts = list(map_blocks(rank, blocks, 1 if rng is not None else threads)) if m else []
-    if m and all(p[0] == (b - a) * m for p, (a, b) in zip(parts, blocks, strict=True)):
+    offsets = np.arange(n + 1, dtype=np.int64) * m
+    if removed is not None:  # cut the removed items off the end of every row
+        stay = (np.arange(m) < removed.kept_counts[:, None]).reshape(-1)
+        grades, scores, starts = grades[stay], scores[stay], starts[stay]
+        offsets = np.concatenate(([0], np.cumsum(removed.kept_counts))).astype(np.int64)
+        total = len(grades)
+    if removed is None and m and all(p[0] == (b - a) * m for p, (a, b) in zip(parts, blocks, strict=True)):
         group_starts = np.arange(total + 1, dtype=np.int64)  # no ties at all
     else:
         group_starts = np.flatnonzero(np.append(starts, True)).astype(np.int64)
     positives = [p[1] for p in parts if p[1] is not None] if compact_ideal else None
-    ideal_offsets, ideal_grades, compact = _ideal_arrays(y_true, positives, min_ideal_width)
+    ideal_offsets, ideal_grades, compact = _ideal_arrays(y_true, positives, min_ideal_width, removed)
     return RankedLists(
         query_ids=np.arange(first_row, first_row + n).astype(str),
-        offsets=np.arange(n + 1, dtype=np.int64) * m,
+        offsets=offsets,
         grades=grades,
         judged=np.ones(total, dtype=bool),
         scores=scores,
@@ -433,22 +520,36 @@ class _SortedPositives:
     tied_scores: np.ndarray  # the pair's score
 
 
-def _sort_positives(y_true: np.ndarray, scores: np.ndarray, first: int, check_finite: bool) -> _SortedPositives:
+def _sort_positives(
+    y_true: np.ndarray, scores: np.ndarray, first: int, check_finite: bool, removed: RemovedItems | None = None
+) -> _SortedPositives:
     """One sort of every row of ``scores`` and a binary search of each positive item's score in its row.
 
     Rows with a tie are searched from both sides, the others need one search:
     an item's score is in its row, so without ties exactly one item (itself)
-    has it. Flat positions count from row ``first`` of the matrix.
+    has it. Flat positions count from row ``first`` of the matrix. Removed
+    items are sorted as ``-inf``, below every item left, and never searched.
     """
     n, m = scores.shape
     flat_y = y_true.reshape(-1)
     where = np.flatnonzero(flat_y > 0)
+    if removed is not None:
+        where = where[removed.kept(where)]
     needles = scores.reshape(-1)[where]
-    ordered = np.sort(scores, axis=1)  # ascending
-    if check_finite and m and not (np.isfinite(ordered[:, 0]).all() and np.isfinite(ordered[:, -1]).all()):
+    if removed is None:
+        ordered = np.sort(scores, axis=1)  # ascending
+        lowest = ordered[:, 0]
+    else:
+        ordered = removed.masked_scores(scores)
+        ordered.sort(axis=1)
+        lowest = ordered[np.arange(n), np.minimum(removed.counts, m - 1)]  # the lowest item left (rows have one)
+    if check_finite and m and not (np.isfinite(lowest).all() and np.isfinite(ordered[:, -1]).all()):
         raise NonFiniteInput  # NaN sorts last
     pairs = np.flatnonzero(ordered[:, 1:] == ordered[:, :-1])  # item c of a row ties with item c + 1
     tied_at = pairs + pairs // max(m - 1, 1)
+    if removed is not None and len(pairs):  # the removed items tie at -inf: not a group of the ranking
+        real = ordered.reshape(-1)[tied_at] > -np.inf
+        pairs, tied_at = pairs[real], tied_at[real]
     row_starts = where - where % m
     flat = ordered.reshape(-1)
     below = count_before(flat, row_starts, needles, m)
@@ -497,6 +598,7 @@ def rank_dense_positives(
     min_ideal_width: int = 0,
     first_row: int = 0,
     check_finite: bool = False,
+    removed: RemovedItems | None = None,
 ) -> RankedLists:
     """Rank every row under ``expected`` ties, storing only the items with a grade > 0 and the tied groups.
 
@@ -527,6 +629,11 @@ def rank_dense_positives(
         Finite scores.
     min_ideal_width, first_row, check_finite
         As in :func:`rank_dense` (the ideal is always compact when that saves memory).
+    removed : RemovedItems, optional
+        As in :func:`rank_dense_top`; every row keeps at least one item. The
+        removed items sort as ``-inf`` (below every other) in the copy that
+        is sorted, so the counts above each positive item are those of the
+        items left; each row's length (``list_lengths``) is its items left.
 
     Returns
     -------
@@ -541,11 +648,17 @@ def rank_dense_positives(
     """
     n, m = y_score.shape
     if check_finite and y_true.dtype.kind == "f" and not _all_finite(y_true):
-        raise NonFiniteInput
+        if removed is None or (removed.keep_matrix() & ~np.isfinite(y_true)).any():
+            raise NonFiniteInput
     narrow = y_score if y_score.dtype == np.float32 else exact_float32(y_score)
     work = y_score if narrow is None else narrow
     step = max(1, SORT_BLOCK_ITEMS // max(m, 1))
-    parts = [_sort_positives(y_true[a : a + step], work[a : a + step], a, check_finite) for a in range(0, n, step)]
+    parts = [
+        _sort_positives(
+            y_true[a : a + step], work[a : a + step], a, check_finite, removed.rows(a, a + step) if removed else None
+        )
+        for a in range(0, n, step)
+    ]
     where, below, not_above = (np.concatenate([getattr(p, f) for p in parts]) for f in ("where", "below", "not_above"))
     raw = np.concatenate([p.grades for p in parts])
     scores = np.concatenate([p.scores for p in parts])
@@ -574,7 +687,7 @@ def rank_dense_positives(
     query = stored // m
     counts = np.bincount(query, minlength=n)
     ideal_offsets, ideal_grades, compact = _ideal_arrays(
-        y_true, [(np.bincount(rows, minlength=n), raw)], min_ideal_width
+        y_true, [(np.bincount(rows, minlength=n), raw)], min_ideal_width, removed
     )
     return RankedLists(
         query_ids=np.arange(first_row, first_row + n).astype(str),
@@ -589,7 +702,7 @@ def rank_dense_positives(
         ideal_is_list=True,
         ideal_positive_only=compact,
         item_positions=stored - query * m,
-        list_lengths=np.full(n, m, dtype=np.int64),
+        list_lengths=np.full(n, m, dtype=np.int64) if removed is None else removed.kept_counts.astype(np.int64),
     )
 
 
@@ -633,6 +746,17 @@ def positive_items(ranked: RankedLists, min_ideal_width: int = 0) -> RankedLists
         item_positions=items - query * m,
         list_lengths=np.full(n, m, dtype=np.int64),
     )
+
+
+def relevant_in_ideal(ranked: RankedLists) -> np.ndarray:
+    """Whether the ideal of each list holds an item with a grade > 0.
+
+    >>> import numpy as np
+    >>> relevant_in_ideal(rank_dense(np.array([[0., 1], [0, 0]]), np.array([[.1, .5], [.2, .3]]), ties="stable"))
+    array([ True, False])
+    """
+    seen = np.concatenate(([0], np.cumsum(ranked.ideal_grades > 0)))
+    return np.asarray(seen[ranked.ideal_offsets[1:]] > seen[ranked.ideal_offsets[:-1]])
 
 
 def ranked_prefix(ranked: RankedLists, k: int) -> RankedLists:

@@ -18,6 +18,8 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
+from rankmeter.errors import WorkerDiedError
+
 T = TypeVar("T")
 S = TypeVar("S")
 B = TypeVar("B")
@@ -50,6 +52,21 @@ def processes_allowed() -> bool:
     return not multiprocessing.current_process().daemon
 
 
+def died(unfinished: list[str], workers: int) -> WorkerDiedError:
+    """The error for a worker that died while ``unfinished`` (in the order handed out) were not done.
+
+    >>> str(died(["a", "b", "c"], 2))
+    "a worker process died (killed by a signal, often by the system for lack of memory) while evaluating \
+'a' or 'b'; 1 more not evaluated; evaluate the runs in flight alone or with fewer workers (--workers 1)"
+    """
+    flight = " or ".join(map(repr, unfinished[:workers]))
+    rest = f"; {len(unfinished) - workers} more not evaluated" if len(unfinished) > workers else ""
+    return WorkerDiedError(
+        "a worker process died (killed by a signal, often by the system for lack of memory) while evaluating "
+        f"{flight}{rest}; evaluate the runs in flight alone or with fewer workers (--workers 1)"
+    )
+
+
 def _install(fn: Callable[[Any, Any], Any], shared: Any) -> None:
     """Pool initializer: keep the function and its shared state in this worker."""
     global _WORKER_STATE
@@ -63,7 +80,9 @@ def _call(item: Any) -> Any:
     return fn(shared, item)
 
 
-def map_processes(fn: Callable[[S, B], T], shared: S, items: Sequence[B], workers: int) -> Iterator[T]:
+def map_processes(
+    fn: Callable[[S, B], T], shared: S, items: Sequence[B], workers: int, label: Callable[[B], str] = str
+) -> Iterator[T]:
     """``fn(shared, item)`` for every item, on ``workers`` processes, yielded in the items' order.
 
     Parameters
@@ -77,14 +96,18 @@ def map_processes(fn: Callable[[S, B], T], shared: S, items: Sequence[B], worker
     workers : int
         Processes; at most one per item. Under two (or from a daemonic process, which may not
         have children) every call runs in this process, one after the other.
+    label : callable
+        The name of an item in the error raised when a worker dies (default ``str``).
 
     Yields
     ------
     object
         ``fn(shared, item)``, in the order of ``items``. An exception raised by a call is raised
         here when its item's turn comes (the first in the items' order, whatever finished first);
-        the items not yet started are then dropped. A worker that dies (killed for memory) raises
-        :class:`concurrent.futures.process.BrokenProcessPool`.
+        the items not yet started are then dropped. A worker that dies (killed for memory by the
+        system's OOM killer, or by a signal) raises :class:`~rankmeter.errors.WorkerDiedError`
+        naming the items in flight: the first ``workers`` items not finished, as the pool hands items
+        out in order.
 
     Examples
     --------
@@ -97,6 +120,7 @@ def map_processes(fn: Callable[[S, B], T], shared: S, items: Sequence[B], worker
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
 
     context = multiprocessing.get_context("fork" if forks() else "spawn")
     pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_install, initargs=(fn, shared))
@@ -107,6 +131,12 @@ def map_processes(fn: Callable[[S, B], T], shared: S, items: Sequence[B], worker
             warnings.filterwarnings("ignore", message=r".*multi-threaded.*fork", category=DeprecationWarning)
             results = pool.map(_call, items)  # every item submitted: forked workers all start here
         # a worker that dies (killed for memory) raises BrokenProcessPool here rather than hanging
-        yield from results
+        done = 0
+        try:
+            for result in results:
+                yield result
+                done += 1
+        except BrokenProcessPool:
+            raise died(list(map(label, items[done:])), workers) from None
     finally:  # an error or a closed generator: the items not started are dropped
         pool.shutdown(wait=True, cancel_futures=True)

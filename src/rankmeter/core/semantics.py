@@ -147,6 +147,9 @@ class Semantics:
             isinstance(self.seed, bool) or not isinstance(self.seed, int | np.integer) or self.seed < 0
         ):
             raise PolicyError(f"seed must be a non-negative integer or None, got {self.seed!r}")
+        for name, value, bits in (("depth", self.depth, 63), ("seed", self.seed, 64)):
+            if value is not None and value >= 2**bits:  # depths are int64, seeds uint64
+                raise PolicyError(f"{name} must be below 2**{bits}, got {value!r}")
         if self.depth is not None and self.ties == "expected":
             raise PolicyError("depth truncation is not defined for ties='expected'; use a measure cutoff (@k)")
 

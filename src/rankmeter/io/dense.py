@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from rankmeter.errors import InputFormatError, InvalidScoreError
+from rankmeter.io.validate import UnreadableNumber, as_floats
 
 
 @dataclass(frozen=True)
@@ -33,16 +34,47 @@ def _finite(a: np.ndarray, name: str, valid: np.ndarray | None) -> None:
     bad = valid & ~np.isfinite(a)
     if bad.any():
         row, col = (int(x) for x in np.argwhere(bad)[0])
-        raise InvalidScoreError(f"{name}[{row}, {col}] is {a[row, col]}; values must be finite numbers")
+        hint = ""
+        if name == "y_score" and a[row, col] == -np.inf:
+            hint = " (to leave items out of a row's ranking and ideal, pass exclude= or mask=)"
+        raise InvalidScoreError(f"{name}[{row}, {col}] is {a[row, col]}; values must be finite numbers{hint}")
+
+
+def check_finite(y_true: np.ndarray, y_score: np.ndarray, keep: np.ndarray | None = None) -> None:
+    """Raise :class:`InvalidScoreError` for the first grade, then score, that is not finite where ``keep``.
+
+    >>> check_finite(np.array([[1.0, 0.0]]), np.array([[0.5, np.nan]]), np.array([[True, False]]))
+    >>> check_finite(np.array([[1.0, 0.0]]), np.array([[0.5, -np.inf]]))
+    Traceback (most recent call last):
+    ...
+    rankmeter.errors.InvalidScoreError: y_score[0, 1] is -inf; values must be finite numbers (to leave items out \
+of a row's ranking and ideal, pass exclude= or mask=)
+    """
+    _finite(y_true, "y_true", keep)
+    _finite(y_score, "y_score", keep)
+
+
+def _real(a: Any, name: str) -> np.ndarray:
+    """``a`` as an array; text and objects read by :func:`~rankmeter.io.validate.as_floats`, complex refused."""
+    arr = np.asarray(a)
+    if arr.dtype.kind not in "cOUS":
+        return arr
+    try:
+        return as_floats(arr.reshape(-1)).reshape(arr.shape)
+    except UnreadableNumber as exc:
+        at = "][".join(str(int(i)) for i in np.unravel_index(exc.row, arr.shape))
+        raise InputFormatError(f"{name}: cannot convert to a float array ({name}[{at}] {exc.describe()})") from None
 
 
 def _as_2d(a: Any, name: str, keep: str = "") -> np.ndarray:
     """``a`` as a 2-D array: float64, or its own dtype when its kind is in ``keep`` (float32 only for kind f)."""
     try:
-        arr = np.asarray(a)
+        arr = _real(a, name)
         kind = arr.dtype.kind
         if not (kind in keep and (kind != "f" or arr.dtype in (np.float32, np.float64))):
             arr = arr.astype(np.float64, copy=False)
+    except InputFormatError:
+        raise
     except (TypeError, ValueError) as exc:
         raise InputFormatError(f"{name}: cannot convert to a float array ({exc})") from None
     if arr.ndim == 1:
@@ -78,8 +110,9 @@ def dense_arrays(y_true: Any, y_score: Any, check_finite: bool = True) -> tuple[
 def flatten_dense(y_true: Any, y_score: Any, mask: Any = None, sample_weight: Any = None) -> FlatLists:
     """Validate dense arrays and flatten the unmasked items row by row.
 
-    ``sample_weight`` may be a scalar, one weight per list (shape (n_lists,))
-    or one per item (same shape as ``y_true``), as in keras-rs.
+    ``sample_weight`` may be a scalar, one weight per list (shape (n_lists,)
+    or (n_lists, 1)) or one per item (same shape as ``y_true``), as in
+    keras-rs; as there, an item whose weight is 0 is removed like a masked one.
 
     >>> f = flatten_dense([[1, 0, 2]], [[0.5, 0.2, 0.9]], mask=[[True, False, True]])
     >>> f.offsets.tolist(), f.grades.tolist(), f.columns.tolist()
@@ -108,14 +141,18 @@ def flatten_dense(y_true: Any, y_score: Any, mask: Any = None, sample_weight: An
             w = np.full(t.shape, float(w))
         elif w.ndim == 1 and w.shape[0] == t.shape[0]:
             w = np.repeat(w[:, None], t.shape[1], axis=1)
+        elif w.shape == (t.shape[0], 1):
+            w = np.repeat(w, t.shape[1], axis=1)
         elif w.shape != t.shape:
             raise InputFormatError(
-                f"sample_weight must be a scalar, shape ({t.shape[0]},) or {t.shape}, got shape {w.shape}"
+                f"sample_weight must be a scalar, shape ({t.shape[0]},), ({t.shape[0]}, 1) or {t.shape}, "
+                f"got shape {w.shape}"
             )
         _finite(w, "sample_weight", valid)
         if (w[valid] < 0).any():
             row, col = (int(x) for x in np.argwhere(valid & (w < 0))[0])
             raise InvalidScoreError(f"sample_weight[{row}, {col}] is {w[row, col]}; weights must be >= 0")
+        valid = valid & (w > 0)  # keras-rs: an item of weight 0 leaves its list
         weights = w[valid]
     counts = valid.sum(axis=1)
     offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
@@ -134,8 +171,8 @@ def flatten_ragged(y_true: Sequence[Any], y_score: Sequence[Any]) -> FlatLists:
         raise InputFormatError(f"y_true has {len(y_true)} lists but y_score has {len(y_score)}")
     grades, scores = [], []
     for i, (t, s) in enumerate(zip(y_true, y_score, strict=True)):
-        ti = np.asarray(t, dtype=np.float64).reshape(-1)
-        si = np.asarray(s, dtype=np.float64).reshape(-1)
+        ti = _real(t, f"y_true[{i}]").astype(np.float64).reshape(-1)
+        si = _real(s, f"y_score[{i}]").astype(np.float64).reshape(-1)
         if ti.shape != si.shape:
             raise InputFormatError(f"list {i}: y_true has {ti.size} items but y_score has {si.size}")
         for arr, name in ((ti, "y_true"), (si, "y_score")):

@@ -9,18 +9,21 @@ import numpy as np
 
 from rankmeter.errors import InputFormatError, InvalidScoreError
 from rankmeter.io.tables import Qrels, Run
-from rankmeter.io.validate import check_finite
+from rankmeter.io.validate import UnreadableNumber, as_float, check_finite
 
 
 def _flatten(nested: Mapping[object, Mapping[object, object]], what: str) -> tuple[np.ndarray, ...]:
     """(query ids, doc ids, values) of a dict of dicts, in its iteration order.
 
-    Columns are built a whole column at a time (``np.fromiter`` over the
+    Columns are built a whole column at a time (one NumPy array of the
     inner dicts' values, ids through ``map(str, ...)``); any input that path
     cannot take -- a query mapped to something else than a dict, a value
-    that is not a number, an inner dict whose length does not match its
-    items -- goes through :func:`_flatten_item_by_item`, which gives the same
-    result or names the first problem in the dict's order.
+    that is not a plain number (text, an integer beyond int64, a complex
+    number), an inner dict whose length does not match its items -- goes
+    through :func:`_flatten_item_by_item`, which reads each value with
+    :func:`rankmeter.io.validate.as_float` (the TREC readers' number
+    grammar) and gives the same result or names the first problem in the
+    dict's order.
     """
     qids = list(nested)
     inner = list(nested.values())
@@ -28,9 +31,12 @@ def _flatten(nested: Mapping[object, Mapping[object, object]], what: str) -> tup
         return _flatten_item_by_item(nested, what)
     counts = np.fromiter(map(len, inner), dtype=np.int64, count=len(inner))
     try:
-        values = np.fromiter(chain.from_iterable(docs.values() for docs in inner), np.float64, int(counts.sum()))
+        raw = np.array(list(chain.from_iterable(docs.values() for docs in inner)))
     except (TypeError, ValueError):
         return _flatten_item_by_item(nested, what)
+    if raw.dtype.kind not in "biuf" or raw.shape != (int(counts.sum()),):  # text, objects, complex: one by one
+        return _flatten_item_by_item(nested, what)
+    values = raw.astype(np.float64)
     q = np.repeat(np.array(list(map(str, qids)), dtype=str), counts)
     d = np.array(list(map(str, chain.from_iterable(inner))), dtype=str)
     check_finite(values, "score" if what == "run" else "relevance", q, d, f"<{what} dict>", None)
@@ -49,10 +55,10 @@ def _flatten_item_by_item(nested: Mapping[object, Mapping[object, object]], what
             )
         for did, value in docs.items():
             try:
-                values.append(float(value))  # type: ignore[arg-type]
-            except (TypeError, ValueError):
+                values.append(as_float(value))
+            except UnreadableNumber as exc:
                 raise InvalidScoreError(
-                    f"{what} dict: query '{qid}', document '{did}': value {value!r} is not a number"
+                    f"{what} dict: query '{qid}', document '{did}': value {exc.describe()}"
                 ) from None
             qids.append(str(qid))
             dids.append(str(did))
@@ -71,6 +77,8 @@ def qrels_from_dict(nested: Mapping[object, Mapping[object, object]]) -> Qrels:
     (['d1', 'd2'], [2.0, 0.0])
     """
     q, d, v = _flatten(nested, "qrels")
+    if not len(q):
+        raise InputFormatError("qrels dict: no judgments (no query maps to a non-empty {doc_id: grade} dict)")
     return Qrels(q, d, v, source="<qrels dict>")
 
 

@@ -19,7 +19,7 @@ import numpy as np
 from rankmeter.errors import InputFormatError, InvalidScoreError
 from rankmeter.io.arrow import combined
 from rankmeter.io.tables import Qrels, Run
-from rankmeter.io.validate import check_finite
+from rankmeter.io.validate import UnreadableNumber, as_floats, check_finite
 
 
 def is_frame(obj: Any) -> bool:
@@ -42,7 +42,12 @@ def _column(frame: Any, name: str, qids: Any = None, dids: Any = None) -> np.nda
             raise _missing(frame, name, col.null_count, qids, dids)
         return np.asarray(col.to_numpy(zero_copy_only=False))
     series = frame[name]
-    nulls = int(series.null_count()) if hasattr(series, "null_count") else int(series.isna().sum())
+    try:
+        nulls = int(series.null_count()) if hasattr(series, "null_count") else int(series.isna().sum())
+    except ArithmeticError:  # pandas cannot test a Decimal signalling NaN for missing
+        raise InvalidScoreError(
+            f"column {name!r} holds a signalling NaN (Decimal('sNaN')); values must be numbers"
+        ) from None
     if nulls:
         raise _missing(frame, name, nulls, qids, dids)
     return np.asarray(series.to_numpy())
@@ -176,17 +181,12 @@ def _narrow_offsets(chunk: Any) -> Any:
 
 
 def _numbers(values: np.ndarray, name: str, qids: np.ndarray, dids: np.ndarray) -> np.ndarray:
+    """A value column as float64 under the TREC readers' number grammar (:func:`~rankmeter.io.validate.as_floats`)."""
     try:
-        return values.astype(np.float64)
-    except (TypeError, ValueError):
-        for row, value in enumerate(values):
-            try:
-                float(value)
-            except (TypeError, ValueError):
-                raise InvalidScoreError(
-                    f"row {row}: query '{qids[row]}', document '{dids[row]}': {name} {value!r} is not a number"
-                ) from None
-        raise
+        return as_floats(values)
+    except UnreadableNumber as exc:
+        at = f"row {exc.row}: query '{qids[exc.row]}', document '{dids[exc.row]}'"
+        raise InvalidScoreError(f"{at}: {name} {exc.describe()}") from None
 
 
 KNOWN_COLUMNS: dict[str, dict[str, tuple[str, ...]]] = {

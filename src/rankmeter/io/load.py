@@ -178,6 +178,8 @@ def as_pairs(obj: Any, what: str = "exclude", columns: Mapping[str, str] | None 
     if frames.is_frame(obj):
         qids, dids, mapping = frames.pair_columns(obj, columns, f"{what}_columns")
         return Qrels(qids, dids, np.ones(len(qids)), source=f"<{what} table>", columns=mapping)
+    if isinstance(obj, Mapping) and not any(obj.values()):  # nothing to exclude (or no candidates): no pairs
+        return Qrels(np.array([], dtype=str), np.array([], dtype=str), np.ones(0), source=f"<{what} dict>")
     if isinstance(obj, Qrels | str | os.PathLike | Mapping):
         return as_qrels(obj)
     raise InputFormatError(f"cannot read {what}= from {type(obj).__name__}: {_hint(obj, 'qrels')}")

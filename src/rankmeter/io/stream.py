@@ -9,7 +9,7 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
-from rankmeter.errors import InputFormatError, PolicyError, QueryOrderError, where
+from rankmeter.errors import InputFormatError, LimitError, PolicyError, QueryOrderError, where
 from rankmeter.io.tables import Run, id_at
 from rankmeter.io.trec import parse_run_block
 from rankmeter.io.validate import UTF8_BOM, check_no_nul, env_int, line_too_long, max_line_bytes
@@ -60,10 +60,10 @@ def max_query_bytes() -> int:
     return env_int("RANKMETER_MAX_QUERY_BYTES", DEFAULT_MAX_QUERY_BYTES)
 
 
-def _query_too_large(held: int, block: bytes, source: str, line: int) -> PolicyError:
+def _query_too_large(held: int, block: bytes, source: str, line: int) -> LimitError:
     match = _FIRST_FIELD.match(block)
     qid = (match.group(1) if match else b"").decode("utf-8", "surrogateescape")
-    return PolicyError(
+    return LimitError(
         f"{where(source, line)}query '{qid}' holds more than {held} bytes of lines, over the limit of "
         f"{max_query_bytes()} bytes for one query of a streamed run (set RANKMETER_MAX_QUERY_BYTES to raise it)"
     )

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from rankmeter.errors import PolicyError
+from rankmeter.errors import LimitError
 from rankmeter.io.validate import expansion_limit, max_gzip_ratio
 
 _BATCH_ROWS = 1 << 16
@@ -61,7 +61,7 @@ def read_batches_bounded(source: str, fmt: str) -> Any:
     for batch in batches:
         total += batch.nbytes
         if total > limit:
-            raise PolicyError(
+            raise LimitError(
                 f"{source}: expands to more than {limit} bytes in memory, {max_gzip_ratio()} times its size "
                 "(set RANKMETER_MAX_GZIP_RATIO to raise the limit)"
             )

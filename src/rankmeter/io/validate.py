@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from rankmeter.errors import InputFormatError, InvalidScoreError, PolicyError, where
+from rankmeter.errors import InputFormatError, InvalidScoreError, LimitError, PolicyError, where
 from rankmeter.io.tables import id_at
 
 
@@ -64,6 +64,73 @@ def first_unplain_number(tokens: np.ndarray) -> int | None:
         if not _PLAIN_NUMBER.fullmatch(str(token)):
             return row
     return None
+
+
+class UnreadableNumber(Exception):
+    """A value that is no number under :func:`as_float`'s grammar: its row and why (for a located error)."""
+
+    def __init__(self, row: int, value: object, reason: str) -> None:
+        super().__init__(f"row {row}: {reason}")
+        self.row, self.value, self.reason = row, value, reason
+
+    def describe(self) -> str:
+        """The value and the reason, e.g. ``'1_0' is not a number``; a long value is shortened."""
+        text = repr(self.value.item() if isinstance(self.value, np.generic) else self.value)
+        if len(text) > 40:
+            text = f"{text[:20]}...{text[-10:]} ({len(text)} characters)"
+        return f"{text} {self.reason}"
+
+
+def as_float(value: object, row: int = 0) -> float:
+    """One score or grade given as a Python object, read under the grammar of the TREC file readers.
+
+    Numbers (``bool``, ``int``, ``float``, ``Decimal``, NumPy numbers) are taken as they are; text
+    (``str``, ``bytes``) only when it is an ASCII decimal number, as in a TREC file (no ``1_0``, no
+    non-ASCII digits, no surrounding spaces). Complex numbers, other objects and integers beyond the
+    float range raise :class:`UnreadableNumber`. NaN and infinities pass: :func:`check_finite` names them.
+
+    >>> as_float("2.5"), as_float(3), as_float(b"-1e2")
+    (2.5, 3.0, -100.0)
+    >>> as_float("1_0")
+    Traceback (most recent call last):
+    ...
+    rankmeter.io.validate.UnreadableNumber: row 0: is not a number
+    >>> as_float(10**400)
+    Traceback (most recent call last):
+    ...
+    rankmeter.io.validate.UnreadableNumber: row 0: is beyond the float range; scores and grades must be finite numbers
+    """
+    if isinstance(value, bytes):
+        value = value.decode("ascii", "replace")
+    if isinstance(value, str):
+        if not _PLAIN_NUMBER.fullmatch(value):
+            raise UnreadableNumber(row, value, "is not a number")
+        return float(value)
+    if isinstance(value, complex | np.complexfloating):
+        raise UnreadableNumber(row, value, "is not a number (complex)")
+    try:
+        return float(value)  # type: ignore[arg-type]
+    except OverflowError:
+        raise UnreadableNumber(
+            row, value, "is beyond the float range; scores and grades must be finite numbers"
+        ) from None
+    except (TypeError, ValueError):
+        raise UnreadableNumber(row, value, "is not a number") from None
+
+
+def as_floats(values: np.ndarray) -> np.ndarray:
+    """A column of scores or grades as float64, each value read by :func:`as_float` (numeric columns at once).
+
+    >>> as_floats(np.array(["1", "2.5"], dtype=object)).tolist()
+    [1.0, 2.5]
+    >>> as_floats(np.array(["1", "\u0661"]))
+    Traceback (most recent call last):
+    ...
+    rankmeter.io.validate.UnreadableNumber: row 1: is not a number
+    """
+    if values.dtype.kind in "biuf":
+        return values.astype(np.float64)
+    return np.fromiter((as_float(v, row) for row, v in enumerate(values)), np.float64, len(values))
 
 
 def check_no_nul(data: bytes, source: str, first_line: int = 1) -> None:
@@ -129,9 +196,9 @@ def max_gzip_ratio() -> int:
     return env_int("RANKMETER_MAX_GZIP_RATIO", DEFAULT_MAX_GZIP_RATIO)
 
 
-def line_too_long(length: int, source: str, line: int, limit: int | None = None) -> PolicyError:
+def line_too_long(length: int, source: str, line: int, limit: int | None = None) -> LimitError:
     """The error for a line of ``length`` bytes or more, over ``limit`` (default :func:`max_line_bytes`)."""
-    return PolicyError(
+    return LimitError(
         f"{where(source, line)}line of {length} bytes or more, over the limit of "
         f"{max_line_bytes() if limit is None else limit} bytes "
         "(set RANKMETER_MAX_LINE_BYTES to raise it; is this a text file?)"
@@ -139,12 +206,12 @@ def line_too_long(length: int, source: str, line: int, limit: int | None = None)
 
 
 def check_line_lengths(data: bytes, source: str, first_line: int = 1, limit: int | None = None) -> None:
-    """Raise :class:`PolicyError` at the first line of ``data`` longer than ``limit`` (:func:`max_line_bytes`).
+    """Raise :class:`LimitError` at the first line of ``data`` longer than ``limit`` (:func:`max_line_bytes`).
 
     >>> check_line_lengths(b"1 0 a 1\\n1 0 long-document-id 1\\n", "qrels.txt", limit=8)
     Traceback (most recent call last):
     ...
-    rankmeter.errors.PolicyError: qrels.txt:2: line of 22 bytes or more, over the limit of 8 bytes ...
+    rankmeter.errors.LimitError: qrels.txt:2: line of 22 bytes or more, over the limit of 8 bytes ...
     """
     limit = max_line_bytes() if limit is None else limit
     if len(data) <= limit:
@@ -214,7 +281,7 @@ class _Bounded:
     def add(self, chunk: bytes) -> None:
         self.total += len(chunk)
         if self.limit is not None and self.total > self.limit:
-            raise PolicyError(f"{self.source}: {self.what}")
+            raise LimitError(f"{self.source}: {self.what}")
         self.parts.append(chunk)
         if not self.text_checks:
             return

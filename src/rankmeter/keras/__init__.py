@@ -9,12 +9,29 @@ the default) and :class:`Metric`, any of rankmeter's dense measures by name
 (``Metric("ndcg(gain=exp)@[5,10]")``, one value per cutoff).
 
 Everything is written with ``keras.ops`` (no copy to the host per batch);
-the backend is Keras's (``KERAS_BACKEND``). See docs/frameworks.md.
+the backend is Keras's (``KERAS_BACKEND``; ``pip install "rankmeter[keras-jax]"``,
+``[keras-torch]`` or ``[keras-tensorflow]`` installs Keras with one). See
+docs/frameworks.md.
 """
 
 from __future__ import annotations
 
-from rankmeter.keras.metrics import (
+import os
+
+try:
+    import keras  # noqa: F401
+except ModuleNotFoundError as exc:  # Keras imports its backend first: say which to install, in one line
+    if exc.name not in ("tensorflow", "jax", "torch"):
+        raise
+    backend = os.environ.get("KERAS_BACKEND", "tensorflow")
+    raise ModuleNotFoundError(
+        f"Keras's backend {exc.name!r} is not installed (KERAS_BACKEND={backend}): "
+        'pip install "rankmeter[keras-jax]" (or keras-torch, keras-tensorflow), '
+        "or set KERAS_BACKEND to an installed backend",
+        name=exc.name,
+    ) from None
+
+from rankmeter.keras.metrics import (  # noqa: E402
     DCG,
     NDCG,
     MeanAveragePrecision,

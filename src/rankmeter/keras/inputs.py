@@ -1,9 +1,10 @@
-"""keras-rs's input conventions, checked: ``y_true`` array or ``{"labels", "mask"}``, weights of three shapes.
+"""keras-rs's input conventions, checked: ``y_true`` array or ``{"labels", "mask"}``, weights of every shape it takes.
 
 Shapes are checked when the metric is traced or called (they are static);
-values (NaN or infinite scores and labels) only where the tensors are
-concrete -- eager calls, the PyTorch backend -- since a compiled step cannot
-raise on a value.
+values (NaN or infinite scores, labels and weights) raise where the tensors
+are concrete -- eager calls, the PyTorch backend; inside a compiled step,
+which cannot raise on a value, the list's value becomes NaN and so does the
+metric's result until it is reset.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ class Batch:
     valid: Tensor
     weights: Tensor
     batched: bool
+    bad: Tensor  # (batch,) bool: a list holding a NaN or infinite value (its value becomes NaN)
 
 
 def _shape(x: Tensor) -> tuple[int | None, ...]:
@@ -52,9 +54,28 @@ def _check_finite(x: Tensor, valid: Tensor, name: str) -> None:
     raise InvalidScoreError(f"{name}[{place}] is {value}; values must be finite numbers")
 
 
-def standardise(
-    y_true: Any, y_pred: Any, sample_weight: Any, dtype: str, *, mask_negative: bool, mask_zero_weight: bool
-) -> Batch:
+def _broadcast_weights(w: Tensor, shape: tuple[int | None, ...]) -> Tensor:
+    """keras-rs's weight shapes: a scalar, one per list ``(batch,)``, or any ``(batch, m)``-broadcastable rank 2.
+
+    Unbatched lists take a scalar or one weight per item.
+    """
+    w_shape = _shape(w)
+    if len(w_shape) == 1 and len(shape) == 2:
+        if w_shape[0] in (shape[0], None, 1):
+            return ops.expand_dims(w, 1)
+    elif len(w_shape) in (0, len(shape)) and all(
+        a in (b, 1, None) or b is None for a, b in zip(w_shape, shape, strict=False)
+    ):
+        return w
+    per_list = f"({shape[0]},), " if len(shape) == 2 else ""
+    example = f" (e.g. ({shape[0]}, 1))" if len(shape) == 2 else ""
+    raise InputFormatError(
+        f"sample_weight has shape {w_shape}; with y_true of shape {shape} it must be a scalar, {per_list}"
+        f"or broadcast to {shape}{example}"
+    )
+
+
+def standardise(y_true: Any, y_pred: Any, sample_weight: Any, dtype: str) -> Batch:
     """keras-rs's ``update_state`` inputs as a :class:`Batch`.
 
     Parameters
@@ -63,23 +84,20 @@ def standardise(
         Labels, shape ``(m,)`` or ``(batch, m)``, or ``{"labels": ..., "mask": ...}``.
     y_pred : tensor
         Scores, the shape of the labels.
-    sample_weight : None, scalar, ``(batch,)`` or ``(batch, m)``
-        (``(m,)`` for unbatched input: per item.)
+    sample_weight : None, scalar, ``(batch,)`` or rank 2 broadcasting to ``(batch, m)``
+        (``(batch, 1)``, ``(1, m)``, ...; ``(m,)`` for unbatched input: per item.)
     dtype : str
         The computation dtype.
-    mask_negative : bool
-        Whether labels < 0 leave the list (keras-rs) or stay as judged
-        non-relevant items (rankmeter).
-    mask_zero_weight : bool
-        Whether items of weight <= 0 leave the list (keras-rs).
 
     Raises
     ------
     InputFormatError
-        A missing ``"labels"`` key, a rank other than 1 or 2, or shapes that
-        differ (never broadcast).
+        A missing ``"labels"`` key, a rank other than 1 or 2, scores or mask of
+        another shape, or weights that do not broadcast.
     InvalidScoreError
-        A NaN or infinite score or label of an unmasked item (eager calls).
+        A NaN or infinite score, label or weight of an unmasked item (eager
+        calls; inside a compiled step the list's value becomes NaN instead,
+        ``Batch.bad``).
     """
     mask = None
     if isinstance(y_true, dict):
@@ -103,32 +121,19 @@ def standardise(
         valid = ops.cast(mask, "bool")
     weights = ops.ones(shape, dtype=dtype)
     if sample_weight is not None:
-        w = ops.cast(ops.convert_to_tensor(sample_weight), dtype)
-        w_shape = _shape(w)
-        if w_shape == ():
-            weights = weights * w
-        elif len(shape) == 2 and w_shape == (shape[0],):
-            weights = weights * ops.expand_dims(w, 1)
-        elif w_shape == shape:
-            weights = w
-        else:
-            per_list = f"({shape[0]},), " if len(shape) == 2 else ""
-            raise InputFormatError(
-                f"sample_weight has shape {w_shape}; with y_true of shape {shape} it must be a scalar, "
-                f"{per_list}or {shape}"
-            )
+        weights = weights * _broadcast_weights(ops.cast(ops.convert_to_tensor(sample_weight), dtype), shape)
     batched = len(shape) == 2
     if not batched:
         labels, scores, valid, weights = (ops.expand_dims(x, 0) for x in (labels, scores, valid, weights))
-    if mask_negative:
-        valid = ops.logical_and(valid, ops.greater_equal(labels, 0.0))
-    if mask_zero_weight:
-        valid = ops.logical_and(valid, ops.greater(weights, 0.0))
-    _check_finite(scores, valid, "y_pred")
     _check_finite(labels, valid, "y_true")
     _check_finite(weights, valid, "sample_weight")
+    broken = ops.logical_and(valid, ops.logical_not(ops.logical_and(ops.isfinite(labels), ops.isfinite(weights))))
+    # keras-rs's rule: labels < 0 (padding) and items of weight 0 leave the list
+    valid = ops.logical_and(valid, ops.logical_and(ops.greater_equal(labels, 0.0), ops.greater(weights, 0.0)))
+    _check_finite(scores, valid, "y_pred")
+    broken = ops.logical_or(broken, ops.logical_and(valid, ops.logical_not(ops.isfinite(scores))))
+    bad = ops.any(broken, axis=1)
     zero = ops.zeros_like(labels)
-    labels = ops.where(valid, labels, zero)
-    weights = ops.where(valid, weights, zero)
-    scores = ops.where(valid, scores, zero)
-    return Batch(labels, scores, valid, weights, batched)
+    finite = ops.logical_and(valid, ops.logical_not(ops.expand_dims(bad, 1)))
+    labels, weights, scores = (ops.where(finite, x, zero) for x in (labels, weights, scores))
+    return Batch(labels, scores, finite, weights, batched, bad)

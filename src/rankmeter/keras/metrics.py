@@ -58,9 +58,6 @@ def _check_k(k: Any) -> int | None:
 class RankingMetric(keras.metrics.Metric):  # type: ignore[misc]
     """Shared state and update of the rankmeter Keras metrics (one value per column)."""
 
-    mask_negative = True
-    mask_zero_weight = True
-
     def __init__(self, columns: list[str], ties: str, seed: Any = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         if ties == "trec":
@@ -90,17 +87,12 @@ class RankingMetric(keras.metrics.Metric):  # type: ignore[misc]
 
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
         """Add a batch: ``y_true`` labels or ``{"labels": ..., "mask": ...}``, ``y_pred`` scores of the same shape."""
-        batch = standardise(
-            y_true,
-            y_pred,
-            sample_weight,
-            self.dtype,
-            mask_negative=self.mask_negative,
-            mask_zero_weight=self.mask_zero_weight,
-        )
+        batch = standardise(y_true, y_pred, sample_weight, self.dtype)
         values, weights = self.per_list(batch)
-        self.total.assign_add(ops.sum(values * weights, axis=0))
-        self.count.assign_add(ops.sum(weights, axis=0))
+        broken = ops.expand_dims(batch.bad, 1)  # a list with a NaN or infinite value: the result becomes NaN
+        nan = ops.full_like(values, np.nan)
+        self.total.assign_add(ops.sum(ops.where(broken, nan, values * weights), axis=0))
+        self.count.assign_add(ops.sum(ops.where(broken, nan, weights), axis=0))
 
     def reset_state(self) -> None:
         """Forget every batch seen."""
@@ -108,7 +100,7 @@ class RankingMetric(keras.metrics.Metric):  # type: ignore[misc]
             variable.assign(ops.zeros(variable.shape, dtype=self.dtype))
 
     def result(self) -> Any:
-        """The weighted mean of the per-list values (0 before any list with a weight)."""
+        """The weighted mean of the per-list values (0 before any list with a weight; NaN after a non-finite value)."""
         return divide_no_nan(*self.sums())[0]
 
     def sums(self) -> tuple[Tensor, Tensor]:
@@ -307,11 +299,12 @@ class Metric(RankingMetric):
 
     ``Metric("ndcg(gain=exp)@[5,10]")`` reports one value per cutoff (a dict
     ``{"ndcg(gain=exp)@5": ..., "ndcg(gain=exp)@10": ...}``; a scalar for a
-    single value). On one batch the value equals
-    ``rankmeter.evaluate_arrays(y_true, y_pred, measures, mask=..., sample_weight=..., ties=..., empty=...)``:
-    negative labels stay in the list as judged non-relevant items, masked
-    items leave it, ``p@k`` divides by k, AP and recall by all relevant items
-    of the list.
+    single value). Every rankmeter.keras metric drops the same items:
+    masked ones, labels < 0 (the padding of ``model.fit``) and items of
+    weight 0, keras-rs's rule. On one batch the value equals
+    ``rankmeter.evaluate_arrays(y_true, y_pred, measures, mask=mask & (y_true >= 0), sample_weight=..., ties=...,
+    empty=...)``: ``p@k`` divides by k, AP and recall by all relevant items
+    of the list (AP weighted by item weights, as keras-rs's).
 
     Parameters
     ----------
@@ -335,9 +328,6 @@ class Metric(RankingMetric):
     >>> {k: round(float(v), 6) for k, v in m.result().items()}
     {'p@1': 0.5, 'p@2': 0.5}
     """
-
-    mask_negative = False
-    mask_zero_weight = False
 
     def __init__(
         self, measures: Any, ties: str = "expected", empty: str = "zero", seed: Any = None, **kwargs: Any
@@ -420,8 +410,10 @@ class Metric(RankingMetric):
             value = divide_no_nan(kernels.relevant_at(ranked, rel, cutoffs), ops.stack(sizes, axis=1))
         elif m.family == "r":
             value = divide_no_nan(kernels.relevant_at(ranked, rel, cutoffs), big_r)
-        elif m.family in ("map", "ap"):
-            value = divide_no_nan(kernels.precision_sum_at(ranked, rel, rel, cutoffs), big_r)
+        elif m.family in ("map", "ap"):  # keras-rs's item-weighted AP (plain AP with equal weights)
+            weighted = rel * batch.weights
+            total = ops.sum(weighted, axis=1, keepdims=True)
+            value = divide_no_nan(kernels.precision_sum_at(ranked, weighted, rel, cutoffs), total)
         else:
             value = kernels.first_hit_at(ranked, rel, cutoffs, reciprocal=m.family == "rr")
         return value, rel, count

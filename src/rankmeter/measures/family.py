@@ -10,6 +10,7 @@ these; this module imports neither.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from rankmeter.errors import MeasureSyntaxError
+from rankmeter.io.validate import UnreadableNumber, as_float
 from rankmeter.measures.params import GainTable, Jarvelin
 
 
@@ -38,10 +40,37 @@ class Param:
 
 
 def _number(text: str, source: str) -> float:
+    """A number in a measure name, under the TREC readers' grammar (ASCII decimal: no ``1_0``, no other digits)."""
     try:
-        return float(text)
-    except ValueError:
+        return as_float(text)
+    except UnreadableNumber:
         raise MeasureSyntaxError(f"measure {source!r}: {text!r} is not a number") from None
+
+
+def _finite_number(x: Any) -> bool:
+    """Whether ``x`` is a real number (not a bool) that a float holds finitely.
+
+    >>> _finite_number(2), _finite_number(10**400), _finite_number(float("nan")), _finite_number("2")
+    (True, False, False, False)
+    """
+    if isinstance(x, bool) or not isinstance(x, int | float | np.integer | np.floating):
+        return False
+    try:
+        return math.isfinite(float(x))
+    except OverflowError:
+        return False
+
+
+def _gain_table(entries: dict[Any, Any], texts: dict[Any, str], source: str) -> GainTable:
+    """A :class:`GainTable` whose grades and gains are all finite numbers (``texts``: each entry as written)."""
+    for grade, gain in entries.items():
+        for what, x in (("grade", grade), ("gain", gain)):
+            if not _finite_number(x):
+                raise MeasureSyntaxError(
+                    f"measure {source!r}: gain table entry {texts[grade]!r}: the {what} must be a finite number, "
+                    f"got {x!r}"
+                )
+    return GainTable.of(entries)
 
 
 def _check_min_rel(value: Any, family: str) -> float | None:
@@ -59,12 +88,14 @@ def _parse_gain(text: str, source: str) -> Any:
         return text
     if text.startswith("{") and text.endswith("}"):
         table: dict[float, float] = {}
+        texts: dict[float, str] = {}
         for item in filter(None, (t.strip() for t in text[1:-1].split(","))):
             if ":" not in item:
                 raise MeasureSyntaxError(f"measure {source!r}: gain table entry {item!r} must be grade:gain")
             k, v = item.split(":", 1)
-            table[_number(k.strip(), source)] = _number(v.strip(), source)
-        return GainTable.of(table)
+            grade = _number(k.strip(), source)
+            table[grade], texts[grade] = _number(v.strip(), source), item
+        return _gain_table(table, texts, source)
     raise MeasureSyntaxError(
         f"measure {source!r}: gain must be linear, exp or a table {{grade:gain,...}}, got {text!r}"
     )
@@ -74,7 +105,7 @@ def _check_gain(value: Any, family: str) -> Any:
     if isinstance(value, str):
         return _parse_gain(value, family)
     if isinstance(value, dict):
-        return GainTable.of(value)
+        return _gain_table(value, {k: f"{k!r}: {v!r}" for k, v in value.items()}, family)
     if isinstance(value, GainTable) or callable(value):
         return value
     raise MeasureSyntaxError(f"measure {family!r}: unsupported gain {value!r}")
@@ -86,8 +117,8 @@ def _parse_discount(text: str, source: str) -> Any:
     m = re.fullmatch(r"jarvelin(?:\(\s*([0-9.eE+-]+)\s*\))?", text)
     if m:
         base = _number(m.group(1), source) if m.group(1) else 2.0
-        if base <= 1:
-            raise MeasureSyntaxError(f"measure {source!r}: jarvelin base must be > 1, got {base}")
+        if not 1 < base < np.inf:
+            raise MeasureSyntaxError(f"measure {source!r}: jarvelin base must be > 1 and finite, got {base}")
         return Jarvelin(base)
     raise MeasureSyntaxError(f"measure {source!r}: discount must be log2 or jarvelin(b), got {text!r}")
 
@@ -137,8 +168,8 @@ STOP_GAIN = Param(
 
 def _check_gmax(value: Any, family: str) -> float:
     x = _number(value, family) if isinstance(value, str) else value
-    if isinstance(x, bool) or not isinstance(x, int | float | np.integer | np.floating) or not 0 < x < 1024:
-        raise MeasureSyntaxError(f"measure {family!r}: gmax must be a number in (0, 1024), got {value!r}")
+    if isinstance(x, bool) or not isinstance(x, int | float | np.integer | np.floating) or not 0 < x < np.inf:
+        raise MeasureSyntaxError(f"measure {family!r}: gmax must be a finite number > 0, got {value!r}")
     return float(x)
 
 

@@ -56,6 +56,10 @@ def _matching_paren(text: str, start: int) -> int:
     return -1
 
 
+MAX_CUTOFF = 2**63 - 1
+"""The largest cutoff: an int64, as the kernels hold cutoffs."""
+
+
 def _parse_cutoffs(text: str, source: str) -> tuple[tuple[int, ...], bool]:
     text = text.strip()
     list_form = text.startswith("[")
@@ -67,8 +71,12 @@ def _parse_cutoffs(text: str, source: str) -> tuple[tuple[int, ...], bool]:
         items = [text]
     cutoffs = []
     for item in items:
-        if not re.fullmatch(r"\d+", item):
+        if not re.fullmatch(r"[0-9]+", item):  # ASCII digits only, as in every number rankmeter reads
             raise MeasureSyntaxError(f"measure {source!r}: cutoff {item!r} is not a positive integer")
+        if len(item.lstrip("0")) > len(str(MAX_CUTOFF)) or int(item) > MAX_CUTOFF:
+            shown = item if len(item) <= 30 else f"{item[:12]}...({len(item)} digits)"
+            named = source if len(source) <= 60 else f"{source[:30]}...{source[-10:]}"
+            raise MeasureSyntaxError(f"measure {named!r}: cutoff {shown} is too large (at most {MAX_CUTOFF})")
         k = int(item)
         if k < 1:
             raise MeasureSyntaxError(f"measure {source!r}: cutoff must be >= 1, got {k}")

@@ -88,7 +88,8 @@ def gain_values(gain: Any, grades: np.ndarray) -> np.ndarray:
     if gain == "linear":
         return np.maximum(g, 0.0)
     if gain == "exp":
-        return np.where(g > 0, np.exp2(np.maximum(g, 0.0)) - 1.0, 0.0)
+        with np.errstate(over="ignore"):  # grades over 1023: inf, refused by the kernels with the query named
+            return np.where(g > 0, np.exp2(np.maximum(g, 0.0)) - 1.0, 0.0)
     return np.asarray(gain(g), dtype=np.float64)
 
 

@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from rankmeter.io.escaping import printable
+
 if TYPE_CHECKING:
     from rankmeter.stats.comparison import Comparison, PairRow
 
@@ -207,6 +209,10 @@ _MD_SPECIAL = str.maketrans(
         "*": "\\*",
         "_": "\\_",
         "`": "\\`",
+        "[": "\\[",
+        "]": "\\]",
+        "!": "\\!",
+        "~": "\\~",
         "&": "&amp;",
         "<": "&lt;",
         ">": "&gt;",
@@ -217,10 +223,15 @@ _MD_SPECIAL = str.maketrans(
 
 
 def _md_escape(text: str) -> str:
-    """A name as Markdown text in a table cell: emphasis, pipes and HTML escaped, line breaks as spaces.
+    """A name as Markdown text in a table cell: emphasis, pipes, links and HTML escaped, line breaks as spaces.
+
+    Link and image markup (``![t](https://evil.example/pixel.png)`` would make a viewer fetch the image)
+    is neutralised by escaping its brackets: without ``[...]`` there is no link.
 
     >>> print(_md_escape("<script>|a_b"))
     &lt;script&gt;\\|a\\_b
+    >>> print(_md_escape("![t](https://evil.example/pixel.png)"))
+    \\!\\[t\\](https://evil.example/pixel.png)
     """
     return text.translate(_MD_SPECIAL)
 
@@ -433,15 +444,17 @@ def render_rich(comparison: Comparison, *, details: bool = True) -> Any:
             text.append(f" {MARKER}" if cell.significant else "  ")
             text.append(f"\n[{fmt_value(cell.ci_low)}, {fmt_value(cell.ci_high)}]", style="dim")
             rendered.append(text)
-        table.add_row(Text(_label(comparison, name), style="italic" if name == comparison.baseline else ""), *rendered)
-    parts: list[Any] = [table, Text(legend(comparison), style="dim")]
+        label = Text(printable(_label(comparison, name)), style="italic" if name == comparison.baseline else "")
+        table.add_row(label, *rendered)
+    parts: list[Any] = [table, Text(legend(comparison, escape=printable), style="dim")]
     if details and comparison.pairs:
         headers, names = pair_columns(comparison)
         pair_table = Table(title="Pairs", title_justify="left", box=box.SIMPLE_HEAD, show_edge=False)
         for i, header in enumerate(headers):
             pair_table.add_column(header, justify="left" if i < names else "right", no_wrap=True)
         for pair in comparison.pairs:
-            pair_table.add_row(*pair_cells(pair, headers), style="bold" if pair.significant else "")
+            texts = [Text(printable(text)) for text in pair_cells(pair, headers)]  # text, never rich markup
+            pair_table.add_row(*texts, style="bold" if pair.significant else "")
         parts += [Text(""), pair_table]
     return Group(*parts)
 

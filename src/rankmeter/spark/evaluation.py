@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -115,6 +116,7 @@ def evaluate(
 
     sem = distributed_semantics(Semantics.build(semantics, "qrels", **options))
     parsed = parse_measures(measures)
+    pandas_warning_once()
     session = spark or SparkSession.getActiveSession() or local_session()
     n = partitions or int(str(session.conf.get("spark.sql.shuffle.partitions")))
     pairs = _pair_rows(session, exclude, candidates)
@@ -202,19 +204,48 @@ def _pair_rows(session: Any, exclude: Any, candidates: Any) -> tuple[Any, str | 
     return rows, ", ".join(sorted(names, key=lambda n: n != "given"))
 
 
+PANDAS_WARNING = "PySpark does not yet fully support pandas"
+"""The start of PySpark 4.x's warning about pandas >= 3, which it repeats from module to module."""
+
+PANDAS_WARNING_FILTER = f"ignore:{PANDAS_WARNING}:FutureWarning"
+"""The ``PYTHONWARNINGS`` entry that silences that warning in the Python workers."""
+
+_warned: list[bool] = []
+
+
+def pandas_warning_once() -> None:
+    """Say once per process what PySpark repeats (its own warning is silenced by ``import rankmeter.spark``)."""
+    import pandas as pd
+
+    if not _warned and int(pd.__version__.split(".")[0]) >= 3:
+        _warned.append(True)
+        warnings.warn(
+            f"pandas {pd.__version__}: PySpark does not fully support pandas >= 3.0.0 yet (PySpark's warning, "
+            "shown once)",
+            FutureWarning,
+            stacklevel=3,
+        )
+
+
 def local_session(master: str = "local[2]", partitions: int = 8) -> Any:
     """A local Spark session whose Python workers run this interpreter (no cluster needed).
 
     ``spark.sql.shuffle.partitions`` is set to ``partitions`` (Spark's 200
-    is meant for clusters); Arrow batches are enabled.
+    is meant for clusters); Arrow batches are enabled. PySpark's warning that
+    it does not fully support pandas >= 3 shows once (in this process), not
+    once per Python worker.
     """
     from pyspark.sql import SparkSession
 
+    pandas_warning_once()
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    # PySpark 4.x warns about pandas >= 3 in every Python worker it starts; the driver's warning is enough
+    worker_warnings = ",".join(filter(None, [os.environ.get("PYTHONWARNINGS"), PANDAS_WARNING_FILTER]))
     return (
         SparkSession.builder.master(master)
         .appName("rankmeter")
+        .config("spark.executorEnv.PYTHONWARNINGS", worker_warnings)
         .config("spark.sql.shuffle.partitions", str(partitions))
         .config("spark.sql.execution.arrow.pyspark.enabled", "true")
         .config("spark.ui.enabled", "false")

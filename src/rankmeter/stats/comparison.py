@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from rankmeter.errors import PolicyError
+from rankmeter.io.escaping import csv_quoting, spreadsheet_safe
 
 TABLES = ("pairs", "systems", "segment_pairs", "segment_systems")
 
@@ -263,11 +264,18 @@ class Comparison:
         columns, records = self._records(table)
         return pd.DataFrame.from_records(records, columns=columns)
 
-    def to_csv(self, table: str = "pairs") -> str:
-        """CSV text of the rows of one of :data:`TABLES` (header line first)."""
+    def to_csv(self, table: str = "pairs", *, safe: bool = False) -> str:
+        """CSV text of the rows of one of :data:`TABLES` (header line first).
+
+        With ``safe``, names a spreadsheet would run as formulas get a leading ``'``
+        (:func:`~rankmeter.io.escaping.spreadsheet_safe`; off by default: the names then do not read back).
+        """
         columns, records = self._records(table)
+        if safe:
+            records = [{k: spreadsheet_safe(v) if isinstance(v, str) else v for k, v in r.items()} for r in records]
         buf = io.StringIO()
-        writer = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n")
+        quoting = csv_quoting(r.values() for r in records)  # a name holding a lone CR: every field quoted
+        writer = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n", quoting=quoting)
         writer.writeheader()
         writer.writerows(records)
         return buf.getvalue()

@@ -2,11 +2,12 @@
 
 :class:`Metric` evaluates any rankmeter measure over the batches it was
 updated with, in torchmetrics's conventions (``indexes=`` query ids or dense
-rows, ``top_k``, ``empty_target_action``, ``ignore_index``; states gathered
-across ``torch.distributed`` processes); the ``Retrieval*`` classes are
-torchmetrics's names for the common ones. With torchmetrics installed every
-class is a ``torchmetrics.Metric``; without it, a plain class with the same
-methods. See docs/frameworks.md.
+rows, ``top_k``, ``empty_target_action``, ``ignore_index``, ``aggregation``;
+states gathered across ``torch.distributed`` processes). The ``Retrieval*``
+classes carry torchmetrics's names, constructor arguments and numbers
+(its formulas and quirks, :mod:`rankmeter.torch.peer`). With torchmetrics
+installed every class is a ``torchmetrics.Metric``; without it, a plain class
+with the same methods. See docs/frameworks.md.
 """
 
 from __future__ import annotations
@@ -14,21 +15,31 @@ from __future__ import annotations
 from rankmeter.torch.metrics import (
     EMPTY_TARGET_ACTIONS,
     Metric,
+    RetrievalAUROC,
+    RetrievalFallOut,
     RetrievalHitRate,
     RetrievalMAP,
     RetrievalMRR,
     RetrievalNormalizedDCG,
     RetrievalPrecision,
+    RetrievalPrecisionRecallCurve,
     RetrievalRecall,
+    RetrievalRecallAtFixedPrecision,
+    RetrievalRPrecision,
 )
 
 __all__ = [
     "EMPTY_TARGET_ACTIONS",
     "Metric",
+    "RetrievalAUROC",
+    "RetrievalFallOut",
     "RetrievalHitRate",
     "RetrievalMAP",
     "RetrievalMRR",
     "RetrievalNormalizedDCG",
     "RetrievalPrecision",
+    "RetrievalPrecisionRecallCurve",
+    "RetrievalRPrecision",
     "RetrievalRecall",
+    "RetrievalRecallAtFixedPrecision",
 ]

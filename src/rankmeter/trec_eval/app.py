@@ -9,6 +9,7 @@ from typing import TextIO
 
 from rankmeter._version import __version__
 from rankmeter.errors import RankmeterError
+from rankmeter.io.escaping import printable
 from rankmeter.stream import BLOCK_BYTES
 from rankmeter.trec_eval.engine import (
     NoQueriesError,
@@ -139,14 +140,14 @@ def run_trec_eval(argv: Sequence[str], stdout: TextIO | None = None, stderr: Tex
         stdout.write(render(table, per_query=opts.query, summary=opts.summary, reference=reference))
         return 0
     except TrecMeasureError as exc:
-        stderr.write(f"{exc}\n")
+        stderr.write(f"{printable(str(exc))}\n")
         return exc.status
     except NoQueriesError as exc:
-        stderr.write(f"{exc}\n")
+        stderr.write(f"{printable(str(exc))}\n")
         return 7
     except RankmeterError as exc:
         message = str(exc).split("; pass duplicates=")[0]  # the API's advice; the command line has no such option
-        stderr.write(f"rankmeter trec_eval: error: {message}\n")
+        stderr.write(f"rankmeter trec_eval: error: {printable(message)}\n")
         return 2
     except BrokenPipeError:  # pragma: no cover - e.g. piped into head
         return 0

@@ -7,13 +7,16 @@
 (0.95986, 0.916667)
 
 Entry points: :func:`evaluate_vectors` (every measure of the registry, tie-aware,
-plus precision/recall within a Hamming radius), :func:`pr_curve` and
+plus precision/recall within a Hamming radius), :func:`evaluate_embeddings`
+(user and item embeddings, every user ranking the whole catalogue, seen items
+excluded), :func:`pr_curve` and
 :func:`precision_at_k_curve` (arrays for plots), and the helpers
 :func:`hamming_distance` and :func:`relevance_matrix`. See docs/vectors.md.
 """
 
 from rankmeter.vectors.curves import Curve, pr_curve, precision_at_k_curve
 from rankmeter.vectors.distances import METRICS, hamming_distance
+from rankmeter.vectors.embeddings import evaluate_embeddings
 from rankmeter.vectors.evaluate import VECTOR_TIES, evaluate_vectors
 from rankmeter.vectors.relevance import RELEVANCE_RULES, relevance_matrix
 
@@ -22,6 +25,7 @@ __all__ = [
     "RELEVANCE_RULES",
     "VECTOR_TIES",
     "Curve",
+    "evaluate_embeddings",
     "evaluate_vectors",
     "hamming_distance",
     "pr_curve",

@@ -6,5 +6,7 @@
 (``array_api_compat.array_namespace``), so sorting, tie groups, gains,
 discounts and cutoffs run where the arrays are; only the per-query values
 come back to NumPy. Needs the ``array-api-compat`` package (the ``torch`` and
-``keras`` extras install it); NumPy input never comes here.
+``keras`` extras install it) for that; without it CPU arrays are read through
+NumPy and arrays on another device raise an error naming the package. NumPy
+input never comes here.
 """

@@ -24,7 +24,8 @@ Array = Any
 class Placement:
     """Where the arrays of one call live."""
 
-    xp: Any  # the array-API namespace (array_api_compat's wrapper for torch and CuPy, jax.numpy for JAX)
+    xp: Any  # the array-API namespace (array_api_compat's wrapper for torch and CuPy, jax.numpy for JAX); None
+    # without array-api-compat (CPU arrays, read through NumPy)
     device: Any  # the device object of the arrays
     library: str  # "torch", "jax" or "cupy"
 
@@ -57,10 +58,19 @@ class Placement:
         return np.asarray(host_array(x))
 
 
+def _device(library: str, x: Any, compat: Any) -> Any:
+    """The device of ``x``: array-api-compat's answer, else the library's own attribute."""
+    if compat is not None:
+        return compat.device(x)
+    return next(iter(x.devices())) if library == "jax" else x.device
+
+
 def placement(named: dict[str, Any]) -> Placement | None:
     """The placement of the foreign arrays among ``named`` (argument name -> value), or None when there are none.
 
-    Raises :class:`InputFormatError` when they come from two libraries or sit on two devices.
+    Raises :class:`InputFormatError` when they come from two libraries or sit on two devices. Without
+    ``array-api-compat``, CPU arrays get a placement without a namespace (NumPy reads them: ``xp`` is
+    None); arrays on another device raise ``ModuleNotFoundError`` naming the package to install.
 
     >>> placement({"y_true": [1, 0], "y_score": [0.5, 0.2]}) is None
     True
@@ -68,20 +78,29 @@ def placement(named: dict[str, Any]) -> Placement | None:
     foreign = {name: (array_library(x), x) for name, x in named.items() if array_library(x) is not None}
     if not foreign:
         return None
-    import array_api_compat
-
+    compat: Any
+    try:
+        import array_api_compat as compat
+    except ModuleNotFoundError:  # CPU arrays are read through NumPy without it
+        compat = None
     first_name, (library, first) = next(iter(foreign.items()))
-    xp = array_api_compat.array_namespace(first)
-    here = Placement(xp, array_api_compat.device(first), library or "")
+    xp = compat.array_namespace(first) if compat is not None else None
+    here = Placement(xp, _device(library or "", first, compat), library or "")
     for name, (lib, x) in foreign.items():
         if lib != library:
             raise InputFormatError(f"{first_name} is a {library} array but {name} is a {lib} array; pass one library")
-        other = Placement(xp, array_api_compat.device(x), lib or "")
+        other = Placement(xp, _device(lib or "", x, compat), lib or "")
         if other.device != here.device:
             raise InputFormatError(
                 f"{first_name} is on device {here.device_name} but {name} is on {other.device_name}; "
                 "move them to one device"
             )
+    if compat is None and not here.on_cpu:
+        raise ModuleNotFoundError(
+            f"{first_name} is a {library} array on {here.device_name}: evaluating it there needs array-api-compat "
+            '(pip install array-api-compat, or pip install "rankmeter[torch]")',
+            name="array_api_compat",
+        )
     return here
 
 
@@ -128,6 +147,17 @@ def _finite(where: Placement, a: Array, name: str, valid: Array) -> None:
     rows, cols = xp.nonzero(bad)
     row, col = int(rows[0]), int(cols[0])
     raise InvalidScoreError(f"{name}[{row}, {col}] is {float(a[row, col])}; values must be finite numbers")
+
+
+def removal_counts_on_device(where: Placement, t: Array, valid: Array) -> dict[str, int]:
+    """:func:`rankmeter.io.exclude.removal_counts` of rows on the device whose items left are ``valid``."""
+    xp = where.xp
+    relevant = t > 0
+    emptied = xp.logical_and(xp.any(relevant, axis=1), xp.logical_not(xp.any(xp.logical_and(relevant, valid), axis=1)))
+    return {
+        "items_excluded": int(xp.sum(xp.astype(xp.logical_not(valid), index_dtype(xp, where.device)))),
+        "queries_relevant_all_excluded": int(xp.sum(xp.astype(emptied, index_dtype(xp, where.device)))),
+    }
 
 
 def padded_rows(where: Placement, y_true: Any, y_score: Any) -> tuple[Array, Array, Array]:

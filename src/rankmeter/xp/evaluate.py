@@ -20,9 +20,11 @@ from rankmeter._version import __version__
 from rankmeter.aggregate import aggregate_column, apply_empty_policy, check_empty_policy
 from rankmeter.core.semantics import Semantics
 from rankmeter.errors import MeasureSyntaxError
+from rankmeter.io.exclude import is_sparse, removed_items
+from rankmeter.io.foreign import host_array
 from rankmeter.measures import FAMILIES, Measure
 from rankmeter.results import EvaluationResult
-from rankmeter.xp.arrays import Placement, checked_rows, working_dtype
+from rankmeter.xp.arrays import Placement, checked_rows, removal_counts_on_device, working_dtype
 from rankmeter.xp.kernels import KERNELS, Kernels, unsupported
 from rankmeter.xp.ranking import POLICIES, RankedRows
 
@@ -46,7 +48,9 @@ def route(where: Placement, measures: list[Measure], ties: str, sample_weight: A
     """
     out: dict[str, Any] = {"namespace": where.library, "device": where.device_name, "path": "device"}
     why = None
-    if ties not in POLICIES:
+    if where.xp is None:
+        why = "array-api-compat is not installed: NumPy reads the CPU arrays"
+    elif ties not in POLICIES:
         why = f"ties={ties!r} draws NumPy's random order"
     elif sample_weight is not None:
         why = "sample_weight is applied on the host"
@@ -72,11 +76,22 @@ def evaluate_on_device(
     measures: list[Measure],
     semantics: Semantics,
     metadata: dict[str, Any],
+    exclude: Any = None,
 ) -> EvaluationResult:
-    """Evaluate dense rows where they live (see :func:`rankmeter.evaluate_arrays`)."""
+    """Evaluate dense rows where they live (see :func:`rankmeter.evaluate_arrays`).
+
+    ``exclude=`` (a ``scipy.sparse`` matrix or a boolean array, True:
+    removed) is read on the host and joins the mask on the device; the
+    counts of removed items go to ``metadata`` as on the host path.
+    """
     check_empty_policy(semantics.empty)
     t, s, valid = checked_rows(where, y_true, y_score, mask)
     n, m = (int(d) for d in t.shape)
+    if exclude is not None:
+        gone = removed_items(None, exclude if is_sparse(exclude) else host_array(exclude), (n, m))
+        valid = where.xp.logical_and(valid, where.asarray(gone.keep_matrix()))
+    if mask is not None or exclude is not None:
+        metadata.update(removal_counts_on_device(where, t, valid))
     step = max(1, BLOCK_ITEMS // max(m, 1))
     blocks = ((t[a : a + step], s[a : a + step], valid[a : a + step]) for a in range(0, n, step))
     lengths = where.to_host(where.xp.sum(where.xp.astype(valid, where.xp.int32), axis=1)) if n else np.zeros(0)

@@ -20,6 +20,10 @@ Kekäläinen, SIGIR 2000); rankmeter normalises it by R like AP, which equals
 the paper's form when the whole database is ranked. Under ``expected`` ties
 the expectation of each product b_i * sum_{j<=i} g_j is exact
 (:meth:`Context.prefix_products`); AP is linear in those products.
+
+With item weights w (``sample_weight`` of dense input) AP is keras-rs's
+item-weighted AP, :math:`\sum_{i \le k} w_i b_i P@i / \sum_i w_i b_i`
+(plain AP when the weights of a list are equal).
 """
 
 from __future__ import annotations
@@ -28,12 +32,13 @@ import numpy as np
 
 from rankmeter.measures.base import Measure
 from rankmeter.measures.kernels.context import Context
+from rankmeter.measures.kernels.segments import segment_sum
 
 
-def _normalised(ctx: Context, measure: Measure, terms: np.ndarray) -> np.ndarray:
+def _normalised(ctx: Context, measure: Measure, terms: np.ndarray, weighted_r: np.ndarray | None = None) -> np.ndarray:
     cutoffs: list[int | None] = list(measure.cutoffs) if measure.cutoffs is not None else [None]
     sums = ctx.sums_at(terms / ctx.ranks, list(cutoffs))
-    big_r = ctx.num_relevant(measure.param("min_rel"))[:, None]
+    big_r = (ctx.num_relevant(measure.param("min_rel")) if weighted_r is None else weighted_r)[:, None]
     divisor = measure.param("divisor", "R")
     den = np.broadcast_to(big_r, sums.shape)
     if divisor == "min":
@@ -48,7 +53,13 @@ def _normalised(ctx: Context, measure: Measure, terms: np.ndarray) -> np.ndarray
 def average_precision(ctx: Context, measure: Measure) -> np.ndarray:
     """AP@k divided by R (``divisor="R"``), min(R, k) (``"min"``) or k (``"k"``); NaN when R = 0."""
     b = ctx.relevant(measure.param("min_rel"))
-    return _normalised(ctx, measure, ctx.prefix_products(b, b))
+    ranked = ctx.ranked
+    if ranked.item_weights is None or ranked.ideal_weights is None:
+        return _normalised(ctx, measure, ctx.prefix_products(b, b))
+    min_rel, grades = measure.param("min_rel"), ranked.ideal_grades
+    relevant = (grades > 0) if min_rel is None else (grades >= min_rel)
+    weighted_r = segment_sum(ranked.ideal_weights * relevant, ranked.ideal_offsets)  # keras-rs: sum of w * rel
+    return _normalised(ctx, measure, ctx.prefix_products(b * ranked.item_weights, b), weighted_r)
 
 
 def weighted_average_precision(ctx: Context, measure: Measure) -> np.ndarray:

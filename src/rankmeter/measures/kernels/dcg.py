@@ -21,14 +21,35 @@ from __future__ import annotations
 
 import numpy as np
 
+from rankmeter.errors import InvalidScoreError
 from rankmeter.measures.base import Measure
 from rankmeter.measures.kernels.context import Context
 from rankmeter.measures.kernels.segments import segment_positions, sort_segments_desc, sums_at_cutoffs
-from rankmeter.measures.params import discount_values, gain_values
+from rankmeter.measures.params import discount_values, format_number, gain_values
 
 
 def _cutoffs(measure: Measure) -> list[int | None]:
     return list(measure.cutoffs) if measure.cutoffs is not None else [None]
+
+
+def _finite(ctx: Context, measure: Measure, sums: np.ndarray, what: str) -> np.ndarray:
+    """``sums`` (one row per query), or :class:`InvalidScoreError` naming the first query whose gains overflow.
+
+    ``gain=exp`` gives 2^r - 1, beyond the float range from grade 1024 on (and a sum of large gains can be):
+    such a value is refused, never reported as 0 or NaN.
+    """
+    bad = ~np.isfinite(sums)
+    if bad.any():
+        row = int(np.flatnonzero(bad.any(axis=1) if sums.ndim == 2 else bad)[0])
+        ranked = ctx.ranked
+        grades = ranked.ideal_grades[ranked.ideal_offsets[row] : ranked.ideal_offsets[row + 1]]
+        top = f" (its highest grade is {format_number(float(grades.max()))})" if len(grades) else ""
+        raise InvalidScoreError(
+            f"measure {str(measure)!r}: query {str(ranked.query_ids[row])!r}: {what} is {sums[bad][0]}{top}; "
+            "gains must keep sums within the float range (gain=exp overflows from grade 1024: use gain=linear, "
+            "a gain table or smaller grades)"
+        )
+    return sums
 
 
 def _item_gains(ctx: Context, measure: Measure) -> np.ndarray:
@@ -40,7 +61,12 @@ def _item_gains(ctx: Context, measure: Measure) -> np.ndarray:
 
 
 def ideal_dcg(ctx: Context, measure: Measure, discounted: bool = True) -> np.ndarray:
-    """IDCG (or ICG) of every query at every cutoff: shape (Q, C)."""
+    """IDCG (or ICG) of every query at every cutoff: shape (Q, C); an overflow is refused, naming the query."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _finite(ctx, measure, _ideal_dcg(ctx, measure, discounted), "the ideal DCG")
+
+
+def _ideal_dcg(ctx: Context, measure: Measure, discounted: bool) -> np.ndarray:
     ranked = ctx.ranked
     gain = measure.param("gain", "linear")
     source = "retrieved" if measure.param("ideal", "judged") == "retrieved" and not ranked.ideal_is_list else "judged"
@@ -100,14 +126,18 @@ def _top_of_equal_segments(gains: np.ndarray, offsets: np.ndarray, cutoffs: list
 
 def cg(ctx: Context, measure: Measure) -> np.ndarray:
     """Cumulative gain of the top k (no discount)."""
-    return ctx.sums_at(ctx.tie_mean(_item_gains(ctx, measure)), list(_cutoffs(measure)))
+    with np.errstate(over="ignore"):  # refused by _finite, naming the query
+        sums = ctx.sums_at(ctx.tie_mean(_item_gains(ctx, measure)), list(_cutoffs(measure)))
+    return _finite(ctx, measure, sums, "CG")
 
 
 def dcg(ctx: Context, measure: Measure) -> np.ndarray:
     """Discounted cumulative gain of the top k."""
     gains = ctx.tie_mean(_item_gains(ctx, measure))
     discounts = ctx.discounts(measure.param("discount", "log2"))
-    return ctx.sums_at(gains * discounts, list(_cutoffs(measure)))
+    with np.errstate(over="ignore"):  # refused by _finite, naming the query
+        sums = ctx.sums_at(gains * discounts, list(_cutoffs(measure)))
+    return _finite(ctx, measure, sums, "DCG")
 
 
 def idcg(ctx: Context, measure: Measure) -> np.ndarray:

@@ -58,10 +58,17 @@ def stop_probability(gain: Any, gmax: float, grades: np.ndarray) -> np.ndarray:
     [0.0, 0.0625, 0.9375, 0.0]
     >>> stop_probability("linear", 2.0, np.array([1.0, 2.0])).tolist()
     [0.5, 1.0]
+
+    ``exp`` is computed as :math:`2^{g - g_{max}} - 2^{-g_{max}}`, which overflows for no grade up to
+    ``gmax`` however large (``err(gmax=1024)`` gives grade 1024 R = 1):
+
+    >>> stop_probability("exp", 1024.0, np.array([1024.0, 1023.0])).tolist()
+    [1.0, 0.5]
     """
     g = np.asarray(grades, dtype=np.float64)
     if gain == "exp":
-        return np.where(g > 0, (np.exp2(np.maximum(g, 0.0)) - 1.0) / np.exp2(gmax), 0.0)
+        with np.errstate(over="ignore"):  # a grade far above gmax: R = inf, refused by the caller
+            return np.where(g > 0, np.exp2(np.maximum(g, 0.0) - gmax) - np.exp2(-gmax), 0.0)
     if gain == "linear":
         return np.where(g > 0, g / gmax, 0.0)
     return np.asarray(gain(g), dtype=np.float64)
