@@ -32,6 +32,7 @@ FLOORS = {
     "rankmeter.evaluate": 6,
     "rankmeter.vectors": 6,
     "rankmeter.diversity": 6,
+    "rankmeter.beyond": 6,
     "rankmeter.partitions": 6,
     "rankmeter.trec_eval": 7,
     "rankmeter.ndeval": 7,

@@ -117,6 +117,29 @@ PEERS["gap"] = [("NTCIREVAL", "`GAP`, `GAP@k` (`-gap`)", "same")]
 PEERS["irbu"] = [("NTCIREVAL", "`iRBU@k` (`-rbup p`)", "same; gmax is the top `-g` level")]
 PEERS["mean_rank"] = [("PyKEEN", "`ArithmeticMeanRank`", "PyKEEN pools the ranks of all its ranking tasks")]
 PEERS["amri"] = [("PyKEEN", "`AdjustedArithmeticMeanRankIndex`", "per query here; PyKEEN's pooled value: measures.md")]
+# the beyond-accuracy families (docs/beyond-accuracy.md gives each definition and source)
+PEERS["catalog_coverage"] = [
+    ("RecBole", "`ItemCoverage`", "its number of items counts the padding id 0"),
+    ("rectools", "`CatalogCoverage(k, normalize=True)`", "same (`normalize=False`: the count)"),
+    ("MS Recommenders", "`catalog_coverage`", "divides by the training items (the default catalogue here)"),
+]
+PEERS["entropy"] = [("MS Recommenders", "`distributional_coverage`", "same")]
+PEERS["recbole_entropy"] = [("RecBole", "`ShannonEntropy`", "same")]
+PEERS["gini"] = [("RecBole", "`GiniIndex`", "same, over the catalogue given")]
+PEERS["personalization"] = [("recmetrics", "`personalization`", "same; recmetrics needs lists of one length")]
+PEERS["novelty"] = [
+    ("rectools", "`MeanInvUserFreq`", "same (cold items as seen by one user)"),
+    ("recmetrics", "`novelty`", "divides by its `n`, not by the list's length"),
+]
+PEERS["ms_novelty"] = [("MS Recommenders", "`novelty`", "same")]
+PEERS["ild"] = [
+    ("rectools", "`IntraListDiversity`", "its Hamming calculator: `ild(metric=hamming)`"),
+    ("MS Recommenders", "`diversity` (`item_feature_vector`)", "leaves users with one item out (0 here)"),
+]
+PEERS["arp"] = [("rectools", "`AvgRecPopularity`", "same"), ("RecBole", "`AveragePopularity`", "same")]
+PEERS["aplt"] = [("RecBole", "`TailPercentage`", "its tail: the `tail_ratio` least popular training items")]
+PEERS["ms_serendipity"] = [("MS Recommenders", "`serendipity` (`item_feature_vector`)", "same")]
+PEERS["rectools_serendipity"] = [("rectools", "`Serendipity`", "same")]
 
 
 def formulas() -> dict[str, str]:
@@ -146,6 +169,21 @@ def judgments(name: str) -> dict[str, Any]:
     return INTENT_QRELS if is_diversity(rankmeter.parse(example_measure(name))) else QRELS
 
 
+#: the side information of the list-reading families' examples (training interactions, features, catalogue)
+ITEMS_ARGS = (
+    "interactions={'u1': ['d1', 'd2', 'd4'], 'u2': ['d1', 'd3'], 'u3': ['d1', 'd5', 'd6']}, "
+    "features=[[1, 0], [0, 1], [1, 1], [2, 1], [1, 0], [1, 3], [0, 2]], "
+    "catalog=['d1', 'd2', 'd3', 'd4', 'd5', 'd6', 'd7'], groups=['x', 'x', 'y', 'y', 'x', 'y', 'x']"
+)
+
+
+def extra(name: str) -> dict[str, Any]:
+    """Keyword arguments of the example's call: ``items=`` for the families that read top-k lists."""
+    if FAMILIES[name].reads != "lists":
+        return {}
+    return {"items": eval(f"rankmeter.Items({ITEMS_ARGS})")}
+
+
 def qrels_lines(qrels: dict[str, Any]) -> str:
     """The example's qrels as TREC lines (``query intent docno grade`` for intent qrels)."""
     rows = []
@@ -164,19 +202,20 @@ def example_values(name: str) -> dict[str, float | None]:
     values: dict[str, float | None] = {}
     for ties in TIES:
         try:
-            values[ties] = float(rankmeter.evaluate(judgments(name), RUN, [m], ties=ties)[m])
+            values[ties] = float(rankmeter.evaluate(judgments(name), RUN, [m], ties=ties, **extra(name))[m])
         except PolicyError:
             values[ties] = None
     with tempfile.TemporaryDirectory() as tmp:
         qrels, run = Path(tmp) / "qrels.txt", Path(tmp) / "run.txt"
         qrels.write_text(qrels_lines(judgments(name)))
         run.write_text("".join(f"q1 Q0 {d} 0 {s} demo\n" for d, s in RUN["q1"].items()))
-        from_files = float(rankmeter.evaluate(str(qrels), str(run), [m])[m])
-    if values["trec"] is None or not math.isclose(from_files, values["trec"], rel_tol=0, abs_tol=1e-12):
+        from_files = float(rankmeter.evaluate(str(qrels), str(run), [m], **extra(name))[m])
+    both_nan = math.isnan(from_files) and values["trec"] is not None and math.isnan(values["trec"])  # one list
+    if values["trec"] is None or not (both_nan or math.isclose(from_files, values["trec"], rel_tol=0, abs_tol=1e-12)):
         raise ValueError(f"{m}: {from_files} from TREC files, {values['trec']} from dicts")
     lo, mid, hi = values["pessimistic"], values["expected"], values["optimistic"]
     # between the two bounds, whichever is higher (mean_rank and mpr: lower is better)
-    if None not in (lo, mid, hi) and not (min(lo, hi) - 1e-12 <= mid <= max(lo, hi) + 1e-12):  # type: ignore
+    if None not in (lo, mid, hi) and not both_nan and not (min(lo, hi) - 1e-12 <= mid <= max(lo, hi) + 1e-12):  # type: ignore
         raise ValueError(f"{m}: expected {mid} is not between pessimistic {lo} and optimistic {hi}")
     return values
 
@@ -185,7 +224,7 @@ def shuffles(name: str) -> bool:
     """Whether the family accepts ``ties="shuffle"`` (seeded random order inside tied groups)."""
     m = example_measure(name)
     try:
-        rankmeter.evaluate(judgments(name), RUN, [m], ties="shuffle", seed=0)
+        rankmeter.evaluate(judgments(name), RUN, [m], ties="shuffle", seed=0, **extra(name))
     except PolicyError:
         return False
     return True
@@ -249,7 +288,9 @@ def page(name: str) -> str:
         "import rankmeter",
         f"qrels = {qrels!r}",
         f"run = {RUN!r}",
-        f"rankmeter.evaluate(qrels, run, [{m!r}], ties='trec')[{m!r}]  # {values['trec']:.6f}",
+        *([f"items = rankmeter.Items({ITEMS_ARGS})"] if extra(name) else []),
+        f"rankmeter.evaluate(qrels, run, [{m!r}], ties='trec'{', items=items' if extra(name) else ''})[{m!r}]"
+        f"  # {values['trec']:.6f}",
         "```",
         "",
         "## Tie policies",

@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from rankmeter.core.semantics import Semantics
     from rankmeter.diversity import evaluate_diversity
     from rankmeter.evaluate import evaluate, evaluate_arrays, evaluate_lists
+    from rankmeter.io.items import Items
     from rankmeter.io.recsys import interactions, ranked_lists
     from rankmeter.io.tables import Qrels, Run
     from rankmeter.io.trec import read_qrels, read_run
@@ -87,6 +88,7 @@ _LAZY = {
     "read_run": ("rankmeter.io.trec", "read_run"),
     "ranked_lists": ("rankmeter.io.recsys", "ranked_lists"),
     "interactions": ("rankmeter.io.recsys", "interactions"),
+    "Items": ("rankmeter.io.items", "Items"),
     "report": ("rankmeter.report", None),
     "stats": ("rankmeter.stats", None),
     "vectors": ("rankmeter.vectors", None),
@@ -139,6 +141,7 @@ __all__ = [
     "GroupBy",
     "InputFormatError",
     "InvalidScoreError",
+    "Items",
     "Measure",
     "MeasureSyntaxError",
     "PolicyError",

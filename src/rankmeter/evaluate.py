@@ -43,7 +43,7 @@ from rankmeter.io.id_types import integer_query_ids
 from rankmeter.io.load import as_pairs, as_qrels, as_run
 from rankmeter.io.recsys import is_lists
 from rankmeter.io.tables import Qrels, Run
-from rankmeter.measures import Measure
+from rankmeter.measures import FAMILIES, Measure
 from rankmeter.measures.kernels.context import Context
 from rankmeter.pipeline import (
     MeasuresArg,
@@ -82,6 +82,7 @@ def evaluate(
     exclude: Any = None,
     candidates: Any = None,
     group_by: Any = None,
+    items: Any = None,
     **options: Unpack[SemanticsOptions],
 ) -> EvaluationResult: ...
 
@@ -101,6 +102,7 @@ def evaluate(
     exclude: Any = None,
     candidates: Any = None,
     group_by: Any = None,
+    items: Any = None,
     **options: Unpack[SemanticsOptions],
 ) -> SystemResults: ...
 
@@ -120,6 +122,7 @@ def evaluate(
     exclude: Any = None,
     candidates: Any = None,
     group_by: Any = None,
+    items: Any = None,
     **options: Unpack[SemanticsOptions],
 ) -> EvaluationResult: ...
 
@@ -138,6 +141,7 @@ def evaluate(
     exclude: Any = None,
     candidates: Any = None,
     group_by: Any = None,
+    items: Any = None,
     **options: Unpack[SemanticsOptions],
 ) -> EvaluationResult | SystemResults:
     """Evaluate a run (or several) against qrels.
@@ -203,6 +207,12 @@ def evaluate(
         or run table, or a :class:`rankmeter.GroupBy`. Each measure is then
         also aggregated per segment (:meth:`EvaluationResult.by_group`,
         ``metadata["groups"]``); see :mod:`rankmeter.segments`.
+    items : rankmeter.Items, optional
+        Side information for the beyond-accuracy measures (``novelty@10``,
+        ``ild@10``, ``gini@10``, ...; docs/beyond-accuracy.md): training
+        interactions, item features, catalogue, item groups. Those measures
+        read each user's top-k list of the run (after ``exclude``/``candidates``);
+        what was given is recorded as ``metadata["items"]``.
     **options
         Fields of :class:`~rankmeter.Semantics` given one by one (``ties=``,
         ``empty=``, ``missing=``, ``duplicates=``, ``depth=``,
@@ -241,6 +251,17 @@ def evaluate(
     """
     sem = Semantics.build(semantics, "qrels", **options)
     parsed = parse_measures(measures)
+    if items is not None or any(FAMILIES[m.family].reads == "lists" for m in parsed):
+        kwargs = {"qrels_columns": qrels_columns, "run_columns": run_columns, "threads": threads}
+        found = _evaluate_items(qrels, run, parsed, sem, items, candidate_choice(exclude, candidates), kwargs)
+        given = list(run.values()) if is_runs(run) else [run]
+        tables = [("qrels", qrels, qrels_columns)] if qrels is not None else []
+        tables += [("run", one, run_columns) for one in given]
+        if qrels is not None or not isinstance(given[0], list | tuple):  # integer ids as the qrels' (or run's)
+            kind, source, cols = tables[0]
+            if integer_query_ids(source, kind, cols):
+                found = _integer_ids(found)
+        return with_groups(found, group_by, parsed, tables=tables)
     if _diversity_call(parsed):
         if exclude is not None or candidates is not None:
             raise PolicyError("exclude= and candidates= do not apply to diversity measures (intent qrels)")
@@ -304,6 +325,38 @@ def _evaluate_one(
     if choice is not None and counts is not None:
         record(extra, choice.name, counts)
     return evaluate_ranked(ranked, parsed, empty=sem.empty, metadata=extra)
+
+
+def _integer_ids(found: EvaluationResult | SystemResults) -> EvaluationResult | SystemResults:
+    """``found`` with integer query ids (:func:`~rankmeter.results.with_integer_ids`), each system's too."""
+    if isinstance(found, SystemResults):
+        return SystemResults.of({name: with_integer_ids(one) for name, one in found.items()})
+    return with_integer_ids(found)
+
+
+def _evaluate_items(
+    qrels: Any, run: Any, parsed: list[Measure], sem: Semantics, items: Any, choice: Any, kw: dict[str, Any]
+) -> EvaluationResult | SystemResults:
+    """A call with beyond-accuracy measures (``items=``): accuracy from the qrels, the rest from the lists."""
+    if is_runs(run):
+        return SystemResults.of({str(k): _items_one(qrels, r, parsed, sem, items, choice, kw) for k, r in run.items()})
+    return _items_one(qrels, run, parsed, sem, items, choice, kw)
+
+
+def _items_one(
+    qrels: Any, run: Any, parsed: list[Measure], sem: Semantics, items: Any, choice: Any, kw: dict[str, Any]
+) -> EvaluationResult:
+    """One run of :func:`_evaluate_items`."""
+    from rankmeter.beyond import evaluate_with_items, reads_lists
+
+    accuracy = [m for m in parsed if m not in reads_lists(parsed)]
+    q = None if qrels is None and not accuracy else as_qrels(qrels, kw["qrels_columns"])
+    r = [as_run(s, kw["run_columns"]) for s in run] if isinstance(run, list | tuple) else as_run(run, kw["run_columns"])
+    one = isinstance(r, Run)  # several sampled runs: expected exposure only (evaluate_with_items says so)
+    acc = (
+        _evaluate_one(q, r, accuracy, sem, None, kw["threads"], choice) if q is not None and accuracy and one else None
+    )
+    return evaluate_with_items(q, r, parsed, items, sem, choice, acc)
 
 
 def _typed_and_grouped(

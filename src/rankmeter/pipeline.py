@@ -238,6 +238,11 @@ def evaluate_ranked(
     per_query_cutoffs: list[np.ndarray] = []
     for m in parsed:
         family = FAMILIES[m.family]
+        if family.reads == "lists":  # top-k lists and side information, not grades (rankmeter.beyond)
+            raise PolicyError(
+                f"{m}: a beyond-accuracy measure reads each user's top-k list and items=; "
+                "evaluate it with rankmeter.evaluate(qrels, run, ..., items=rankmeter.Items(...))"
+            )
         block = family.kernel(ctx, m)
         if m.cutoffs:
             cutoffs.update(m.cutoffs)

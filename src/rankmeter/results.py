@@ -267,6 +267,11 @@ class EvaluationResult(_TidyExport):
             from rankmeter.measures import parse
 
             measure = str(parse(measure))
+        if measure in self.metadata.get("list_set_measures", ()):
+            from rankmeter.errors import PolicyError
+
+            raise PolicyError(f"{measure} is a list-set value (one number for the whole set of lists, no per-user "
+                              f"value): read it as result.aggregate[{measure!r}]")  # fmt: skip
         return self.measure_names.index(measure)
 
     def by_query(self, measure: str) -> dict[Any, float]:

@@ -28,7 +28,7 @@ def _measure_names() -> list[str]:
     """Every measure family of the registry that reads qrels + run, with a cutoff where it takes one."""
     names = []
     for name, family in FAMILIES.items():
-        if name in DIVERSITY:  # intent qrels, another input
+        if name in DIVERSITY or family.reads == "lists":  # intent qrels; top-k lists and items=
             continue
         base = name + family.example
         if str(family.cutoff) == "required":

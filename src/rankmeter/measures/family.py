@@ -244,6 +244,10 @@ class Family:
     needs_relevant: bool = True  # False: defined without relevant documents (counts, judged@k)
     example: str = ""  # parameters an example must give: those with no default, e.g. "(max_rel=3)"
     pool: Kernel | None = None  # per-query weights of a pooled aggregate, shape (Q, C)
+    # "grades": the kernel reads RankedLists' grades; "lists": it reads the top-k item lists and the side
+    # information of rankmeter.Items (rankmeter.beyond), through a ListsContext
+    reads: str = "grades"
+    list_set: bool = False  # a value of the whole set of lists (coverage, Gini), no per-user value
 
     @property
     def is_count(self) -> bool:

@@ -11,7 +11,14 @@ used, and fills them from :func:`tables`; this module imports neither.
 
 from __future__ import annotations
 
-from rankmeter.measures import diversity_families, ir_families, peer_names, recsys_families, trec_families
+from rankmeter.measures import (
+    beyond_families,
+    diversity_families,
+    ir_families,
+    peer_names,
+    recsys_families,
+    trec_families,
+)
 from rankmeter.measures.family import (
     AP_DIVISOR,
     DISCOUNT,
@@ -244,9 +251,10 @@ def tables() -> tuple[dict[str, Family], dict[str, str]]:
         *diversity_families.FAMILIES,
         *ir_families.FAMILIES,
         *recsys_families.FAMILIES,
+        *beyond_families.FAMILIES,
     ]:
         if fam.name in families:
             raise RuntimeError(f"measure family {fam.name!r} registered twice")
         families[fam.name] = fam
     aliases = {**_CORE_ALIASES, **trec_families.ALIASES, **peer_names.ALIASES, **diversity_families.ALIASES}
-    return families, {**aliases, **ir_families.ALIASES, **recsys_families.ALIASES}
+    return families, {**aliases, **ir_families.ALIASES, **recsys_families.ALIASES, **beyond_families.ALIASES}

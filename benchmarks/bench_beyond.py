@@ -1,0 +1,165 @@
+"""Beyond-accuracy measures: their cost against a matrix product and against the accuracy table.
+
+1. ``ild@10`` for 138,000 users from 64-d item embeddings, against one batched matrix product of the
+   lists' embeddings (``E[top] @ E[top].T`` per user, the least a pairwise-distance computation does).
+   Timed twice: the kernel on lists already taken (``ListsContext``), and the whole ``rankmeter.evaluate``
+   call from a 2-D array of ids (reading the run, ordering, ids to catalogue rows included).
+2. W5's shape (138,000 users x top 100 from a 20,000-item catalogue, 10 held-out and 20 training items
+   per user): the whole beyond-accuracy table (coverage, entropy, Gini, novelty, ILD, personalization,
+   ARP, APLT, ACLT at 10) against the accuracy table (nDCG, recall, precision, MAP, MRR at 10), each one
+   ``rankmeter.evaluate`` call with ``exclude=`` the training pairs.
+
+3. ``--peers`` (run with the oracle environment's Python, ``tests_recsys_oracles/requirements.txt``, and
+   ``PYTHONPATH=src``): the same measures computed by rectools, Microsoft Recommenders and RecBole on
+   ``--peer-users`` users' top 10 (no training pair in a list: Microsoft Recommenders refuses them), each
+   peer's own functions against rankmeter's one ``evaluate`` call for the same names; values checked.
+
+    python benchmarks/bench_beyond.py [--users 138000] [--repeats 3] [--peers --peer-users 20000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+import rankmeter
+from rankmeter.io.items import Items
+from rankmeter.measures import parse
+from rankmeter.measures.kernels import beyond
+from rankmeter.measures.kernels.beyond_lists import ListsContext
+
+ACCURACY = ["ndcg@10", "r@10", "p@10", "map@10", "rr@10"]
+BEYOND = ["catalog_coverage@10", "entropy@10", "gini@10", "novelty@10", "ild@10", "personalization@10",
+          "arp@10", "aplt@10", "aclt@10"]  # fmt: skip
+
+
+def best(call: Callable[[], Any], repeats: int) -> tuple[float, Any]:
+    """The fastest of ``repeats`` timed calls after one warm-up call, and the last result."""
+    call()
+    times, out = [], None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        out = call()
+        times.append(time.perf_counter() - start)
+    return min(times), out
+
+
+def ild_part(n_users: int, repeats: int) -> None:
+    rng = np.random.default_rng(0)
+    n_items, dim = 20_000, 64
+    embeddings = rng.normal(size=(n_items, dim))
+    top = np.stack([rng.choice(n_items, 10, replace=False) for _ in range(n_users)])
+    items = Items(features=embeddings, catalog=np.arange(n_items).astype(str))
+    run = rankmeter.ranked_lists(top)
+    ctx = ListsContext.build(run, 10, items=items)
+    m = parse("ild@10")
+
+    def product() -> np.ndarray:
+        x = embeddings[top]
+        return np.matmul(x, x.transpose(0, 2, 1))
+
+    matmul, _ = best(product, repeats)
+    kernel, values = best(lambda: beyond.ild(ctx, m), repeats)
+    whole, res = best(lambda: rankmeter.evaluate(None, run, m, items=items), repeats)
+    x = embeddings[top] / np.linalg.norm(embeddings[top], axis=2, keepdims=True)
+    gram = np.matmul(x, x.transpose(0, 2, 1))
+    upper = np.triu_indices(10, 1)
+    check = (1 - gram[:, upper[0], upper[1]]).mean(axis=1)
+    assert np.allclose(values.ravel()[np.argsort(ctx.users.astype(int))], check, atol=1e-12)
+    assert abs(res["ild@10"] - check.mean()) < 1e-12
+    print(f"ild@10, {n_users} users, 64-d: batched matmul {matmul:.3f} s")
+    print(
+        f"  kernel {kernel:.3f} s ({kernel / matmul:.2f}x the matmul); evaluate() {whole:.3f} s ({whole / matmul:.2f}x)"
+    )
+
+
+def table_part(n_users: int, repeats: int) -> None:
+    rng = np.random.default_rng(1)
+    n_items, k = 20_000, 100
+    users = np.arange(n_users)
+    pop = rng.zipf(1.3, size=n_items * 4) % n_items
+    seen = np.stack([rng.choice(pop, 30) for _ in range(n_users)])
+    train = pd.DataFrame({"user_id": np.repeat(users, 20), "item_id": seen[:, :20].ravel()}).drop_duplicates()
+    test = pd.DataFrame({"user_id": np.repeat(users, 10), "item_id": seen[:, 20:].ravel()}).drop_duplicates()
+    top = (np.argsort(rng.random((n_users, 2 * k)), axis=1)[:, :k] + rng.integers(0, n_items, (n_users, 1))) % n_items
+    run = rankmeter.ranked_lists(top, users=users)
+    items = Items(interactions=train, features=rng.normal(size=(n_items, 64)), catalog=np.arange(n_items))
+    acc, a = best(lambda: rankmeter.evaluate(test, run, ACCURACY, exclude=train), repeats)
+    bey, b = best(lambda: rankmeter.evaluate(test, run, BEYOND, items=items, exclude=train), repeats)
+    print(f"W5 shape, {n_users} users x top {k}: accuracy table {acc:.2f} s, beyond-accuracy table {bey:.2f} s")
+    print(f"  beyond / accuracy = {bey / acc:.2f}x; {len(b.aggregate)} beyond values, {len(a.aggregate)} accuracy")
+
+
+def peers_part(n_users: int) -> None:
+    """The peers' own functions against one rankmeter call for the same measures (values must agree)."""
+    setattr(np, "float", float)  # noqa: B010  (RecBole 1.2.1 spells NumPy's removed aliases)
+    setattr(np, "bool", bool)  # noqa: B010
+    from recbole.evaluator import metrics as rb
+    from recommenders.evaluation import python_evaluation as ms
+    from rectools import Columns
+    from rectools.metrics import AvgRecPopularity, CatalogCoverage, MeanInvUserFreq
+
+    rng = np.random.default_rng(2)
+    n_items, k = 20_000, 10
+    pop = rng.zipf(1.3, size=n_items * 4) % n_items
+    train = pd.DataFrame({"user_id": np.repeat(np.arange(n_users), 20), "item_id": rng.choice(pop, 20 * n_users)})
+    train = train.drop_duplicates().reset_index(drop=True)
+    top = (np.argsort(rng.random((n_users, 2 * k)), axis=1)[:, :k] + rng.integers(0, n_items, (n_users, 1))) % n_items
+    reco = pd.DataFrame({"user_id": np.repeat(np.arange(n_users), k), "item_id": top.ravel(),
+                         "rank": np.tile(np.arange(1, k + 1), n_users)})  # fmt: skip
+    seen = reco.merge(train, how="left", indicator=True)["_merge"].to_numpy() == "both"
+    reco = reco[~seen].reset_index(drop=True)
+    reco["rank"] = reco.groupby("user_id").cumcount() + 1
+    full = reco.groupby("user_id")["item_id"].transform("size") == k  # RecBole's matrix: full lists
+    matrix = reco[full].sort_values(["user_id", "rank"])["item_id"].to_numpy().reshape(-1, k)
+    rt = {"user_id": Columns.User, "item_id": Columns.Item, "rank": Columns.Rank}
+    cols = {"col_user": "user_id", "col_item": "item_id"}
+    counts = train["item_id"].value_counts().to_dict()
+    contenders: dict[str, Callable[[], dict[str, float]]] = {
+        "rectools": lambda: {
+            "novelty@10": MeanInvUserFreq(k=k).calc(reco.rename(columns=rt), train.rename(columns=rt)),
+            "arp@10": AvgRecPopularity(k=k).calc(reco.rename(columns=rt), train.rename(columns=rt)),
+            "catalog_coverage@10": CatalogCoverage(k=k, normalize=True).calc(reco.rename(columns=rt), range(n_items)),
+        },
+        "Microsoft Recommenders": lambda: {
+            "ms_novelty@10": ms.novelty(train, reco, **cols),
+            "entropy@10": ms.distributional_coverage(train, reco, **cols),
+        },
+        "RecBole (full lists)": lambda: {
+            "gini@10": object.__new__(rb.GiniIndex).get_gini(matrix, n_items),
+            "recbole_entropy@10": object.__new__(rb.ShannonEntropy).get_entropy(matrix),
+            "arp@10": float(object.__new__(rb.AveragePopularity).get_pop(matrix, counts).mean()),
+        },
+    }
+    items = Items(interactions=train, catalog=np.arange(n_items))
+    for name, call in contenders.items():
+        peer, theirs = best(call, 1)
+        lists = reco if name != "RecBole (full lists)" else reco[full]
+        ours_time, res = best(lambda lists=lists, t=theirs: rankmeter.evaluate(None, lists, list(t), items=items), 1)
+        assert all(abs(res[m] - v) < 1e-9 for m, v in theirs.items()), (name, theirs, res.aggregate)
+        print(
+            f"{name:24} {peer:8.2f} s; rankmeter {ours_time:6.2f} s ({peer / ours_time:5.1f}x faster): {list(theirs)}"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--users", type=int, default=138_000)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--peers", action="store_true", help="only the peers' functions against rankmeter's")
+    parser.add_argument("--peer-users", type=int, default=20_000)
+    args = parser.parse_args()
+    if args.peers:
+        peers_part(args.peer_users)
+        return
+    ild_part(args.users, args.repeats)
+    table_part(args.users, args.repeats)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,189 @@
+"""The top-k item lists the beyond-accuracy kernels read: :class:`ListsContext`, built from a run.
+
+Each user's items are ordered by score, highest first; tied scores are ordered by the tie policy:
+``trec`` (item id descending), ``stable`` (input order) or ``shuffle`` (a seeded random order). Under
+``expected``, ``optimistic`` and ``pessimistic`` the top-k *set* is the same for every order of tied items
+unless a tied group straddles the cutoff: the set measures are then exact, and a straddling group (or,
+for a measure that reads positions, a tie inside the top k) is a PolicyError.
+
+>>> import numpy as np
+>>> from rankmeter.io.tables import Run
+>>> run = Run(np.array(["u2", "u1", "u1", "u1"]), np.array(["a", "a", "b", "c"]), np.array([1.0, 0.5, 0.9, 0.5]))
+>>> ctx = ListsContext.build(run, 2, ties="trec")
+>>> ctx.users.tolist(), ctx.universe.tolist(), ctx.codes.tolist(), ctx.lengths.tolist()
+(['u1', 'u2'], ['a', 'b', 'c'], [[1, 2], [0, -1]], [2, 1])
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from rankmeter.errors import PolicyError
+from rankmeter.io.items import Items
+from rankmeter.io.tables import Qrels, Run
+
+
+def _sorted_rank(text: np.ndarray) -> np.ndarray:
+    """The rank of each entry of ``text`` in sorted order (distinct entries)."""
+    rank = np.empty(len(text), dtype=np.int64)
+    rank[np.argsort(text, kind="stable")] = np.arange(len(text))
+    return rank
+
+
+def _in_order(user: np.ndarray, score: np.ndarray) -> bool:
+    """Whether each user's rows are together and strictly descending by score (nothing to order, no tie)."""
+    change = user[1:] != user[:-1]
+    blocks = int(change.sum()) + 1 if len(user) else 0
+    return blocks == np.count_nonzero(np.bincount(user)) and bool((change | (score[1:] < score[:-1])).all())
+
+
+def _order(run: Run, user: np.ndarray, score: np.ndarray, ties: str, seed: int | None) -> np.ndarray:
+    """Rows by user, score descending and the tie policy's order."""
+    if ties == "stable":
+        second = np.arange(len(user))
+    elif ties == "shuffle":
+        second = np.random.default_rng(seed).permutation(len(user))
+    else:  # trec's order (item id descending); the other policies check that the order of tied items does not matter
+        doc_ids = run.doc_ids.coded()
+        second = -_sorted_rank(doc_ids.dictionary.text().astype(str))[doc_ids.codes]
+    return np.lexsort((second, -score, user))
+
+
+def _distinct_items(run: Run, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct item ids of ``rows`` of the run, sorted, and each row's index into them."""
+    ids = run.doc_ids
+    if not ids.is_coded:
+        universe, inverse = np.unique(ids.take(rows).text().astype(str), return_inverse=True)
+        return universe, inverse.ravel()
+    present, inverse = np.unique(ids.codes[rows], return_inverse=True)  # integer codes: no string sort
+    text = ids.dictionary.text()[present].astype(str)
+    order = np.argsort(text, kind="stable")
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    return text[order], rank[inverse.ravel()]
+
+
+@dataclass
+class ListsContext:
+    """Each user's top ``k`` items as codes into :attr:`universe` (-1 pads shorter lists).
+
+    Attributes
+    ----------
+    users : ndarray of str, shape (U,)
+        Users with at least one item in the run, sorted.
+    codes : ndarray of int64, shape (U, k)
+    scores : ndarray of float64, shape (U, k)
+    universe : ndarray of str
+        The distinct recommended items, sorted.
+    ties : str
+    items : Items
+    truth : Qrels or None
+        The held-out interactions (grade > 0 is relevant), for measures that read relevance.
+    tied_inside : ndarray of bool, shape (U, k)
+        Whether the item at each position has the same score as the next item of its list.
+    """
+
+    users: np.ndarray
+    codes: np.ndarray
+    scores: np.ndarray
+    universe: np.ndarray
+    ties: str
+    tied_inside: np.ndarray
+    items: Items = field(default_factory=Items)
+    truth: Qrels | None = None
+    samples: list[ListsContext] = field(default_factory=list)  # several sampled rankings per user
+
+    @classmethod
+    def build(
+        cls,
+        run: Run,
+        k: int,
+        *,
+        ties: str = "trec",
+        seed: int | None = None,
+        items: Items | None = None,
+        truth: Qrels | None = None,
+    ) -> ListsContext:
+        """The top ``k`` of every user's list in ``run``."""
+        qdict = run.query_ids.dictionary.text().astype(str)
+        user = _sorted_rank(qdict)[run.query_ids.codes]
+        score = np.asarray(run.scores, dtype=np.float64)
+        order = None if _in_order(user, score) else _order(run, user, score, ties, seed)
+        if order is not None:
+            user, score = user[order], score[order]
+        starts = np.flatnonzero(np.r_[True, user[1:] != user[:-1]]) if len(user) else np.zeros(0, dtype=np.int64)
+        sizes = np.diff(np.r_[starts, len(user)])
+        pos = np.arange(len(user)) - np.repeat(starts, sizes)
+        tied_next = np.r_[(user[1:] == user[:-1]) & (score[1:] == score[:-1]), False]
+        keep = pos < k
+        n_users = len(starts)
+        by_id = np.argsort(user[starts], kind="stable")  # the users' blocks in id order
+        row = np.argsort(by_id)[np.repeat(np.arange(n_users), sizes)[keep]]
+        codes = np.full((n_users, k), -1, dtype=np.int64)
+        scores = np.full((n_users, k), np.nan)
+        tied = np.zeros((n_users, k), dtype=bool)
+        kept = np.flatnonzero(keep) if order is None else order[keep]
+        universe, inverse = _distinct_items(run, kept)
+        codes[row, pos[keep]] = inverse
+        scores[row, pos[keep]] = score[keep]
+        tied[row, pos[keep]] = tied_next[keep]
+        users = np.sort(qdict)[user[starts][by_id]] if n_users else np.zeros(0, dtype=str)
+        return cls(users, codes, scores, universe, ties, tied, items or Items(), truth)
+
+    @property
+    def lengths(self) -> np.ndarray:
+        """Items in each user's top k."""
+        return (self.codes >= 0).sum(axis=1)
+
+    def top(self, k: int, positional: bool = False, measure: str = "") -> np.ndarray:
+        """The codes of each user's top ``k`` (-1 pads), checked against the tie policy."""
+        if self.ties in ("expected", "optimistic", "pessimistic"):
+            straddle = self.tied_inside[:, k - 1] if k <= self.codes.shape[1] else np.zeros(len(self.users), bool)
+            inside = self.tied_inside[:, : k - 1].any(axis=1) if positional else np.zeros(len(self.users), bool)
+            bad = np.flatnonzero(straddle | inside)
+            if len(bad):
+                where = "straddle the cutoff" if straddle[bad[0]] else "lie inside the top k"
+                raise PolicyError(
+                    f"measure {measure!r}, user {str(self.users[bad[0]])!r}: tied items {where}, so the value "
+                    f"depends on their order; ties={self.ties!r} is not defined here, use ties='trec' or 'stable'"
+                )
+        return self.codes[:, :k]
+
+    @cached_property
+    def users_of(self) -> np.ndarray:
+        """Distinct training users of each universe item."""
+        return self.items.users_of(self.universe)
+
+    @cached_property
+    def rows_of(self) -> np.ndarray:
+        """Training interactions of each universe item."""
+        return self.items.rows_of(self.universe)
+
+    def held_out(self) -> Qrels:
+        """The held-out interactions (qrels); a PolicyError when the call gave none."""
+        if self.truth is None:
+            raise PolicyError("this measure reads the held-out interactions (qrels) as relevance")
+        return self.truth
+
+    @cached_property
+    def relevant(self) -> np.ndarray:
+        """Whether each listed item is a held-out relevant item of its user (grade > 0), shape (U, k)."""
+        out = np.zeros(self.codes.shape, dtype=bool)
+        self.held_out()
+        assert self.truth is not None
+        from rankmeter.core.candidates import member
+
+        rel = self.truth.relevance > 0
+        pairs = Qrels(self.truth.query_ids.text()[rel], self.truth.doc_ids.text()[rel], np.ones(int(rel.sum())))
+        u, p = np.nonzero(self.codes >= 0)
+        out[u, p] = member(self.users[u], self.universe[self.codes[u, p]], pairs)
+        return out
+
+    def first_user(self, codes: np.ndarray, bad: np.ndarray) -> Any:
+        """The user of the first item flagged in ``bad`` (a boolean over the universe) in ``codes``."""
+        hit = np.flatnonzero((bad[np.maximum(codes, 0)] & (codes >= 0)).any(axis=1))
+        return self.users[hit[0]] if len(hit) else None
