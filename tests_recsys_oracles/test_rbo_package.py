@@ -9,35 +9,22 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import rbo
-from tests.similarity.plain import prefix_plain
+from tests.similarity.plain import prefix_plain, random_lists, scores_of
 
 import rankmeter
 
 
-def _run(lists: dict[str, list[str]]) -> dict[str, dict[str, float]]:
-    return {q: {doc: float(len(docs) - i) for i, doc in enumerate(docs)} for q, docs in lists.items()}
-
-
-def _random_lists(rng: np.random.Generator, n: int) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
-    a, b = {}, {}
-    for q in range(n):
-        pool = [f"d{i}" for i in range(25)]
-        a[f"q{q}"] = list(rng.permutation(pool)[: rng.integers(1, 16)])
-        b[f"q{q}"] = list(rng.permutation(pool)[: rng.integers(1, 16)])
-    return a, b
-
-
 def test_rbo_ext_equals_the_rbo_package_on_uneven_tie_free_lists() -> None:
-    a, b = _random_lists(np.random.default_rng(1), 40)
+    a, b = random_lists(np.random.default_rng(1), 40)
     for p in (0.5, 0.9, 0.98):
-        res = rankmeter.similarity(_run(a), _run(b), f"rbo(p={p})")
+        res = rankmeter.similarity(scores_of(a), scores_of(b), f"rbo(p={p})")
         for q, value in res.by_query(f"rbo(p={p})").items():
             assert value == pytest.approx(rbo.RankingSimilarity(a[q], b[q]).rbo_ext(p=p), abs=1e-12)
 
 
 def test_prefix_and_even_extrapolation_equal_the_rbo_package_at_a_depth() -> None:
-    a, b = _random_lists(np.random.default_rng(2), 40)
-    res = rankmeter.similarity(_run(a), _run(b), ["rbo_prefix(p=0.8)@5", "rbo(p=0.8)@5"])
+    a, b = random_lists(np.random.default_rng(2), 40)
+    res = rankmeter.similarity(scores_of(a), scores_of(b), ["rbo_prefix(p=0.8)@5", "rbo(p=0.8)@5"])
     for q in a:
         k = min(5, len(a[q]), len(b[q]))
         if k < 5:  # the package stops at the shorter list; the prefix form goes on to depth 5

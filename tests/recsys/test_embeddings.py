@@ -142,20 +142,29 @@ def test_exact_ranks_at_any_cutoff() -> None:
     assert res.values.tolist() == [[0.0, 1.0, 1 / 899, 1 / np.log2(900)]]
 
 
-@settings(max_examples=30, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), share=st.floats(0.1, 0.6), ties=st.sampled_from(TIES))
-def test_property_random_splits_agree_on_dense_scores_embeddings_and_by_hand(
-    seed: int, share: float, ties: str
-) -> None:
-    """Random interactions split into train (excluded) and test (the truth): three routes give the same values."""
+def _random_split(
+    seed: int, share: float
+) -> tuple[np.random.Generator, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Integer embeddings of up to 9 users and 13 items, interactions split into train (a ``share``) and test."""
     rng = np.random.default_rng(seed)
     n, m = int(rng.integers(1, 10)), int(rng.integers(2, 14))
     users = rng.integers(-1, 2, (n, 2)).astype(np.float64)
     items = rng.integers(-1, 2, (m, 2)).astype(np.float64)
     interactions = rng.random((n, m)) < 0.5
     train = interactions & (rng.random((n, m)) < share)
-    train[np.arange(n), rng.integers(0, m, n)] = False
-    test = (interactions & ~train).astype(np.float64)
+    return rng, users, items, train, (interactions & ~train).astype(np.float64)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), share=st.floats(0.1, 0.6), ties=st.sampled_from(TIES))
+def test_property_random_splits_agree_on_dense_scores_embeddings_and_by_hand(
+    seed: int, share: float, ties: str
+) -> None:
+    """Random interactions split into train (excluded) and test (the truth): three routes give the same values."""
+    rng, users, items, train, test = _random_split(seed, share)
+    n = len(users)
+    train[np.arange(n), rng.integers(0, items.shape[0], n)] = False  # every user keeps an item
+    test = test * ~train
     measures = ["ndcg@3", "r@2", "map", "success@1", "rr"]
     scores = users @ items.T
     dense = rankmeter.evaluate_arrays(
@@ -261,14 +270,9 @@ def test_property_random_splits_agree_on_the_long_format_dense_scores_and_embedd
     which the two worlds lay out differently); users without a test item are run-only users in the long
     format, so they are compared where they have one.
     """
-    rng = np.random.default_rng(seed)
-    n, m = int(rng.integers(1, 10)), int(rng.integers(2, 14))
-    users = rng.integers(-1, 2, (n, 2)).astype(np.float64)
-    items = rng.integers(-1, 2, (m, 2)).astype(np.float64)
-    interactions = rng.random((n, m)) < 0.5
-    train = interactions & (rng.random((n, m)) < share)
-    interactions[0, 0], train[0, 0] = True, False  # a test item at least (empty qrels are an error)
-    test = (interactions & ~train).astype(np.float64)
+    _, users, items, train, test = _random_split(seed, share)
+    n, m = test.shape
+    train[0, 0], test[0, 0] = False, 1.0  # a test item at least (empty qrels are an error)
     measures = ["ndcg@3", "r@2", "map", "success@1", "rr"]
     scores = users @ items.T
     u_test, i_test = np.nonzero(test)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Iterator
+from typing import Any
 
 
 def overlap(s: list[object], t: list[object], d: int) -> int:
@@ -114,3 +115,18 @@ def rbo_equal_plain(sg: list[list[object]], lg: list[list[object]], p: float) ->
     f = l + s - x[l]
     high = (1 - p) / p * (sum(max_terms) + sum((2 * d - l - s + x[l]) / d * p**d for d in range(l + 1, f + 1))) + p**f
     return {"ext": ext, "min": low, "max": high}
+
+
+def scores_of(lists: dict[str, list[str]]) -> dict[str, dict[str, float]]:
+    """Ranked lists as a ``{query: {doc: score}}`` run: scores n, n - 1, ..., 1 down each list (no ties)."""
+    return {q: {doc: float(len(docs) - i) for i, doc in enumerate(docs)} for q, docs in lists.items()}
+
+
+def random_lists(rng: Any, n: int) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """Two runs of ``n`` queries: lists of 1 to 15 distinct documents of a pool of 25, of uneven lengths."""
+    a, b = {}, {}
+    for q in range(n):
+        pool = [f"d{i}" for i in range(25)]
+        a[f"q{q}"] = list(rng.permutation(pool)[: rng.integers(1, 16)])
+        b[f"q{q}"] = list(rng.permutation(pool)[: rng.integers(1, 16)])
+    return a, b

@@ -1,4 +1,4 @@
-"""RBO against the paper's formulas written out and brute force over tie orderings (the ``rbo`` package: tests_recsys_oracles)."""
+"""RBO against the paper's formulas written out and brute force over tie orderings (the rbo package: tests_recsys_oracles)."""
 
 from __future__ import annotations
 
@@ -10,26 +10,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankmeter
-from tests.similarity.plain import groups_of, orderings, rbo_equal_plain, rbo_plain
-
-
-def _run(lists: dict[str, list[str]]) -> dict[str, dict[str, float]]:
-    return {q: {doc: float(len(docs) - i) for i, doc in enumerate(docs)} for q, docs in lists.items()}
-
-
-def _random_lists(rng: np.random.Generator, n: int) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
-    a, b = {}, {}
-    for q in range(n):
-        pool = [f"d{i}" for i in range(25)]
-        a[f"q{q}"] = list(rng.permutation(pool)[: rng.integers(1, 16)])
-        b[f"q{q}"] = list(rng.permutation(pool)[: rng.integers(1, 16)])
-    return a, b
+from tests.similarity.plain import groups_of, orderings, random_lists, rbo_equal_plain, rbo_plain, scores_of
 
 
 def test_every_form_equals_the_formulas_written_out() -> None:
-    a, b = _random_lists(np.random.default_rng(3), 30)
+    a, b = random_lists(np.random.default_rng(3), 30)
     names = ["rbo(p=0.9)", "rbo_min(p=0.9)", "rbo_max(p=0.9)", "rbo_res(p=0.9)"]
-    res = rankmeter.similarity(_run(a), _run(b), names)
+    res = rankmeter.similarity(scores_of(a), scores_of(b), names)
     for q in a:
         plain = rbo_plain(a[q], b[q], 0.9)
         for name, form in zip(names, ("ext", "min", "max", "res"), strict=True):
@@ -59,7 +46,7 @@ def test_expected_is_the_mean_over_every_ordering_of_the_tied_items(name: str) -
     values = []
     for la in orderings(groups_of(TIED_A)):
         for lb in orderings(groups_of(TIED_B)):
-            values.append(rankmeter.similarity(_run({"q": la}), _run({"q": lb}), name, ties="stable")[name])
+            values.append(rankmeter.similarity(scores_of({"q": la}), scores_of({"q": lb}), name, ties="stable")[name])
     assert got == pytest.approx(sum(values) / len(values), abs=1e-12)
 
 
@@ -67,7 +54,7 @@ def test_max_and_res_of_expected_are_the_means_when_no_group_straddles_the_depth
     got = rankmeter.similarity({"q": TIED_A}, {"q": TIED_B}, ["rbo_max(p=0.9)", "rbo_res(p=0.9)"])
     for name in ("rbo_max(p=0.9)", "rbo_res(p=0.9)"):
         values = [
-            rankmeter.similarity(_run({"q": la}), _run({"q": lb}), name, ties="stable")[name]
+            rankmeter.similarity(scores_of({"q": la}), scores_of({"q": lb}), name, ties="stable")[name]
             for la in orderings(groups_of(TIED_A))
             for lb in orderings(groups_of(TIED_B))
         ]
