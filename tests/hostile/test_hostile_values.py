@@ -363,3 +363,12 @@ def test_semantics_refuse_seeds_and_depths_past_their_integer_type(field: str, v
 def test_the_largest_seed_and_depth_work() -> None:
     sem = rankmeter.Semantics(ties="shuffle", seed=2**64 - 1, depth=2**63 - 1)
     assert rankmeter.evaluate(QRELS, RUN, "rr", semantics=sem).aggregate["rr"] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("qrels", "where"),
+    [({"q": {"d": 1}}, "query 'q', intent 'd'"), ({"q": 3}, "query 'q'")],
+)
+def test_plain_qrels_for_a_diversity_measure_are_a_located_error(qrels: dict, where: str) -> None:
+    with pytest.raises(InputFormatError, match=rf"^intent qrels dict: {where}: expected \{{document: grade\}}, got"):
+        rankmeter.evaluate(qrels, {"q": {"d": 1.0}}, "alpha_ndcg@3")

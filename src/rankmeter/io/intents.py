@@ -172,6 +172,14 @@ def intent_qrels_from_dict(nested: Mapping[Any, Mapping[Any, Mapping[Any, Any]]]
     >>> list(zip(q.intent_ids.tolist(), q.doc_ids.tolist(), q.relevance.tolist()))
     [('a', 'd1', 1.0), ('a', 'd2', 0.0), ('b', 'd2', 1.0)]
     """
+    for q, intents in nested.items():
+        for i, docs in intents.items() if isinstance(intents, Mapping) else [(None, intents)]:
+            if not isinstance(docs, Mapping):
+                place = f"query '{q}'" if i is None else f"query '{q}', intent '{i}'"
+                raise InputFormatError(
+                    f"intent qrels dict: {place}: expected {{document: grade}}, got {docs!r}; diversity measures "
+                    "read {query: {intent: {document: grade}}} (plain qrels {query: {document: grade}} have no intents)"
+                )
     rows = [
         (str(q), str(i), str(d), g)
         for q, intents in nested.items()
