@@ -146,12 +146,22 @@ def check_no_nul(data: bytes, source: str, first_line: int = 1) -> None:
     at = data.find(b"\x00")
     if at < 0:
         return
-    start = data.rfind(b"\n", 0, at) + 1
-    end = data.find(b"\n", at)
-    line = data[start : len(data) if end < 0 else end].decode("utf-8", "surrogateescape")
-    number = first_line + data.count(b"\n", 0, at)
+    number, line = _line_at(data, at, first_line)
     raise InputFormatError(
         f"{where(source, number)}a NUL byte (\\x00) in {line[:200]!r}: ids and values cannot contain NUL"
+    )
+
+
+def _line_at(data: bytes, at: int, first_line: int) -> tuple[int, str]:
+    """The number and the text of the line of ``data`` holding byte ``at`` (``data``'s first line is ``first_line``).
+
+    >>> _line_at(b"a\\nbc\\nd", 3, 1)
+    (2, 'bc')
+    """
+    start = data.rfind(b"\n", 0, at) + 1
+    end = data.find(b"\n", at)
+    return first_line + data.count(b"\n", 0, at), data[start : len(data) if end < 0 else end].decode(
+        "utf-8", "surrogateescape"
     )
 
 
@@ -245,11 +255,7 @@ def check_line_ends(data: bytes, source: str, first_line: int = 1) -> None:
     found = _LONE_CR.search(data) if b"\r" in data else None
     if found is None:
         return
-    at = found.start()
-    start = data.rfind(b"\n", 0, at) + 1
-    end = data.find(b"\n", at)
-    line = data[start : len(data) if end < 0 else end].decode("utf-8", "surrogateescape")
-    number = first_line + data.count(b"\n", 0, at)
+    number, line = _line_at(data, found.start(), first_line)
     raise InputFormatError(
         f"{where(source, number)}a carriage return (\\r) not followed by a line "
         f"feed in {line[:200]!r}: lines must end with \\n or \\r\\n (convert the file, e.g. with tr '\\r' '\\n')"
