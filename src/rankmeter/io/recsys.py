@@ -39,8 +39,9 @@ _POWERS = np.array([10**p for p in range(1, 20)], dtype=np.uint64)
 def integer_ids(values: np.ndarray) -> IdColumn:
     """Integers as exact id text (``str(v)`` of each), built as UTF-8 buffers a digit position at a time.
 
-    NumPy's ``astype(str)`` and its UTF-8 encoding take about ten times as
-    long; pyarrow's cast needs ``pyarrow.compute`` (an import of 50-80 ms).
+    NumPy's ``astype(str)`` and its UTF-8 encoding take several times as long
+    (``benchmarks/bench_recsys_inputs.py``); pyarrow's cast needs
+    ``pyarrow.compute``, an import of its own.
 
     >>> integer_ids(np.array([0, -7, 1500, np.iinfo(np.int64).min])).tolist()
     ['0', '-7', '1500', '-9223372036854775808']
