@@ -91,10 +91,8 @@ def _ids(frame: Any, name: str, qids: Any = None) -> Any:
         series = frame[name]
         if series.isna().any():
             raise _missing(frame, name, int(series.isna().sum()), qids)
-        if series.dtype.kind in "iu":
-            from rankmeter.io.recsys import integer_ids
-
-            return integer_ids(series.to_numpy())
+        if series.dtype.kind in "iu":  # integers are coded without text (io.ids.integer_column)
+            return np.asarray(series.to_numpy(dtype=getattr(series.dtype, "numpy_dtype", series.dtype)))
         if series.dtype.kind == "f":
             return np.asarray(series.to_numpy()).astype(str)
         try:
@@ -106,7 +104,11 @@ def _ids(frame: Any, name: str, qids: Any = None) -> Any:
     if pa.types.is_dictionary(col.type):  # categorical / dictionary-encoded ids: their codes are used as they are
         if _is_text(col.type.value_type):
             return _text_dictionary(col)
-        col = col.cast(col.type.value_type)  # numbers with a dictionary: their text, as for plain numbers
+        if pa.types.is_integer(col.type.value_type):  # integer categories: their codes and distinct values
+            return combined(col)
+        col = col.cast(col.type.value_type)  # other numbers with a dictionary: their text, as for plain numbers
+    if pa.types.is_integer(col.type):
+        return np.asarray(combined(col).to_numpy(zero_copy_only=False))
     if pa.types.is_floating(col.type):
         return np.asarray(col.to_pylist()).astype(str)
     chunks = col.chunks if isinstance(col, pa.ChunkedArray) else [col]

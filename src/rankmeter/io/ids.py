@@ -5,8 +5,9 @@ string ``i`` being ``data[offsets[i]:offsets[i + 1]]`` (the layout of a
 pyarrow string array) -- or *coded*: a code per row into a plain dictionary
 of distinct ids. :func:`as_ids` builds one from whatever a reader has, once:
 a pyarrow column (the fast TREC reader, tables) lends its buffers without a
-copy; NumPy strings (dicts, the exact TREC parser, numeric ids) are encoded
-without importing pyarrow. The core then has one path for every id
+copy; NumPy strings (dicts, the exact TREC parser) are encoded without
+importing pyarrow; integers are coded by value and only their distinct
+values are written as text (:func:`integer_column`). The core then has one path for every id
 operation: keys and sort words read the buffers, interning reads the codes.
 
 Why this representation, measured on this machine (2 cores, Python 3.11):
@@ -253,8 +254,87 @@ def as_ids(col: Any, *, coded: bool = False) -> IdColumn:
     elif is_arrow(col):
         ids = _from_arrow(col, coded)
     else:
-        ids = IdColumn(text=np.asarray(col).astype(str, copy=False).reshape(-1))
+        values = np.asarray(col).reshape(-1)
+        if values.dtype.kind in "iu":
+            return integer_column(values)
+        ids = IdColumn(text=values.astype(str, copy=False))
     return ids.coded() if coded else ids
+
+
+INTEGER_SPAN = 1 << 16
+"""Integers spread over at most ``4 * rows + INTEGER_SPAN`` values are coded with a table of that span (no sort)."""
+
+
+def integer_column(values: np.ndarray) -> IdColumn:
+    """Integer ids as a coded column: a code per row into their distinct values, each written as text once.
+
+    The ids are the decimal text of the integers (``str(v)``), so an integer
+    id equals the same id read as text (``7`` and ``"7"``); only the distinct
+    values are ever written out. Integers over a narrow span (user and item
+    numbers) are coded through a table of the span, others by a sort.
+
+    Examples
+    --------
+    >>> ids = integer_column(np.array([30, 7, 30, -2]))
+    >>> ids.codes.tolist(), ids.dictionary.tolist(), ids.tolist()
+    ([2, 1, 2, 0], ['-2', '7', '30'], ['30', '7', '30', '-2'])
+    """
+    x = np.asarray(values).reshape(-1)
+    if not len(x):
+        return IdColumn(codes=np.zeros(0, np.int64), dictionary=IdColumn(np.zeros(1, np.int64), np.zeros(0, np.uint8)))
+    low, high = x.min(), x.max()
+    span = int(high) - int(low)
+    if span < 4 * len(x) + INTEGER_SPAN:
+        shifted = x - low if low else x  # within the span: no overflow in x's own type
+        present = np.zeros(span + 1, dtype=bool)
+        present[shifted] = True
+        code_of = np.cumsum(present) - 1
+        distinct = np.flatnonzero(present).astype(x.dtype) + low
+        return IdColumn(codes=code_of[shifted], dictionary=integer_text(distinct))
+    order = np.argsort(x, kind="stable")
+    ordered = x[order]
+    head = np.ones(len(ordered), dtype=bool)
+    np.not_equal(ordered[1:], ordered[:-1], out=head[1:])
+    codes = np.empty(len(x), dtype=np.int64)
+    codes[order] = np.cumsum(head) - 1
+    return IdColumn(codes=codes, dictionary=integer_text(ordered[head]))
+
+
+_POWERS = np.array([10**p for p in range(1, 20)], dtype=np.uint64)
+
+
+def integer_text(values: np.ndarray) -> IdColumn:
+    """Integers as exact id text (``str(v)`` of each), built as UTF-8 buffers a digit position at a time.
+
+    NumPy's ``astype(str)`` and its UTF-8 encoding take several times as long
+    (``benchmarks/bench_recsys_inputs.py``); pyarrow's cast needs
+    ``pyarrow.compute``, an import of its own.
+
+    >>> integer_text(np.array([0, -7, 1500, np.iinfo(np.int64).min])).tolist()
+    ['0', '-7', '1500', '-9223372036854775808']
+    """
+    x = np.asarray(values).reshape(-1)
+    if x.dtype.kind == "u":
+        magnitude = x.astype(np.uint64)
+        negative = np.zeros(len(x), dtype=bool)
+    else:
+        x = x.astype(np.int64)
+        negative = x < 0
+        magnitude = np.where(negative, -(x + 1), x).astype(np.uint64) + negative.astype(np.uint64)  # |min| too
+    digits = np.searchsorted(_POWERS, magnitude, side="right") + 1
+    offsets = np.zeros(len(x) + 1, dtype=np.int64)
+    np.cumsum(digits + negative, out=offsets[1:])
+    data = np.empty(int(offsets[-1]), dtype=np.uint8)
+    ends = offsets[1:] - 1
+    small = int(magnitude.max()) < 2**63 if len(x) else True  # int64 arithmetic is quicker than uint64's
+    rest = magnitude.astype(np.int64) if small else magnitude.copy()
+    ten = rest.dtype.type(10)
+    for position in range(int(digits.max()) if len(x) else 0):
+        here = digits > position
+        data[ends[here] - position] = (rest[here] % ten).astype(np.uint8) + 48
+        rest //= ten
+    data[offsets[:-1][negative]] = ord("-")
+    return IdColumn(offsets, data)
 
 
 def _from_arrow(col: Any, coded: bool) -> IdColumn:
@@ -266,6 +346,9 @@ def _from_arrow(col: Any, coded: bool) -> IdColumn:
             raise ValueError("id columns must be without nulls")
         codes = np.frombuffer(col.indices.buffers()[1], dtype=col.type.index_type.to_pandas_dtype())
         codes = codes[col.offset : col.offset + len(col)]
+        if pa.types.is_integer(col.dictionary.type):  # integer values: coded without text, as integer_column
+            values = integer_column(np.asarray(col.dictionary.to_numpy(zero_copy_only=False)))
+            return IdColumn(codes=values.codes[codes], dictionary=values.dictionary)
         dictionary = _plain_arrow(col.dictionary)
         distinct = _coded_text(dictionary.text())
         if len(distinct.dictionary) != len(dictionary):  # a dictionary that repeats a value

@@ -24,50 +24,13 @@ from typing import Any
 import numpy as np
 
 from rankmeter.errors import InputFormatError, where
-from rankmeter.io.ids import IdColumn
+from rankmeter.io.ids import integer_text as integer_ids  # noqa: F401  (the writer of integer ids' text)
 from rankmeter.io.tables import Qrels, Run
 
 LIST_TYPES = (list, tuple, np.ndarray, Set)
 """What a dict value may be to read the dict as lists of items: a run's ranked list, or a user's relevant items."""
 RANKED_COLUMNS = {"query_id": "<user>", "doc_id": "<item>", "rank": "<position in the list>"}
 """The ``columns`` recorded for a run read from lists (``metadata["run_columns"]``): its scores are ``-rank``."""
-
-
-_POWERS = np.array([10**p for p in range(1, 20)], dtype=np.uint64)
-
-
-def integer_ids(values: np.ndarray) -> IdColumn:
-    """Integers as exact id text (``str(v)`` of each), built as UTF-8 buffers a digit position at a time.
-
-    NumPy's ``astype(str)`` and its UTF-8 encoding take several times as long
-    (``benchmarks/bench_recsys_inputs.py``); pyarrow's cast needs
-    ``pyarrow.compute``, an import of its own.
-
-    >>> integer_ids(np.array([0, -7, 1500, np.iinfo(np.int64).min])).tolist()
-    ['0', '-7', '1500', '-9223372036854775808']
-    """
-    x = np.asarray(values).reshape(-1)
-    if x.dtype.kind == "u":
-        magnitude = x.astype(np.uint64)
-        negative = np.zeros(len(x), dtype=bool)
-    else:
-        x = x.astype(np.int64)
-        negative = x < 0
-        magnitude = np.where(negative, -(x + 1), x).astype(np.uint64) + negative.astype(np.uint64)  # |min| too
-    digits = np.searchsorted(_POWERS, magnitude, side="right") + 1
-    offsets = np.zeros(len(x) + 1, dtype=np.int64)
-    np.cumsum(digits + negative, out=offsets[1:])
-    data = np.empty(int(offsets[-1]), dtype=np.uint8)
-    ends = offsets[1:] - 1
-    small = int(magnitude.max()) < 2**63 if len(x) else True  # int64 arithmetic is quicker than uint64's
-    rest = magnitude.astype(np.int64) if small else magnitude.copy()
-    ten = rest.dtype.type(10)
-    for position in range(int(digits.max()) if len(x) else 0):
-        here = digits > position
-        data[ends[here] - position] = (rest[here] % ten).astype(np.uint8) + 48
-        rest //= ten
-    data[offsets[:-1][negative]] = ord("-")
-    return IdColumn(offsets, data)
 
 
 def is_lists(mapping: Mapping[Any, Any]) -> bool:
@@ -180,7 +143,8 @@ def ranked_lists(items: Any, users: Any = None, *, item_ids: Any = None, pad: An
     counts = valid.sum(axis=1)
     flat = arr[valid]
     if item_ids is not None:
-        vocab = np.asarray(item_ids).astype(str).reshape(-1)
+        vocab = np.asarray(item_ids).reshape(-1)
+        vocab = vocab if vocab.dtype.kind in "iu" else vocab.astype(str)
         outside = (flat < 0) | (flat >= len(vocab)) if flat.dtype.kind in "iu" else np.ones(len(flat), dtype=bool)
         if outside.any():
             at = int(np.argmax(outside))
@@ -191,11 +155,11 @@ def ranked_lists(items: Any, users: Any = None, *, item_ids: Any = None, pad: An
             )
         text: Any = vocab[flat]
     else:
-        text = integer_ids(flat) if flat.dtype.kind in "iu" else flat.astype(str)
+        text = flat if flat.dtype.kind in "iu" else flat.astype(str)  # integers are coded without text
     ranks = np.broadcast_to(np.arange(1, k + 1), arr.shape)[valid]
     repeated = np.repeat(user_text, counts)
     return Run(
-        integer_ids(repeated) if repeated.dtype.kind in "iu" else repeated,
+        repeated,
         text,
         -ranks.astype(np.float64),
         source="<ranked lists>",
@@ -243,10 +207,11 @@ def interactions(matrix: Any, users: Any = None, items: Any = None, *, source: s
 
 
 def _id_vector(ids: Any, size: int, name: str, axis: str, source: str) -> np.ndarray:
-    """``ids`` as text, checked to hold one id per row (column) of a matrix; None: the positions."""
+    """``ids`` (integers as they are, others as text), checked to hold one id per row (column); None: the positions."""
     if ids is None:
-        return np.arange(size).astype(str)
-    text = np.asarray(ids).astype(str).reshape(-1)
+        return np.arange(size)
+    text = np.asarray(ids).reshape(-1)
+    text = text if text.dtype.kind in "iu" else text.astype(str)
     if len(text) != size:
         raise InputFormatError(f"{source}: the matrix has {size} {axis} but {name}= has {len(text)} ids")
     return text

@@ -1,0 +1,150 @@
+"""Integer ids are coded without text and give the values of the same ids written as text, bit for bit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import rankmeter
+from rankmeter.io.ids import INTEGER_SPAN, as_ids, integer_column
+
+MEASURES = ["ndcg@10", "map", "rr", "p@5", "r@20", "num_rel_ret", "map(divisor=min)@10", "success@3"]
+
+
+def _as_text(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame.assign(**{c: frame[c].astype(str) for c in ("user_id", "item_id")})
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        np.array([30, 7, 30, -2, 0, 10, 9], dtype=np.int32),  # a narrow span: coded through a table
+        np.array([2**62, -(2**63), 5, 2**62, 10**18], dtype=np.int64),  # a wide one: coded by a sort
+        np.array([2**64 - 1, 2**63, 1, 2**63], dtype=np.uint64),  # beyond int64
+        np.array([255, 0, 255], dtype=np.uint8),
+    ],
+)
+def test_integer_column_holds_the_decimal_text_of_each_value(values: np.ndarray) -> None:
+    ids = integer_column(values)
+    assert ids.is_coded
+    assert ids.tolist() == [str(v) for v in values.tolist()]
+    assert sorted(ids.dictionary.tolist(), key=int) == [str(v) for v in sorted(set(values.tolist()))]
+    assert ids.dictionary.tolist()[0] == str(min(values.tolist()))  # the dictionary in numeric order
+    assert as_ids(values).tolist() == ids.tolist()
+
+
+def test_integer_column_of_no_rows() -> None:
+    ids = integer_column(np.zeros(0, dtype=np.int64))
+    assert len(ids) == 0 and ids.tolist() == [] and len(ids.dictionary) == 0
+
+
+def test_booleans_and_floats_stay_text_ids() -> None:
+    # bool is not an integer id: NumPy's text of it, as before
+    assert as_ids(np.array([True, False])).tolist() == ["True", "False"]
+    # a float id is its text: 1.0 is the id "1.0", which the integer 1 does not match
+    qrels = pd.DataFrame({"user_id": [1, 1], "item_id": [1, 2], "relevance": [1, 1]})
+    run = pd.DataFrame({"user_id": [1, 1], "item_id": [1.0, 2.0], "score": [2.0, 1.0]})
+    assert rankmeter.evaluate(qrels, run, "num_rel_ret")["num_rel_ret"] == 0
+
+
+def test_an_integer_id_matches_its_text_and_nothing_else() -> None:
+    # qrels with integer item ids, run with text ids: 7 is "7", never "07" or "7.0"
+    qrels = pd.DataFrame({"user_id": [1, 1, 1], "item_id": [7, 10, 9], "relevance": [1, 1, 0]})
+    run = pd.DataFrame({"user_id": ["1"] * 4, "item_id": ["07", "7.0", "7", "10"], "score": [4.0, 3.0, 2.0, 1.0]})
+    res = rankmeter.evaluate(qrels, run, ["num_rel_ret", "rr"])
+    assert res["num_rel_ret"] == 2
+    assert res["rr"] == 1 / 3
+    assert res.query_ids.tolist() == [1]
+
+
+def test_ties_are_broken_by_the_ids_text_order_as_for_text_ids() -> None:
+    # equal scores: trec_eval order is docno descending as strings, so "9" ranks above "10"
+    qrels = pd.DataFrame({"user_id": [1, 1], "item_id": [10, 9], "relevance": [1, 0]})
+    run = pd.DataFrame({"user_id": [1, 1], "item_id": [10, 9], "score": [1.0, 1.0]})
+    assert rankmeter.evaluate(qrels, run, "rr")["rr"] == 0.5
+    assert rankmeter.evaluate(_as_text(qrels), _as_text(run), "rr")["rr"] == 0.5
+
+
+def test_integer_categories_are_read_as_their_integers() -> None:
+    qrels = pd.DataFrame({"user_id": [3, 3, 4], "item_id": [10, 9, 10], "relevance": [1, 1, 1]})
+    run = pd.DataFrame({"user_id": [3, 3, 4, 4], "item_id": [9, 10, 10, 2], "score": [1.0, 1.0, 2.0, 1.0]})
+    categorical = run.assign(item_id=run["item_id"].astype("category"), user_id=run["user_id"].astype("category"))
+    plain = rankmeter.evaluate(qrels, run, MEASURES)
+    assert rankmeter.evaluate(qrels, categorical, MEASURES).aggregate == plain.aggregate
+    assert rankmeter.evaluate(_as_text(qrels), _as_text(run), MEASURES).aggregate == plain.aggregate
+
+
+def _frames(draw: st.DrawFn) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    wide = draw(st.booleans())
+    high = 2**62 if wide else draw(st.integers(3, 40))
+    ints = st.integers(-high if wide else -3, high)
+    users = draw(st.lists(ints, min_size=1, max_size=6, unique=True))
+    rows = draw(st.lists(st.tuples(st.sampled_from(users), ints, st.integers(0, 3)), max_size=40))
+    qrels = pd.DataFrame(rows, columns=["user_id", "item_id", "relevance"]).drop_duplicates(["user_id", "item_id"])
+    run_rows = draw(st.lists(st.tuples(st.sampled_from(users), ints, st.integers(0, 4)), max_size=60))
+    run = pd.DataFrame(run_rows, columns=["user_id", "item_id", "score"]).drop_duplicates(["user_id", "item_id"])
+    run["score"] = run["score"].astype(np.float64)  # few distinct scores: many ties
+    exclude = pd.DataFrame(draw(st.lists(st.tuples(st.sampled_from(users), ints), max_size=10)),
+                           columns=["user_id", "item_id"])  # fmt: skip
+    dtype = draw(st.sampled_from([np.int64, np.int32])) if not wide else np.int64
+    qrels = qrels.astype({"user_id": np.int64, "item_id": dtype, "relevance": np.int64})
+    return qrels, run.astype({"user_id": np.int64, "item_id": dtype}), exclude.astype(np.int64)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.data())
+def test_integer_frames_give_the_values_of_their_text(data: st.DataObject) -> None:
+    qrels, run, exclude = _frames(data.draw)
+    if not len(qrels):
+        return
+    as_int = rankmeter.evaluate(qrels, run, MEASURES, exclude=exclude)
+    as_text = rankmeter.evaluate(_as_text(qrels), _as_text(run), MEASURES, exclude=_as_text(exclude))
+    assert as_int.query_ids.tolist() == sorted(int(q) for q in as_text.query_ids.tolist())  # integers in numeric order
+    for m in MEASURES:
+        assert as_int.by_query(m) == {int(k): v for k, v in as_text.by_query(m).items()}  # bit for bit
+    mixed = rankmeter.evaluate(qrels, _as_text(run), MEASURES, exclude=exclude)  # one side text: the same
+    assert mixed.aggregate == as_int.aggregate
+
+
+def test_large_integer_columns_span_and_sort_paths_agree() -> None:
+    rng = np.random.default_rng(5)
+    n = 5000
+    items = rng.integers(0, 300, n)
+    narrow = integer_column(items)
+    wide = integer_column(items * (INTEGER_SPAN * 100))  # the same order of distinct values, far apart
+    assert narrow.codes.tolist() == wide.codes.tolist()
+    assert [int(s) * INTEGER_SPAN * 100 for s in narrow.dictionary.tolist()] == list(map(int, wide.dictionary))
+
+
+def test_ranked_lists_and_interactions_of_integers_equal_their_text_forms() -> None:
+    rng = np.random.default_rng(3)
+    n_users, n_items, k = 40, 60, 8
+    lists = np.stack([rng.choice(n_items, k, replace=False) for _ in range(n_users)]) * 3 - 50  # negatives too
+    truth = sp.random(n_users, n_items, density=0.1, random_state=4, format="csr")
+    truth.data[:] = 1.0
+    items = np.arange(n_items) * 3 - 50
+    ints = rankmeter.evaluate(rankmeter.interactions(truth, items=items), rankmeter.ranked_lists(lists), MEASURES)
+    text = rankmeter.evaluate(
+        rankmeter.interactions(truth, users=np.arange(n_users).astype(str), items=items.astype(str)),
+        rankmeter.ranked_lists(lists.astype(str), users=np.arange(n_users).astype(str)),
+        MEASURES,
+    )
+    assert ints.aggregate == text.aggregate
+    assert ints.query_ids.tolist() == list(range(n_users))
+    by_index = rankmeter.ranked_lists(lists // 3 + 17, item_ids=items)  # indices into integer item ids
+    assert (
+        rankmeter.evaluate(rankmeter.interactions(truth, items=items), by_index, MEASURES).aggregate == ints.aggregate
+    )
+
+
+def test_pyarrow_integer_columns_are_coded_without_text() -> None:
+    table = pa.table({"user_id": pa.array([5, 5], pa.int16()), "item_id": pa.array([2**40, 3], pa.uint64()),
+                      "score": [1.0, 2.0]})  # fmt: skip
+    run = rankmeter.io.frames.run_from_frame(table)
+    assert run.doc_ids.is_coded and run.doc_ids.tolist() == [str(2**40), "3"]
+    assert run.query_ids.tolist() == ["5", "5"]
