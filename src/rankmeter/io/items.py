@@ -31,6 +31,22 @@ def _ids(values: Any, what: str) -> np.ndarray:
     return arr.astype(str)
 
 
+def _sorted_codes(ids: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct ids of an id column as sorted text, and each row's code into them.
+
+    >>> from rankmeter.io.ids import as_ids
+    >>> distinct, codes = _sorted_codes(as_ids(np.array([10, 9, 10])))
+    >>> distinct.tolist(), codes.tolist()
+    (['10', '9'], [0, 1, 0])
+    """
+    coded = ids.coded()
+    text = coded.dictionary.text().astype(str)
+    order = np.argsort(text, kind="stable")
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    return text[order], rank[coded.codes]
+
+
 def _lookup(sorted_ids: np.ndarray, ids: np.ndarray) -> np.ndarray:
     """The position of each id of ``ids`` in ``sorted_ids`` (-1 where absent)."""
     if not len(sorted_ids):
@@ -95,14 +111,16 @@ class Items:
         from rankmeter.io.load import as_pairs
 
         pairs = as_pairs(interactions, "interactions")
-        users = pairs.query_ids.text().astype(str)
-        items = pairs.doc_ids.text().astype(str)
-        self.n_interactions = len(items)
-        self.n_users = len(np.unique(users))
-        self._pop_ids, self._pop_rows = np.unique(items, return_counts=True)
-        distinct = np.unique(np.stack([items, users]).T, axis=0) if len(items) else np.zeros((0, 2), dtype=str)
-        self._pop_users = np.unique(distinct[:, 0], return_counts=True)[1].astype(np.int64)
-        self.pairs = distinct[np.lexsort((distinct[:, 0], distinct[:, 1]))][:, ::-1]
+        user_ids, user = _sorted_codes(pairs.query_ids)  # the rows' codes: only distinct ids are read as text
+        item_ids, item = _sorted_codes(pairs.doc_ids)
+        self.n_interactions = len(item)
+        rows = np.bincount(item, minlength=len(item_ids))
+        self._pop_ids, self._pop_rows = item_ids[rows > 0], rows[rows > 0].astype(np.int64)
+        distinct = np.unique(user * len(item_ids) + item)  # distinct (user, item) pairs, by user then item
+        pair_user, pair_item = np.divmod(distinct, max(len(item_ids), 1))
+        self.n_users = len(np.unique(pair_user))
+        self._pop_users = np.bincount(pair_item, minlength=len(item_ids))[rows > 0].astype(np.int64)
+        self.pairs = np.stack([user_ids[pair_user], item_ids[pair_item]], axis=1) if len(distinct) else self.pairs
 
     def _read_features(self, features: Any) -> np.ndarray:
         if not self.given.count("catalog"):
