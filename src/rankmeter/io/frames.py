@@ -89,7 +89,11 @@ def _ids(frame: Any, name: str, qids: Any = None) -> Any:
         col = frame[name].to_arrow()
     else:  # pandas
         series = frame[name]
-        if series.isna().any():
+        if series.dtype == object and qids is None:  # query ids: few distinct values, each written once
+            found = _factorized(frame, name)
+            if found is not None:
+                return found
+        if series.dtype != object and series.isna().any():  # (an object column's nulls: Arrow's null count)
             raise _missing(frame, name, int(series.isna().sum()), qids)
         if series.dtype.kind in "iu":  # integers are coded without text (io.ids.integer_column)
             return np.asarray(series.to_numpy(dtype=getattr(series.dtype, "numpy_dtype", series.dtype)))
@@ -97,7 +101,9 @@ def _ids(frame: Any, name: str, qids: Any = None) -> Any:
             return np.asarray(series.to_numpy()).astype(str)
         try:
             col = pa.Array.from_pandas(series)
-        except (pa.ArrowInvalid, pa.ArrowTypeError):
+        except (pa.ArrowInvalid, pa.ArrowTypeError):  # ids of several types: each one's text
+            if series.isna().any():
+                raise _missing(frame, name, int(series.isna().sum()), qids) from None
             return np.asarray(series.to_numpy()).astype(str)
     if col.null_count:
         raise _missing(frame, name, col.null_count, qids)
@@ -117,6 +123,28 @@ def _ids(frame: Any, name: str, qids: Any = None) -> Any:
     elif not pa.types.is_string(col.type):
         chunks = [chunk.cast(pa.string()) for chunk in chunks]
     return chunks[0] if len(chunks) == 1 else combined(pa.chunked_array(chunks, type=pa.string()))
+
+
+def _factorized(frame: Any, name: str) -> Any:
+    """A pandas object column of ``str`` ids as a dictionary array: codes by hashing, each distinct id converted once.
+
+    None when the column holds other values than ``str`` or more than :data:`LARGE_DICTIONARY` distinct ids
+    (read then as every row's text).
+
+    >>> import pandas as pd
+    >>> d = _factorized(pd.DataFrame({"q": ["b", "a", "b"]}, dtype=object), "q")
+    >>> d.indices.to_pylist(), d.dictionary.to_pylist()
+    ([0, 1, 0], ['b', 'a'])
+    """
+    import pandas as pd
+    import pyarrow as pa
+
+    codes, distinct = pd.factorize(frame[name].to_numpy())
+    if len(codes) and int(codes.min()) < 0:
+        raise _missing(frame, name, int(np.count_nonzero(codes < 0)))
+    if len(distinct) > LARGE_DICTIONARY or not all(type(value) is str for value in distinct.tolist()):
+        return None
+    return pa.DictionaryArray.from_arrays(pa.array(codes), pa.array(distinct, type=pa.string()))
 
 
 def _is_text(arrow_type: Any) -> bool:
