@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankmeter
+from rankmeter.core import ids
 from rankmeter.io.ids import INTEGER_SPAN, as_ids, integer_column
 
 MEASURES = ["ndcg@10", "map", "rr", "p@5", "r@20", "num_rel_ret", "map(divisor=min)@10", "success@3"]
@@ -148,3 +149,60 @@ def test_pyarrow_integer_columns_are_coded_without_text() -> None:
     run = rankmeter.io.frames.run_from_frame(table)
     assert run.doc_ids.is_coded and run.doc_ids.tolist() == [str(2**40), "3"]
     assert run.query_ids.tolist() == ["5", "5"]
+
+
+def _large(seed: int, repeat: bool, apart: bool) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """About 3,000 run rows (enough for the coded join) with ties; a repeated pair, or a query's rows apart."""
+    rng = np.random.default_rng(seed)
+    users, per = 60, 50
+    run = pd.DataFrame({"user_id": np.repeat(rng.permutation(users) * 7, per),
+                        "item_id": np.concatenate([rng.choice(400, per, replace=False) for _ in range(users)]),
+                        "score": rng.integers(0, 5, users * per).astype(float)})  # fmt: skip
+    if repeat:
+        run.loc[len(run) - 1, "item_id"] = run.loc[len(run) - 2, "item_id"]
+    if apart:
+        run = pd.concat([run.iloc[per // 2 :], run.iloc[: per // 2]], ignore_index=True)
+    qrels = pd.DataFrame({"user_id": rng.integers(0, users, 1500) * 7, "item_id": rng.integers(0, 400, 1500),
+                          "relevance": rng.integers(0, 3, 1500)})  # fmt: skip
+    return qrels.drop_duplicates(["user_id", "item_id"]).sort_values("user_id"), run
+
+
+@pytest.mark.parametrize(("repeat", "apart"), [(False, False), (True, False), (False, True)])
+@pytest.mark.parametrize("duplicates", ["first", "max"])
+def test_the_coded_join_gives_the_values_of_the_text_join(repeat: bool, apart: bool, duplicates: str) -> None:
+    qrels, run = _large(11, repeat, apart)
+    as_int = rankmeter.evaluate(qrels, run, MEASURES, duplicates=duplicates)
+    as_text = rankmeter.evaluate(_as_text(qrels), _as_text(run), MEASURES, duplicates=duplicates)
+    for m in MEASURES:
+        assert as_int.by_query(m) == {int(k): v for k, v in as_text.by_query(m).items()}
+    assert as_int.metadata["duplicates_dropped"] == as_text.metadata["duplicates_dropped"] == int(repeat)
+
+
+def test_a_repeated_integer_pair_is_the_text_error() -> None:
+    qrels, run = _large(12, True, False)
+    with pytest.raises(rankmeter.DuplicateEntryError) as as_int:
+        rankmeter.evaluate(qrels, run, "rr")
+    with pytest.raises(rankmeter.DuplicateEntryError) as as_text:
+        rankmeter.evaluate(_as_text(qrels), _as_text(run), "rr")
+    assert str(as_int.value) == str(as_text.value)
+    assert "appears twice in the run" in str(as_int.value)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 6), st.integers(1, 40))
+def test_coded_join_equals_the_hash_join(seed: int, n_queries: int, n_docs: int) -> None:
+    rng = np.random.default_rng(seed)
+    run_q = np.repeat(rng.permutation(n_queries), rng.integers(0, 12, n_queries))  # each query's rows together
+    run_docs = np.concatenate([rng.choice(n_docs, np.count_nonzero(run_q == q), replace=n_docs < 12)
+                               for q in dict.fromkeys(run_q.tolist())] or [np.zeros(0, int)])  # fmt: skip
+    qrels_q = np.sort(rng.integers(0, n_queries + 1, 30))
+    qrels_docs = rng.integers(0, n_docs + 3, 30)
+    rows = np.flatnonzero(~pd.DataFrame({"q": qrels_q, "d": qrels_docs}).duplicated().to_numpy())
+    coded = ids.coded_join(run_q, as_ids(run_docs), qrels_q, as_ids(qrels_docs), rows)
+    repeats = pd.DataFrame({"q": run_q, "d": run_docs}).duplicated().any()
+    if repeats:
+        assert coded is None
+        return
+    assert coded is not None
+    hashed = ids.match_pairs(run_q, run_docs.astype(str), qrels_q, qrels_docs.astype(str), qrels_rows=rows)
+    assert coded.tolist() == hashed.tolist()

@@ -11,6 +11,7 @@ from rankmeter.core.arrays import code_counts, sorted_unique
 from rankmeter.core.ids import (
     HASH_MIN_ROWS,
     PairIndex,
+    coded_join,
     document_keys,
     document_pair_keys,
     duplicate_rows,
@@ -354,7 +355,11 @@ def _judgments(qq: np.ndarray, qrels: Qrels, duplicates: str, n_queries: int) ->
     ):
         judgments: _Judgments = found[2]
         return judgments
-    qdrop = _rows_to_drop(duplicate_rows(qq, qrels.doc_ids), qrels.relevance, duplicates, qrels, "qrels")
+    none = np.zeros(0, dtype=np.int64)  # coded documents, no pair repeated (coded_join against no rows says so)
+    if len(qq) >= HASH_MIN_ROWS and coded_join(qq, qrels.doc_ids, qq, qrels.doc_ids, none) is not None:
+        qdrop = none
+    else:
+        qdrop = _rows_to_drop(duplicate_rows(qq, qrels.doc_ids), qrels.relevance, duplicates, qrels, "qrels")
     qkeep = np.ones(len(qq), dtype=bool)
     qkeep[qdrop] = False
     qorder = np.flatnonzero(qkeep)
@@ -406,12 +411,16 @@ def _align_coded(
     qgrades_sorted = qrels.relevance[qorder]
 
     # run: duplicates, then grades by exact (query, document) match against the kept qrels rows
-    doc_keys, halves = document_pair_keys(rq, run.doc_ids)  # shared by the duplicate check and the join
-    rdrop = _rows_to_drop(duplicate_rows(rq, run.doc_ids, doc_keys, halves), run.scores, duplicates, run, "run")
+    coded = coded_join(rq, run.doc_ids, qq, qrels.doc_ids, qorder) if len(rq) >= HASH_MIN_ROWS else None
+    if coded is not None:  # documents with codes on both sides, no pair repeated in the run
+        match, rdrop = coded, np.zeros(0, dtype=np.int64)
+    else:
+        doc_keys, halves = document_pair_keys(rq, run.doc_ids)  # shared by the duplicate check and the join
+        rdrop = _rows_to_drop(duplicate_rows(rq, run.doc_ids, doc_keys, halves), run.scores, duplicates, run, "run")
+        index = judgments.pair_index(qq, qrels) if doc_keys is not None else None
+        match = match_pairs(rq, run.doc_ids, qq, qrels.doc_ids, doc_keys, qorder, halves, index)
+        del halves
     info.duplicates_dropped = judgments.dropped + len(rdrop)
-    index = judgments.pair_index(qq, qrels) if doc_keys is not None else None
-    match = match_pairs(rq, run.doc_ids, qq, qrels.doc_ids, doc_keys, qrels_rows=qorder, run_halves=halves, index=index)
-    del halves
     judged = match >= 0
 
     judged_q = judgments.queries

@@ -310,6 +310,74 @@ def match_pairs(
     return out
 
 
+CODED_TABLE = 1 << 19
+"""Slots of the table that :func:`coded_join` fills with one block of queries' (query, document) pairs."""
+
+
+def coded_join(
+    run_codes: np.ndarray, run_docs: AnyIds, qrels_codes: np.ndarray, qrels_docs: AnyIds, qrels_rows: np.ndarray
+) -> np.ndarray | None:
+    """:func:`match_pairs` for document columns that both have codes, exactly, or None when the run repeats a pair.
+
+    Each dictionary's ids are interned once. The run's queries are numbered
+    in the order their rows come, and a (query, document) pair is the
+    integer ``number * D + document`` (``D`` distinct documents), which a
+    table of :data:`CODED_TABLE` slots holds for one block of queries at a
+    time: no hash and no sort of the rows. None also when a column has no
+    codes or a query's run rows are not together.
+
+    Examples
+    --------
+    >>> from rankmeter.io.ids import as_ids
+    >>> run_docs, qrels_docs = as_ids(np.array([7, 9, 7])), as_ids(np.array([9, 7, 8]))
+    >>> coded_join(np.array([1, 1, 0]), run_docs, np.array([0, 1, 1]), qrels_docs, np.arange(3)).tolist()
+    [1, -1, -1]
+    >>> coded_join(np.array([0, 0]), as_ids(np.array([7, 7])), np.array([0]), qrels_docs[:1], np.arange(1)) is None
+    True
+    """
+    run_docs, qrels_docs = as_ids(run_docs), as_ids(qrels_docs)
+    if not (run_docs.is_coded and qrels_docs.is_coded):
+        return None
+    if not len(run_codes):
+        return np.zeros(0, dtype=np.int64)
+    vocab, (run_map, qrels_map) = intern(run_docs.dictionary, qrels_docs.dictionary)
+    width = max(len(vocab), 1)
+    if width > CODED_TABLE:
+        return None
+    qrels_q = qrels_codes[qrels_rows]  # ascending
+    starts = np.flatnonzero(np.r_[True, run_codes[1:] != run_codes[:-1]])
+    queries = run_codes[starts]  # the run's queries in the order of their rows
+    top = int(max(queries.max(), qrels_q[-1] if len(qrels_q) else 0)) + 1
+    if np.bincount(queries, minlength=top).max() > 1:  # a query's rows apart
+        return None
+    run_number = np.repeat(np.arange(len(queries)), np.diff(np.r_[starts, len(run_codes)]))
+    bounds = np.searchsorted(qrels_q, np.arange(top + 1))
+    counts = bounds[queries + 1] - bounds[queries]
+    at = np.repeat(bounds[queries] - (np.cumsum(counts) - counts), counts) + np.arange(int(counts.sum()))
+    qrels_number, qrows = np.repeat(np.arange(len(queries)), counts), qrels_rows[at]
+    rd, qd = run_map[run_docs.codes], qrels_map[qrels_docs.codes[qrows]]
+    per_block = CODED_TABLE // width  # queries whose pairs fit the table
+    cuts = np.arange(0, len(queries) + per_block, per_block)
+    run_bounds, qrels_bounds = np.searchsorted(run_number, cuts), np.searchsorted(qrels_number, cuts)
+    small = np.int32 if max(len(run_codes), len(qrels_codes)) < 2**31 else np.int64  # a smaller table in cache
+    stamp = np.zeros(per_block * width, dtype=small)
+    table = np.full(per_block * width, -1, dtype=small)
+    out = np.full(len(run_codes), -1, dtype=np.int64)
+    for b in range(len(cuts) - 1):
+        r0, r1, q0, q1 = run_bounds[b], run_bounds[b + 1], qrels_bounds[b], qrels_bounds[b + 1]
+        slots = (run_number[r0:r1] - cuts[b]) * width + rd[r0:r1]
+        rows = np.arange(r0, r1, dtype=small)
+        stamp[slots] = rows
+        if not np.array_equal(stamp[slots], rows):  # two rows in one slot: a repeated pair
+            return None
+        if q0 < q1:
+            judged = (qrels_number[q0:q1] - cuts[b]) * width + qd[q0:q1]
+            table[judged] = qrows[q0:q1]
+            out[r0:r1] = table[slots]
+            table[judged] = -1
+    return out
+
+
 def _bytes_of(col: IdColumn, rows: np.ndarray) -> tuple[StringBuffers, np.ndarray]:
     """The byte reader and rows holding the ids of ``col[rows]``: a coded column's dictionary and codes."""
     if col.is_coded:
