@@ -206,3 +206,27 @@ def test_coded_join_equals_the_hash_join(seed: int, n_queries: int, n_docs: int)
     assert coded is not None
     hashed = ids.match_pairs(run_q, run_docs.astype(str), qrels_q, qrels_docs.astype(str), qrels_rows=rows)
     assert coded.tolist() == hashed.tolist()
+
+
+def test_dicts_with_integer_keys_give_the_values_of_their_text() -> None:
+    rng = np.random.default_rng(9)
+    qrels = {int(u): {int(i): int(g) for i, g in zip(rng.choice(50, 6, replace=False), rng.integers(0, 3, 6), strict=True)}
+             for u in rng.choice(1000, 30, replace=False)}  # fmt: skip
+    run = {u: {int(i): float(s) for i, s in zip(rng.choice(50, 12, replace=False), rng.integers(0, 4, 12), strict=True)}
+           for u in qrels}  # fmt: skip
+    lists = {u: [int(i) for i in rng.choice(50, 12, replace=False)] for u in qrels}
+    text = {str(u): {str(i): g for i, g in docs.items()} for u, docs in qrels.items()}
+    as_int = rankmeter.evaluate(qrels, run, MEASURES)
+    as_text = rankmeter.evaluate(text, {str(u): {str(i): s for i, s in d.items()} for u, d in run.items()}, MEASURES)
+    for m in MEASURES:
+        assert as_int.by_query(m) == {int(k): v for k, v in as_text.by_query(m).items()}
+    from_lists = rankmeter.evaluate(qrels, lists, MEASURES)
+    text_lists = rankmeter.evaluate(text, {str(u): [str(i) for i in items] for u, items in lists.items()}, MEASURES)
+    assert from_lists.aggregate == text_lists.aggregate
+
+
+def test_python_integers_beyond_int64_and_booleans_are_text() -> None:
+    big = 2**70
+    qrels = {"q": {big: 1, True: 1, 5: 0}}
+    run = {"q": {str(big): 3.0, "True": 2.0, "5": 1.0}}
+    assert rankmeter.evaluate(qrels, run, "num_rel_ret")["num_rel_ret"] == 2

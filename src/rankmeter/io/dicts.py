@@ -8,6 +8,7 @@ from itertools import chain
 import numpy as np
 
 from rankmeter.errors import InputFormatError, InvalidScoreError
+from rankmeter.io.ids import python_ids
 from rankmeter.io.tables import Qrels, Run
 from rankmeter.io.validate import UnreadableNumber, as_float, check_finite
 
@@ -16,7 +17,7 @@ def _flatten(nested: Mapping[object, Mapping[object, object]], what: str) -> tup
     """(query ids, doc ids, values) of a dict of dicts, in its iteration order.
 
     Columns are built a whole column at a time (one NumPy array of the
-    inner dicts' values, ids through ``map(str, ...)``); any input that path
+    inner dicts' values, ids through :func:`~rankmeter.io.ids.python_ids`); any input that path
     cannot take -- a query mapped to something else than a dict, a value
     that is not a plain number (text, an integer beyond int64, a complex
     number), an inner dict whose length does not match its items -- goes
@@ -37,16 +38,16 @@ def _flatten(nested: Mapping[object, Mapping[object, object]], what: str) -> tup
     if raw.dtype.kind not in "biuf" or raw.shape != (int(counts.sum()),):  # text, objects, complex: one by one
         return _flatten_item_by_item(nested, what)
     values = raw.astype(np.float64)
-    q = np.repeat(np.array(list(map(str, qids)), dtype=str), counts)
-    d = np.array(list(map(str, chain.from_iterable(inner))), dtype=str)
+    q = np.repeat(python_ids(qids), counts)
+    d = python_ids(list(chain.from_iterable(inner)))
     check_finite(values, "score" if what == "run" else "relevance", q, d, f"<{what} dict>", None)
     return q, d, values
 
 
 def _flatten_item_by_item(nested: Mapping[object, Mapping[object, object]], what: str) -> tuple[np.ndarray, ...]:
     """:func:`_flatten` one item at a time, naming the first query that is not a dict or value that is not a number."""
-    qids: list[str] = []
-    dids: list[str] = []
+    qids: list[object] = []
+    dids: list[object] = []
     values: list[float] = []
     for qid, docs in nested.items():
         if not isinstance(docs, Mapping):
@@ -60,10 +61,10 @@ def _flatten_item_by_item(nested: Mapping[object, Mapping[object, object]], what
                 raise InvalidScoreError(
                     f"{what} dict: query '{qid}', document '{did}': value {exc.describe()}"
                 ) from None
-            qids.append(str(qid))
-            dids.append(str(did))
-    q = np.array(qids, dtype=str)
-    d = np.array(dids, dtype=str)
+            qids.append(qid)
+            dids.append(did)
+    q = python_ids(qids)
+    d = python_ids(dids)
     v = np.array(values, dtype=np.float64)
     check_finite(v, "score" if what == "run" else "relevance", q, d, f"<{what} dict>", None)
     return q, d, v

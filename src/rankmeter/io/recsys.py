@@ -25,6 +25,7 @@ import numpy as np
 
 from rankmeter.errors import InputFormatError, where
 from rankmeter.io.ids import integer_text as integer_ids  # noqa: F401  (the writer of integer ids' text)
+from rankmeter.io.ids import python_ids
 from rankmeter.io.tables import Qrels, Run
 
 LIST_TYPES = (list, tuple, np.ndarray, Set)
@@ -56,8 +57,8 @@ def _flatten_lists(mapping: Mapping[Any, Any], what: str, ordered: bool) -> tupl
                 f"{what}: user {str(user)!r} maps to a set, which has no order; a ranked list is a list or tuple"
             )
     counts = np.fromiter(map(len, values), dtype=np.int64, count=len(values))
-    users = np.repeat(np.array(list(map(str, mapping)), dtype=str), counts)
-    items = np.array(list(map(str, chain.from_iterable(values))), dtype=str)
+    users = np.repeat(python_ids(list(mapping)), counts)
+    items = python_ids(list(chain.from_iterable(values)))
     starts = np.repeat(np.cumsum(counts) - counts, counts)
     return users, items, np.arange(len(items)) - starts + 1
 
