@@ -82,7 +82,7 @@ print(json.dumps({k: float(agg[m[k]]) for k in names}))
 
 # argv[4]: the table form -- files (the TREC-file path timed in the same way), pandas (object ids: pandas 2.x's
 # default), pandas-str (Arrow-backed str ids: pandas 3.x's default), pandas-category (categorical query ids),
-# polars, arrow
+# polars, arrow, pandas-floor (object ids: only reading them is timed)
 CHILD_RANKMETER_FRAME = """
 import json, sys, time, pyarrow.csv as pc, rankmeter
 form = sys.argv[4]
@@ -102,6 +102,13 @@ elif form.startswith('pandas'):
     if form == 'pandas-category':
         q, r = q.astype({'query_id': 'category'}), r.astype({'query_id': 'category'})
 t = time.perf_counter()
+if form == 'pandas-floor':  # the floor of object ids: document ids to Arrow strings, query ids hashed, alone
+    import pandas as pd, pyarrow as pa
+    for frame in (q, r):
+        pd.factorize(frame['query_id'].to_numpy()), pa.Array.from_pandas(frame['doc_id'])
+    seconds = time.perf_counter() - t
+    print(json.dumps({'seconds': seconds, **rankmeter.evaluate(q, r, sys.argv[3].split(';')).aggregate}))
+    sys.exit()
 res = rankmeter.evaluate(q, r, sys.argv[3].split(';'))
 print(json.dumps({'seconds': time.perf_counter() - t, **res.aggregate}))
 """
@@ -433,6 +440,7 @@ def main() -> None:
             ("rankmeter (polars)", "polars"),
             ("rankmeter (pyarrow Table)", "arrow"),
             ("rankmeter (TREC files, same timing)", "files"),
+            ("object ids to Arrow strings alone (the floor; no evaluation timed)", "pandas-floor"),
         ):
             timed(label, CHILD_RANKMETER_FRAME, [*frame_args, form], repeats, rows, ref)
         if have("ranx"):
