@@ -230,3 +230,14 @@ def test_python_integers_beyond_int64_and_booleans_are_text() -> None:
     qrels = {"q": {big: 1, True: 1, 5: 0}}
     run = {"q": {str(big): 3.0, "True": 2.0, "5": 1.0}}
     assert rankmeter.evaluate(qrels, run, "num_rel_ret")["num_rel_ret"] == 2
+
+
+@pytest.mark.parametrize("dtype", ["Int64", "UInt32", "int64[pyarrow]"])
+def test_pandas_extension_integer_columns(dtype: str) -> None:
+    qrels = pd.DataFrame({"user_id": [1, 1, 2], "item_id": [10, 9, 10], "relevance": [1, 1, 1]})
+    run = pd.DataFrame({"user_id": [1, 1, 2], "item_id": [9, 10, 3], "score": [1.0, 1.0, 2.0]})
+    typed = run.astype({"user_id": dtype, "item_id": dtype})
+    assert rankmeter.evaluate(qrels, typed, MEASURES).aggregate == rankmeter.evaluate(qrels, run, MEASURES).aggregate
+    typed.loc[1, "item_id"] = pd.NA
+    with pytest.raises(rankmeter.InputFormatError, match=r"column 'item_id' has 1 missing values; the first in row 1"):
+        rankmeter.evaluate(qrels, typed, "rr")
