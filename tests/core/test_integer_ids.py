@@ -28,6 +28,8 @@ def _as_text(frame: pd.DataFrame) -> pd.DataFrame:
         np.array([2**62, -(2**63), 5, 2**62, 10**18], dtype=np.int64),  # a wide one: coded by a sort
         np.array([2**64 - 1, 2**63, 1, 2**63], dtype=np.uint64),  # beyond int64
         np.array([255, 0, 255], dtype=np.uint8),
+        np.array([-100, 100, 27, -100], dtype=np.int8),  # a span wider than int8 holds
+        np.array([-(2**31), 2**31 - 1], dtype=np.int32),  # a span beyond int32's, coded by a sort
     ],
 )
 def test_integer_column_holds_the_decimal_text_of_each_value(values: np.ndarray) -> None:

@@ -302,11 +302,17 @@ def integer_column(values: np.ndarray) -> IdColumn:
     low, high = x.min(), x.max()
     span = int(high) - int(low)
     if span < 4 * len(x) + INTEGER_SPAN:
-        shifted = x - low if low else x  # within the span: no overflow in x's own type
+        if not low:
+            shifted = x
+        elif x.dtype == np.uint64:
+            shifted = x - low
+        else:  # in int64: x - low may not fit x's own type (int8 from -100 to 100)
+            shifted = x.astype(np.int64) - int(low)
         present = np.zeros(span + 1, dtype=bool)
         present[shifted] = True
         code_of = np.cumsum(present) - 1
-        distinct = np.flatnonzero(present).astype(x.dtype) + low
+        at = np.flatnonzero(present)
+        distinct = at.astype(np.uint64) + low if x.dtype == np.uint64 else (at + int(low)).astype(x.dtype)
         return IdColumn(codes=code_of[shifted], dictionary=integer_text(distinct))
     order = np.argsort(x, kind="stable")
     ordered = x[order]
