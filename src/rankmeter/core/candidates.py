@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from rankmeter.core.align import qrels_rows
-from rankmeter.core.ids import document_keys, duplicate_rows, intern, match_pairs, subset
+from rankmeter.core.ids import HASH_MIN_ROWS, coded_join, document_keys, duplicate_rows, intern, match_pairs, subset
 from rankmeter.io.ids import as_ids
 from rankmeter.io.tables import Qrels, Run
 
@@ -66,6 +66,12 @@ def member(query_ids: Any, doc_ids: Any, pairs: Qrels) -> np.ndarray:
     _, (users, pair_users) = intern(query_ids, pairs.query_ids)
     repeats = duplicate_rows(pair_users, pairs.doc_ids)[:, 1]  # match_pairs needs distinct pairs
     rows = np.delete(np.arange(len(pairs)), repeats) if len(repeats) else None
+    if len(users) >= HASH_MIN_ROWS:  # documents with codes on both sides: joined through the codes
+        distinct = np.arange(len(pairs)) if rows is None else rows
+        by_user = distinct[np.argsort(pair_users[distinct], kind="stable")]
+        coded = coded_join(users, doc_ids, pair_users, pairs.doc_ids, by_user)
+        if coded is not None:
+            return coded >= 0
     return match_pairs(users, doc_ids, pair_users, pairs.doc_ids, qrels_rows=rows) >= 0
 
 
