@@ -45,6 +45,7 @@ from rankmeter.io.recsys import is_lists
 from rankmeter.io.tables import Qrels, Run
 from rankmeter.measures import FAMILIES, Measure
 from rankmeter.measures.kernels.context import Context
+from rankmeter.negatives import SampledNegatives, sampled_arrays
 from rankmeter.pipeline import (
     MeasuresArg,
     alignment_metadata,
@@ -640,6 +641,8 @@ def evaluate_arrays(
     semantics: Semantics | None = None,
     progress: bool | None = None,
     group_by: Any = None,
+    sampled_negatives: int | None = None,
+    sampling: str = "per_positive",
     **options: Unpack[SemanticsOptions],
 ) -> EvaluationResult:
     """Evaluate dense score/label matrices, one ranked list per row.
@@ -686,6 +689,17 @@ def evaluate_arrays(
         ``{row: segment}``): each measure is also aggregated per segment
         (:meth:`EvaluationResult.by_group`; see :mod:`rankmeter.segments`).
         Not with ``sample_weight``.
+    sampled_negatives : int, optional
+        Report, for each row and measure, the exact expected value when the
+        row's relevant items (grade > 0) are ranked against this many
+        negatives drawn uniformly without replacement from its other items
+        (not masked or excluded) -- a closed form, no sampling. The
+        full-catalogue aggregates are in ``metadata["full_catalogue"]``.
+        See :mod:`rankmeter.negatives` and the "Sampled metrics" page.
+    sampling : {"per_positive", "shared"}, default "per_positive"
+        With ``sampled_negatives``: each relevant item ranked alone against
+        its own n negatives (Krichene & Rendle, KDD 2020), or all of a row's
+        relevant items together against one draw of n negatives.
     **options
         Fields of :class:`~rankmeter.Semantics` one by one (``ties=``,
         ``empty=``, ``seed=``); they override ``semantics``.
@@ -722,6 +736,12 @@ def evaluate_arrays(
     sem = Semantics.build(semantics, "dense", **options)
     ties, empty, seed = sem.tie_policy, sem.empty, sem.seed
     parsed = parse_measures(measures)
+    if sampled_negatives is not None:  # the exact expectation under sampled negatives (rankmeter.negatives)
+        sampler = SampledNegatives(sampled_negatives, sampling, parsed, ties, empty)
+        if sample_weight is not None:
+            raise PolicyError("sampled_negatives= does not take sample_weight")
+        full = evaluate_arrays(y_true, y_score, parsed, mask=mask, exclude=exclude, semantics=sem, progress=progress)
+        return sampled_arrays(full, y_true, y_score, sampler, mask=mask, exclude=exclude)
     extra: dict[str, Any] = {"input": "dense", "semantics": sem.as_dict()}
     if mask is not None or exclude is not None:
         extra["semantics"]["candidates"] = "+".join(

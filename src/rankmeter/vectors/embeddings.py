@@ -25,6 +25,7 @@ from rankmeter.evaluate import DenseEvaluation
 from rankmeter.io.dense import flatten_dense
 from rankmeter.io.exclude import RemovedItems, from_sparse_positions, lost_relevant, sparse_positions
 from rankmeter.measures import FAMILIES
+from rankmeter.negatives import BlockValues, SampledNegatives
 from rankmeter.pipeline import MeasuresArg, concatenate_results, evaluate_ranked, parse_measures
 from rankmeter.progress import progress_bar, wanted
 from rankmeter.results import EvaluationResult
@@ -74,6 +75,8 @@ def evaluate_embeddings(
     threads: int | None = None,
     progress: bool | None = None,
     semantics: Semantics | None = None,
+    sampled_negatives: int | None = None,
+    sampling: str = "per_positive",
     **options: Unpack[SemanticsOptions],
 ) -> EvaluationResult:
     r"""Evaluate full-catalogue rankings scored by user and item embeddings, without the users x items matrix.
@@ -126,6 +129,11 @@ def evaluate_embeddings(
     semantics : Semantics, optional
         Ties (default ``expected``; ``stable``, ``trec`` (higher item index
         first), ``optimistic``, ``pessimistic``) and ``empty=``.
+    sampled_negatives : int, optional
+    sampling : {"per_positive", "shared"}, default "per_positive"
+        The exact expectation under n sampled negatives, drawn from each
+        user's items that are not relevant and not excluded, as in
+        :func:`rankmeter.evaluate_arrays`.
     **options
         Fields of :class:`~rankmeter.Semantics` one by one.
 
@@ -161,6 +169,8 @@ def evaluate_embeddings(
     if batch_size is not None and (not isinstance(batch_size, int | np.integer) or batch_size < 1):
         raise PolicyError(f"batch_size must be a positive integer, got {batch_size!r}")
     parsed = parse_measures(measures)
+    sampler = None if sampled_negatives is None else SampledNegatives(sampled_negatives, sampling, parsed, ties, empty)
+    sampled: dict[int, BlockValues] = {}
     users, items = _features(user_vectors, "user_vectors"), _features(item_vectors, "item_vectors")
     if users.shape[1] != items.shape[1]:
         raise InputFormatError(
@@ -200,6 +210,8 @@ def evaluate_embeddings(
             scores = users[a:b] @ item_t
         y = grades[a:b].toarray()
         gone = removed.rows(a, b) if removed is not None else None
+        if sampler is not None and np.isfinite(scores).all():
+            sampled[a] = sampler.values(y, scores, gone, query_ids[a:b])
         try:
             if gone is not None and gone.counts.max(initial=0) == m:
                 return _nothing_left(y, scores, gone, parsed, ties, empty, query_ids[a:b])
@@ -225,7 +237,7 @@ def evaluate_embeddings(
     result = concatenate_results(parts, parsed, extra)
     if removed is not None and (removed.counts == m).any():
         result = _weighted_by_items_left(result, parsed, removed.counts < m)
-    return result
+    return result if sampler is None else sampler.result(result, [sampled[a] for a, _ in blocks])
 
 
 def _ids(ids: Any, name: str, n: int, rows_of: str) -> IdIndex | None:
