@@ -15,7 +15,8 @@ The public surface is this module's ``__all__`` (docs/api.md lists it):
   :class:`Run` with :func:`read_qrels` / :func:`read_run`;
 - namespaces: :mod:`rankmeter.measures` (the catalogue), :mod:`rankmeter.report`
   (tables and plots), :mod:`rankmeter.stats` (the statistics one by one),
-  :mod:`rankmeter.vectors` (curves and distances);
+  :mod:`rankmeter.vectors` (curves and distances), :mod:`rankmeter.sampled` (corrected estimates from
+  sampled ranks);
 - the errors, all subclasses of :class:`RankmeterError` (a ``ValueError``).
 
 Every other module is internal and may change between releases.
@@ -46,7 +47,7 @@ from rankmeter.errors import (
 )
 
 if TYPE_CHECKING:
-    from rankmeter import measures, report, stats, vectors
+    from rankmeter import measures, report, sampled, stats, vectors
     from rankmeter.core.semantics import Semantics
     from rankmeter.diversity import evaluate_diversity
     from rankmeter.evaluate import evaluate, evaluate_arrays, evaluate_lists
@@ -91,6 +92,7 @@ _LAZY = {
     "Items": ("rankmeter.io.items", "Items"),
     "report": ("rankmeter.report", None),
     "stats": ("rankmeter.stats", None),
+    "sampled": ("rankmeter.sampled", None),
     "vectors": ("rankmeter.vectors", None),
     "similarity": ("rankmeter.similarity", "similarity"),
     "ann_recall": ("rankmeter.similarity", "ann_recall"),
@@ -169,6 +171,7 @@ __all__ = [
     "read_qrels",
     "read_run",
     "report",
+    "sampled",
     "similarity",
     "stats",
     "system_correlation",
