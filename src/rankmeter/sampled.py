@@ -78,7 +78,7 @@ def sampled_rank_law(n_negatives: int, catalog_size: int, *, replacement: bool =
         from scipy.stats import binom
 
         return np.asarray(binom.pmf(below, n_negatives, (r - 1) / max(catalog_size - 1, 1)))
-    return hypergeom_pmf(below, np.array(catalog_size - 1), r - 1, np.array(n_negatives))
+    return hypergeom_pmf(catalog_size - 1, r[:, 0] - 1, n_negatives, n_negatives)
 
 
 def single_item_values(measure: Measure, ranks: np.ndarray, length: int) -> np.ndarray:

@@ -128,3 +128,19 @@ def test_a_worked_value_written_as_a_formula() -> None:
     assert res["success@1"] == pytest.approx(0.1, abs=1e-15)
     assert res.metadata["full_catalogue"]["rr"] == 0.25
     assert res.metadata["semantics"]["sampling"] == "per_positive"
+
+
+@pytest.mark.parametrize("sampling", ["per_positive", "shared"])
+def test_a_relevant_item_tied_with_many_negatives_against_every_subset(sampling: str) -> None:
+    # 18 negatives tied with the relevant items of row 0 (the O(n) form for many tied negatives), and
+    # row 1 with two relevant items tied with each other and with 17 negatives
+    y = np.zeros((2, 24))
+    y[0, 5] = 1.0
+    y[1, [3, 9]] = [1.0, 2.0]
+    s = np.full((2, 24), 0.5)
+    s[:, :3] = [0.9, 0.8, 0.7]
+    s[:, 21:] = 0.1
+    for n in (2, 3):
+        got = rankmeter.evaluate_arrays(y, s, MEASURES, sampled_negatives=n, sampling=sampling)
+        want = brute_force(y, s, np.ones(y.shape, dtype=bool), MEASURES, n, sampling, "expected")
+        np.testing.assert_allclose(got.values, want, rtol=0, atol=1e-12)

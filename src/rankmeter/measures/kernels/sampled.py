@@ -66,6 +66,7 @@ probabilities C(2,2)/C(5,2) = 0.1, C(3,1)C(2,1)/10 = 0.6 and C(3,2)/10 = 0.3.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -91,7 +92,8 @@ SAMPLED_FAMILIES: dict[str, tuple[str, ...]] = {
 }
 """The families with an exact sampled expectation, and the parameters each may carry."""
 
-_FIRST_ONLY = ("rr", "success")  # the first relevant item alone counts
+_MANY_TIED = 16
+"""From this many tied negatives (and no tied relevant item), :func:`tied_above_pmf`'s O(n) form."""
 
 
 def check_sampled_measures(measures: list[Measure]) -> None:
@@ -121,28 +123,40 @@ def check_sampled_measures(measures: list[Measure]) -> None:
             )
 
 
-def hypergeom_pmf(x: np.ndarray, total: np.ndarray, marked: np.ndarray, draws: np.ndarray) -> np.ndarray:
-    r"""P(X = x) for X the marked items among ``draws`` drawn without replacement from ``total`` (broadcast).
+def hypergeom_pmf(total: Any, marked: Any, draws: int, width: int) -> np.ndarray:
+    r"""P(X = x), x = 0..width, for X the marked items among ``draws`` drawn without replacement from ``total``.
 
-    :math:`\binom{K}{x}\binom{N-K}{n-x} / \binom{N}{n}`, 0 outside the support.
+    :math:`\binom{K}{x}\binom{N-K}{n-x} / \binom{N}{n}`, 0 outside the support;
+    ``total`` and ``marked`` broadcast, the result has one more axis (x) at
+    the end. Computed in log space from the lowest point of the support,
+    x_0 = max(0, n - (N - K)), where the probability is a product of n or
+    N - K ratios (summed as ``log1p``), then by the ratio
+    P(x + 1) / P(x) = (K - x)(n - x) / ((x + 1)(N - K - n + x + 1)): relative
+    error about 1e-13 at any catalogue size (``lgamma`` differences lose
+    digits as N grows).
 
-    >>> hypergeom_pmf(np.arange(3), np.array(5), np.array(3), np.array(2)).round(12).tolist()
+    >>> hypergeom_pmf(5, 3, 2, 2).round(12).tolist()
     [0.1, 0.6, 0.3]
     """
-    from scipy.special import gammaln
-
-    x, n_all, k, n = (np.asarray(v, dtype=np.float64) for v in (x, total, marked, draws))
-
-    def log_choose(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return gammaln(a + 1) - gammaln(b + 1) - gammaln(a - b + 1)
-
-    ok = (x >= 0) & (x <= k) & (n - x >= 0) & (n - x <= n_all - k)
-    xs, ns = np.where(ok, x, 0.0), np.where(ok, n - x, 0.0)
-    with np.errstate(invalid="ignore"):
-        logp = log_choose(k, np.minimum(xs, k)) + log_choose(n_all - k, np.minimum(ns, n_all - k))
-        logp = logp - log_choose(n_all, np.minimum(n, n_all))
-    p = np.where(ok, np.exp(logp), 0.0)
-    return np.asarray(p)
+    n_all, k = np.broadcast_arrays(np.asarray(total, dtype=np.float64), np.asarray(marked, dtype=np.float64))
+    n_all, k = n_all[..., None], k[..., None]
+    lowest = np.maximum(0.0, draws - (n_all - k))
+    # log P(x_0): C(N-K, n) / C(N, n) = prod_{i<n} (1 - K / (N - i)) when x_0 = 0, else
+    # C(K, x_0) / C(N, n) = prod_{i<N-K} (1 - (N - n) / (N - i))
+    i = np.arange(draws, dtype=np.float64)
+    start_zero = lowest == 0
+    count = np.where(start_zero, draws, n_all - k)
+    cut = np.where(start_zero, k, n_all - draws)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(i < count, np.log1p(-cut / (n_all - i)), 0.0)
+        log_start = terms.sum(axis=-1, keepdims=True)
+        x = np.arange(width + 1, dtype=np.float64)
+        j = x[:-1]
+        ratio = np.log((k - j) * (draws - j)) - np.log((j + 1) * (n_all - k - draws + j + 1))
+        ratio = np.where(j >= lowest, ratio, 0.0)
+        steps = np.concatenate([np.zeros(ratio.shape[:-1] + (1,)), np.cumsum(ratio, axis=-1)], axis=-1)
+        inside = (x >= lowest) & (x <= np.minimum(k, draws)) & (k <= n_all) & (draws <= n_all)
+        return np.where(inside, np.exp(log_start + steps), 0.0)
 
 
 @dataclass(frozen=True)
@@ -251,25 +265,56 @@ def _widest(measures: list[Measure], counts: PositiveCounts, n: int) -> int:
 
 
 def _tied_table(b: int, above: int, tied: int, total: int, n: int, width: int) -> np.ndarray:
-    """P(U = u, X = x), shape (b + 1, width + 1): U tied relevant items and X sampled negatives above the item."""
-    table = np.zeros((b + 1, width + 1))
-    xs = np.arange(width + 1)
-    ys = np.arange(min(tied, n) + 1)
-    for y, p_y in zip(ys.tolist(), hypergeom_pmf(ys, np.array(total), np.array(tied), np.array(n)).tolist(),
-                      strict=True):  # fmt: skip
-        if p_y == 0.0:
-            continue
-        strictly = hypergeom_pmf(xs, np.array(total - tied), np.array(above), np.array(n - y))
-        slots = y + b + 1
-        for j in range(slots):  # the item's slot among its sampled tied items, uniform
-            us = np.arange(min(b, j) + 1)
-            p_u = hypergeom_pmf(us, np.array(y + b), np.array(b), np.array(j)) if j else np.ones(1)
-            for u, q in zip(us.tolist(), p_u.tolist(), strict=True):
-                v = j - u  # tied negatives before it
-                if q == 0.0 or v > y or v > width:
-                    continue
-                table[u, v:] += p_y * q / slots * strictly[: width + 1 - v]
-    return table
+    """P(U = u, X = x), shape (b + 1, width + 1): U tied relevant items and X sampled negatives above the item.
+
+    In a uniform order of the tied group (the item, b relevant items, T negatives), the item is the
+    (u + 1)-th of its b + 1 tied relevant items with probability 1 / (b + 1), with
+    V = v tied negatives before it with the negative hypergeometric probability
+    C(u + v, u) C(T - v + b - u, b - u) / C(T + b + 1, b + 1); a uniform sample of the
+    negatives keeps that order, so X | V = v ~ Hypergeometric(N, R + v, n).
+    """
+    from scipy.special import gammaln
+
+    u = np.arange(b + 1)[:, None]
+    v = np.arange(tied + 1)[None, :]
+
+    def log_choose(top: np.ndarray, bottom: np.ndarray) -> np.ndarray:
+        return np.asarray(gammaln(top + 1) - gammaln(bottom + 1) - gammaln(top - bottom + 1))
+
+    log_w = log_choose(u + v, u + 0 * v) + log_choose(tied - v + b - u, b - u + 0 * v)
+    weights = np.exp(log_w - log_choose(np.array(tied + b + 1), np.array(b + 1))) / (b + 1)
+    below = hypergeom_pmf(total, above + v[0], n, width)
+    return np.asarray(weights @ below)
+
+
+def tied_above_pmf(above: np.ndarray, tied: np.ndarray, total: np.ndarray, n: int, width: int) -> np.ndarray:
+    r"""P(X = x), x = 0..width, for items tied with T negatives and with no other relevant item (one row each).
+
+    The item takes a uniform place among its T tied negatives, so X mixes
+    Hypergeometric(N, R + v, n) over v = 0..T uniformly. With H_M ~
+    Hypergeometric(N + 1, M, n + 1), summing the (x + 1)-th order statistic of
+    a random (n + 1)-subset of {0..N} over its positions R..R+T gives
+
+    .. math::
+
+        P(X = x) = \frac{N + 1}{(n + 1)(T + 1)} \left[P(H_{R+T+1} > x) - P(H_R > x)\right],
+
+    O(n) per item whatever T.
+
+    >>> p = tied_above_pmf(np.array([1]), np.array([2]), np.array([4]), 2, 2)
+    >>> want = [hypergeom_pmf(4, k, 2, 2) for k in (1, 2, 3)]
+    >>> bool(np.allclose(p[0], np.mean(want, axis=0)))
+    True
+    """
+    big = np.asarray(total, dtype=np.float64)[:, None] + 1
+
+    def survival(marked: np.ndarray) -> np.ndarray:
+        pmf = hypergeom_pmf(big[:, 0], marked, n + 1, n + 1)
+        tail = np.cumsum(pmf[:, ::-1], axis=1)[:, ::-1]  # P(H >= h)
+        return np.asarray(tail[:, 1 : width + 2])  # P(H > x) = P(H >= x + 1), x = 0..width
+
+    scale = big / ((n + 1) * (np.asarray(tied, dtype=np.float64)[:, None] + 1))
+    return np.asarray(np.maximum(scale * (survival(above + tied + 1) - survival(above)), 0.0))
 
 
 def expected_values(
@@ -296,11 +341,16 @@ def expected_values(
     width = _widest(singles, counts, n)
     xs = np.arange(width + 1)
     untied = (b == 0) & (counts.tied_neg == 0)
-    free = np.flatnonzero(untied)
-    pmf = hypergeom_pmf(xs[None, :], total[free, None], counts.above_neg[free, None], np.array(n))
+    many = (b == 0) & (counts.tied_neg >= _MANY_TIED)  # tied with negatives only: the O(n) form
+    free = np.flatnonzero(untied | many)
+    pmf = np.empty((len(free), width + 1))
+    plain = untied[free]
+    pmf[plain] = hypergeom_pmf(total[free[plain]], counts.above_neg[free[plain]], n, width)
+    crowd = free[~plain]
+    pmf[~plain] = tied_above_pmf(counts.above_neg[crowd], counts.tied_neg[crowd], total[crowd], n, width)
     tied_tables = {
         int(i): _tied_table(int(b[i]), int(counts.above_neg[i]), int(counts.tied_neg[i]), int(total[i]), n, width)
-        for i in np.flatnonzero(~untied)
+        for i in np.flatnonzero(~(untied | many))
     }
     values = np.full((n_lists, len(singles)), np.nan)
     has = counts.n_positives > 0
