@@ -120,3 +120,31 @@ def test_shuffled_ties_are_refused() -> None:
 def test_sample_weight_is_refused() -> None:
     with pytest.raises(rankmeter.PolicyError, match=r"sampled_negatives= does not take sample_weight"):
         rankmeter.evaluate_arrays(Y, S, "ndcg@3", sampled_negatives=2, sample_weight=[1.0, 2.0])
+
+
+def test_with_one_negative_every_measure_is_a_function_of_the_auc() -> None:
+    # Krichene & Rendle: for very small samples the sampled measures collapse to AUC
+    rng = np.random.default_rng(8)
+    y = (rng.random((7, 30)) < 0.2).astype(float)
+    y[:, 0] = 1.0
+    s = rng.integers(0, 6, (7, 30)).astype(float)
+    res = rankmeter.evaluate_arrays(y, s, ["success@1", "ndcg@10", "rr", "map"], sampled_negatives=1)
+    auc = []
+    for row_y, row_s in zip(y, s, strict=True):
+        pos, neg = row_s[row_y > 0], row_s[row_y <= 0]
+        below = (pos[:, None] > neg[None, :]).sum(axis=1) + 0.5 * (pos[:, None] == neg[None, :]).sum(axis=1)
+        auc.append(np.mean(below / len(neg)))
+    auc_arr = np.array(auc)
+    np.testing.assert_allclose(res.values[:, 0], auc_arr, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(res.values[:, 1], auc_arr + (1 - auc_arr) / np.log2(3), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(res.values[:, 2], auc_arr + (1 - auc_arr) / 2, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(res.values[:, 3], res.values[:, 2], rtol=0, atol=1e-12)
+
+
+def test_group_by_and_empty_users_with_sampled_negatives() -> None:
+    y = np.array([[1.0, 0, 0, 0, 0], [0.0, 0, 0, 0, 0], [0.0, 1, 1, 0, 0]])
+    s = np.array([[0.5, 0.4, 0.3, 0.2, 0.1], [0.1, 0.2, 0.3, 0.4, 0.5], [0.1, 0.2, 0.3, 0.4, 0.5]])
+    res = rankmeter.evaluate_arrays(y, s, "rr", sampled_negatives=3, group_by=["a", "b", "a"], empty="skip")
+    # row 2: each relevant item has 2 of the 3 negatives above it: rank 3 whatever the draw of all 3
+    assert res.by_query("rr") == {"0": 1.0, "2": pytest.approx(1 / 3)}
+    assert res.by_group("rr")["a"] == pytest.approx((1 + 1 / 3) / 2)

@@ -210,7 +210,7 @@ def evaluate_embeddings(
             scores = users[a:b] @ item_t
         y = grades[a:b].toarray()
         gone = removed.rows(a, b) if removed is not None else None
-        if sampler is not None and np.isfinite(scores).all():
+        if sampler is not None:  # scores that are not finite are reported below
             sampled[a] = sampler.values(y, scores, gone, query_ids[a:b])
         try:
             if gone is not None and gone.counts.max(initial=0) == m:
