@@ -41,17 +41,100 @@ from rankmeter.results import EvaluationResult
 SAMPLED_TIES = ("expected", "stable", "trec", "optimistic", "pessimistic")
 
 
+FEW_POSITIVES = 16
+"""Rows with at most this many relevant items are counted by comparisons (p m), others by sorting (m log m)."""
+
+
 def positive_counts(y: np.ndarray, s: np.ndarray, keep: np.ndarray | None, ties: str) -> PositiveCounts:
     """Where each relevant item of each row stands among the row's relevant items and negatives.
 
     Under ``expected`` the counts are of items strictly above and tied; under
-    a deterministic policy, of the items before it in that policy's order.
+    a deterministic policy, of the items before it in that policy's order
+    (``stable``: lower column first, ``trec``: higher column first,
+    ``optimistic`` / ``pessimistic``: higher / lower grade first, then lower
+    column). Rows with few relevant items compare each of them with the row
+    (:func:`counts_by_comparison`); the others are sorted (:func:`counts_by_sorting`).
 
     >>> c = positive_counts(np.array([[1.0, 0, 2, 0]]), np.array([[0.5, 0.9, 0.5, 0.1]]), None, "expected")
     >>> c.above_neg.tolist(), c.tied_pos.tolist(), c.n_negatives.tolist()
     ([1, 1], [1, 1], [2])
     """
     keep = np.ones(y.shape, dtype=bool) if keep is None else keep
+    many = np.flatnonzero((keep & (y > 0)).sum(axis=1) > FEW_POSITIVES)
+    if not len(many):
+        return counts_by_comparison(y, s, keep, ties)
+    few = np.setdiff1d(np.arange(y.shape[0]), many)
+    parts = [(rows, f(y[rows], s[rows], keep[rows], ties)) for rows, f in
+             ((few, counts_by_comparison), (many, counts_by_sorting)) if len(rows)]  # fmt: skip
+    user = np.concatenate([rows[c.user] for rows, c in parts])
+    order = np.argsort(user, kind="stable")
+    fields = ("grade", "above_pos", "tied_pos", "above_neg", "tied_neg")
+    flat = {f: np.concatenate([getattr(c, f) for _, c in parts])[order] for f in fields}
+    per_row = {f: np.zeros(y.shape[0], dtype=np.int64) for f in ("n_positives", "n_negatives")}
+    for rows, c in parts:
+        for f in per_row:
+            per_row[f][rows] = getattr(c, f)
+    return PositiveCounts(user[order], **flat, **per_row)
+
+
+def counts_by_comparison(y: np.ndarray, s: np.ndarray, keep: np.ndarray, ties: str) -> PositiveCounts:
+    """:func:`positive_counts` by comparing each relevant item with its row: O(p m) for p relevant items a row."""
+    pos, neg = keep & (y > 0), keep & ~(y > 0)
+    scores = np.where(keep, s.astype(np.float64, copy=False), -np.inf)
+    rows, cols = np.nonzero(pos)
+    n_pos = pos.sum(axis=1)
+    width = int(n_pos.max(initial=0))
+    slot = np.arange(len(rows)) - np.repeat(np.cumsum(n_pos) - n_pos, n_pos)
+    ps = np.full((y.shape[0], width), np.nan)
+    ps[rows, slot] = scores[rows, cols]
+    pc = np.full((y.shape[0], width), -1)
+    pc[rows, slot] = cols
+    pg = np.full((y.shape[0], width), np.nan)
+    pg[rows, slot] = y[rows, cols]
+    above = np.zeros((y.shape[0], width), dtype=np.int64)
+    tied = np.zeros_like(above)
+    before = np.zeros_like(above)  # tied negatives a deterministic policy puts first
+    column = np.arange(y.shape[1])[None, :]
+    for j in range(width):
+        v = ps[:, j : j + 1]
+        above[:, j] = ((scores > v) & neg).sum(axis=1)
+        same = (scores == v) & neg
+        tied[:, j] = same.sum(axis=1)
+        if ties in ("stable", "trec"):
+            first = column < pc[:, j : j + 1] if ties == "stable" else column > pc[:, j : j + 1]
+            before[:, j] = (same & first).sum(axis=1)
+    valid = ~np.isnan(ps)
+    other = valid[:, None, :] & ~np.eye(width, dtype=bool)[None]  # [row, i, k]: relevant item k, not i itself
+    a = ((ps[:, None, :] > ps[:, :, None]) & other).sum(axis=2)
+    tie = (ps[:, None, :] == ps[:, :, None]) & other
+    b = tie.sum(axis=2)
+    if ties != "expected":
+        k_col, i_col = pc[:, None, :], pc[:, :, None]
+        k_grade, i_grade = pg[:, None, :], pg[:, :, None]
+        first_pos = {
+            "stable": k_col < i_col,
+            "trec": k_col > i_col,
+            "optimistic": (k_grade > i_grade) | ((k_grade == i_grade) & (k_col < i_col)),
+            "pessimistic": (k_grade < i_grade) | ((k_grade == i_grade) & (k_col < i_col)),
+        }[ties]
+        a = a + (tie & first_pos).sum(axis=2)
+        above = above + (tied if ties == "pessimistic" else before)
+        b = np.zeros_like(b)
+        tied = np.zeros_like(tied)
+    return PositiveCounts(
+        rows.astype(np.int64),
+        y[rows, cols].astype(np.float64),
+        a[rows, slot].astype(np.int64),
+        b[rows, slot].astype(np.int64),
+        above[rows, slot],
+        tied[rows, slot],
+        n_pos.astype(np.int64),
+        neg.sum(axis=1).astype(np.int64),
+    )
+
+
+def counts_by_sorting(y: np.ndarray, s: np.ndarray, keep: np.ndarray, ties: str) -> PositiveCounts:
+    """:func:`positive_counts` by one sort of each row (any number of relevant items a row)."""
     pos, neg = keep & (y > 0), keep & ~(y > 0)
     scores = np.where(keep, s.astype(np.float64, copy=False), -np.inf)  # removed items: last, tied with none kept
     if ties == "expected":
@@ -59,13 +142,13 @@ def positive_counts(y: np.ndarray, s: np.ndarray, keep: np.ndarray | None, ties:
     else:
         order = row_order(scores, ties=ties, grades=np.where(keep, y, 0.0).astype(np.float64))
     sp, sn = np.take_along_axis(pos, order, axis=1), np.take_along_axis(neg, order, axis=1)
-    cpos: np.ndarray = np.cumsum(sp, axis=1)
-    cneg: np.ndarray = np.cumsum(sn, axis=1)
+    cpos: np.ndarray = np.cumsum(sp, axis=1, dtype=np.int32)  # int32: half the bytes of a block's counts
+    cneg: np.ndarray = np.cumsum(sn, axis=1, dtype=np.int32)
     before_pos: np.ndarray = cpos - sp
     before_neg: np.ndarray = cneg - sn
     if ties == "expected":
         ranked = np.take_along_axis(scores, order, axis=1)
-        cols = np.arange(y.shape[1])
+        cols = np.arange(y.shape[1], dtype=np.int32)
         first = np.ones(y.shape, dtype=bool)
         first[:, 1:] = ranked[:, 1:] != ranked[:, :-1]
         last = np.ones(y.shape, dtype=bool)
@@ -77,7 +160,7 @@ def positive_counts(y: np.ndarray, s: np.ndarray, keep: np.ndarray | None, ties:
         b, t = np.take_along_axis(cpos, end, axis=1) - a - 1, np.take_along_axis(cneg, end, axis=1) - r
     else:
         a, r = before_pos, before_neg
-        b = t = np.zeros(y.shape, dtype=np.int64)
+        b = t = np.zeros(y.shape, dtype=np.int32)
     rows = np.nonzero(sp)[0]
     return PositiveCounts(
         rows.astype(np.int64),

@@ -148,3 +148,25 @@ def test_group_by_and_empty_users_with_sampled_negatives() -> None:
     # row 2: each relevant item has 2 of the 3 negatives above it: rank 3 whatever the draw of all 3
     assert res.by_query("rr") == {"0": 1.0, "2": pytest.approx(1 / 3)}
     assert res.by_group("rr")["a"] == pytest.approx((1 + 1 / 3) / 2)
+
+
+@pytest.mark.parametrize("ties", ["expected", "stable", "trec", "optimistic", "pessimistic"])
+def test_counting_by_comparison_and_by_sorting_agree(ties: str) -> None:
+    from rankmeter.negatives import counts_by_comparison, counts_by_sorting, positive_counts
+
+    rng = np.random.default_rng(12)
+    y = rng.choice([0.0, 0.0, 1.0, 2.0, 3.0, -1.0], size=(9, 60))
+    y[0, :30] = rng.integers(1, 3, 30)  # rows with more than FEW_POSITIVES relevant items: sorted
+    s = rng.integers(0, 5, size=(9, 60)).astype(float)
+    keep = rng.random((9, 60)) > 0.1
+
+    def table(c: object) -> list[tuple[float, ...]]:
+        fields = ("user", "grade", "above_pos", "tied_pos", "above_neg", "tied_neg")
+        return sorted(zip(*(getattr(c, f).tolist() for f in fields), strict=True))
+
+    by_sorting = counts_by_sorting(y, s, keep, ties)
+    assert table(counts_by_comparison(y, s, keep, ties)) == table(by_sorting)
+    mixed = positive_counts(y, s, keep, ties)
+    assert table(mixed) == table(by_sorting)
+    assert mixed.n_positives.tolist() == by_sorting.n_positives.tolist()
+    assert mixed.n_negatives.tolist() == by_sorting.n_negatives.tolist()
