@@ -16,7 +16,7 @@ import rankmeter
 
 MEASURES = ["ndcg@3", "ndcg", "dcg@2", "cg@3", "map", "map@3", "map(divisor=min)@2", "ap(divisor=k)@3",
             "p@3", "p(divisor=min)@4", "r@2", "f1@3", "rr", "rr@2", "success@1", "success@3", "rprec",
-            "ndcg(gain=exp,discount=jarvelin(3))@4"]  # fmt: skip
+            "ndcg(gain=exp,discount=jarvelin(3))@4", "ndcg(ideal=retrieved)@3", "f1", "ap(divisor=k)", "dcg", "cg"]  # fmt: skip
 
 
 def _sublists(y: np.ndarray, keep: np.ndarray, n: int, sampling: str) -> list[list[list[int]]]:

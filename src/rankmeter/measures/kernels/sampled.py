@@ -41,7 +41,7 @@ cutoff (infinite without one), [.] 1 when true:
 ==========  ==========================================================
 ndcg        g_i d(r) [r <= k] / IDCG@k (IDCG of the relevant items' gains)
 dcg / cg    g_i d(r) [r <= k] / g_i [r <= k]
-map / ap    (p / r) [r <= k] / D, D = R (``divisor=R``), min(R, k), or k
+map / ap    (p / r) [r <= k] / D, D = R (``divisor=R``), min(R, k), or k (list length without k)
 p           [r <= k] / k (``divisor=min``: / min(k, list length))
 r           [r <= k] / R
 f1          2 [r <= k] / (k + R)
@@ -239,7 +239,7 @@ def rank_values(
     elif family == "cg":
         value = gain * np.ones_like(rank, dtype=np.float64)
     elif family in ("map", "ap"):
-        divisor = {"R": n_rel, "min": np.minimum(n_rel, k), "k": k if np.isfinite(k) else n_rel}
+        divisor = {"R": n_rel, "min": np.minimum(n_rel, k), "k": k if np.isfinite(k) else length}
         value = pos / rank / divisor[m.param("divisor", "R")]
     elif family == "p":
         value = 1.0 / (np.minimum(k, length) if m.param("divisor", "k") == "min" else (k if np.isfinite(k) else length))
