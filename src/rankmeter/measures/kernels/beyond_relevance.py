@@ -121,7 +121,7 @@ def attention(ctx: ListsContext, m: Measure, top: np.ndarray) -> np.ndarray:
     return np.where(top >= 0, a, 0.0)
 
 
-def _groups(ctx: ListsContext, m: Measure, top: np.ndarray) -> np.ndarray:
+def check_groups(ctx: ListsContext, m: Measure, top: np.ndarray) -> np.ndarray:
     """The group code of each listed item (-1 for padding); an item without a group is located."""
     ctx.items.needs("groups", str(m))
     used = np.unique(top[top >= 0])
@@ -150,27 +150,20 @@ def exposure(ctx: ListsContext, m: Measure, k: int) -> np.ndarray:
     if name is None or str(name) not in names:
         raise PolicyError(f"measure {str(m)!r}: group must be one of {', '.join(map(str, names))}, got {name!r}")
     target = int(np.flatnonzero(names == str(name))[0])
-    return (attention(ctx, m, top) * (_groups(ctx, m, top) == target)).sum(axis=1)
-
-
-def _group_means(ctx: ListsContext, m: Measure, k: int) -> np.ndarray:
-    """Mean exposure of one catalogue item of each group, over the users with a list."""
-    top = ctx.top(k, positional=True, measure=str(m))
-    groups = _groups(ctx, m, top)
-    size = np.bincount(ctx.items.catalog_groups(), minlength=len(ctx.items.group_names)).astype(np.float64)
-    total = np.bincount(groups[groups >= 0], weights=attention(ctx, m, top)[groups >= 0], minlength=len(size))
-    return np.divide(total, size * max(len(ctx.users), 1), out=np.zeros(len(size)), where=size > 0)[size > 0]
+    return (attention(ctx, m, top) * (check_groups(ctx, m, top) == target)).sum(axis=1)
 
 
 @per_cutoff
 def exposure_ratio(ctx: ListsContext, m: Measure, k: int) -> float:
     """Disparity ratio: the least exposed group's per-item mean exposure / the most exposed group's."""
-    means = _group_means(ctx, m, k)
-    return float(means.min() / means.max()) if len(means) and means.max() > 0 else float("nan")
+    from rankmeter.measures.kernels import list_sets
+
+    return list_sets.finish(list_sets.partial(ctx, m, k), m, ctx.items)
 
 
 @per_cutoff
 def exposure_diff(ctx: ListsContext, m: Measure, k: int) -> float:
     """Disparity difference: the most exposed group's per-item mean exposure - the least exposed group's."""
-    means = _group_means(ctx, m, k)
-    return float(means.max() - means.min()) if len(means) else float("nan")
+    from rankmeter.measures.kernels import list_sets
+
+    return list_sets.finish(list_sets.partial(ctx, m, k), m, ctx.items)

@@ -1,0 +1,184 @@
+r"""List-set values from mergeable per-item sums: the same numbers for one set of lists or its parts added up.
+
+Every list-set value of the beyond-accuracy families (coverage, entropy, Gini, cosine personalization,
+MS Recommenders' novelty, exposure disparity) depends on the set of lists only through a sum over the
+lists of one number per item, and on how many non-empty lists there are (:class:`ListSetState`):
+
+- ``catalog_coverage``, ``entropy``, ``recbole_entropy``, ``gini``, ``ms_novelty``: :math:`c_i`, the
+  lists that recommend item i;
+- ``personalization`` (cosine): :math:`w_i = \sum_{u \ni i} 1/\sqrt{|L_u|}`, since
+  :math:`\sum_{u,v} |L_u \cap L_v| / \sqrt{|L_u||L_v|} = \sum_i w_i^2` (ordered pairs, u = v included);
+  with k items in every list, :math:`w_i = c_i / \sqrt{k}`;
+- ``exposure_ratio``, ``exposure_diff``: :math:`e_i = \sum_u \sum_r a(r) [i_r = i]`.
+
+So the value of a set of lists split over partitions (Spark, Dask) or the value of a segment's lists is
+:func:`finish` of the :meth:`ListSetState.merged` states of its parts. ``personalization(metric=jaccard)``
+is not such a sum (its pairs' unions need both lists): it is only computed over one set of lists held whole.
+
+>>> import numpy as np
+>>> from rankmeter.io.items import Items
+>>> from rankmeter.io.tables import Run
+>>> from rankmeter.measures import parse
+>>> from rankmeter.measures.kernels.beyond_lists import ListsContext
+>>> run = Run(np.array(["u1", "u1", "u2", "u2"]), np.array(["a", "b", "a", "c"]), np.array([2.0, 1.0, 2.0, 1.0]))
+>>> m, items = parse("personalization@2"), Items(catalog=["a", "b", "c", "d"])
+>>> whole = ListsContext.build(run, 2, items=items)
+>>> parts = [whole.subset(np.array([row])) for row in (0, 1)]
+>>> merged = ListSetState.merged([partial(p, m, 2) for p in parts])
+>>> round(finish(merged, m, items), 12), round(finish(partial(whole, m, 2), m, items), 12)  # 1 - cos(u1, u2) = 1 - 1/2
+(0.5, 0.5)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from rankmeter.errors import PolicyError
+from rankmeter.io.items import Items
+from rankmeter.measures.base import Measure
+from rankmeter.measures.kernels import beyond, beyond_relevance
+from rankmeter.measures.kernels.beyond_lists import ListsContext
+
+
+@dataclass(frozen=True)
+class ListSetState:
+    """One number per item summed over a set of lists, and the number of non-empty lists.
+
+    Attributes
+    ----------
+    ids : ndarray of str
+        The items with a non-zero sum, sorted.
+    sums : ndarray of float64
+        The sum of each item.
+    users : int
+        Lists with at least one item.
+    """
+
+    ids: np.ndarray
+    sums: np.ndarray
+    users: int
+
+    @staticmethod
+    def merged(states: list[ListSetState]) -> ListSetState:
+        """The state of the union of disjoint sets of lists: sums added item by item.
+
+        >>> a = ListSetState(np.array(["x", "y"]), np.array([1.0, 2.0]), 2)
+        >>> b = ListSetState(np.array(["y"]), np.array([3.0]), 1)
+        >>> s = ListSetState.merged([a, b]); s.ids.tolist(), s.sums.tolist(), s.users
+        (['x', 'y'], [1.0, 5.0], 3)
+        """
+        if not states:
+            return ListSetState(np.zeros(0, dtype=str), np.zeros(0), 0)
+        ids, inverse = np.unique(np.concatenate([s.ids.astype(str) for s in states]), return_inverse=True)
+        sums = np.bincount(inverse.ravel(), weights=np.concatenate([s.sums for s in states]), minlength=len(ids))
+        return ListSetState(ids, sums, sum(s.users for s in states))
+
+
+def _state(ctx: ListsContext, top: np.ndarray, per_position: np.ndarray) -> ListSetState:
+    """The per-item sums of ``per_position`` (a value for each listed position) over ``top``'s lists."""
+    listed = top >= 0
+    sums = np.bincount(top[listed], weights=per_position[listed], minlength=len(ctx.universe))
+    used = np.bincount(top[listed], minlength=len(ctx.universe)) > 0
+    return ListSetState(ctx.universe[used], sums[used], int(listed.any(axis=1).sum()))
+
+
+def _counts(ctx: ListsContext, m: Measure, k: int) -> ListSetState:
+    top = ctx.top(k, measure=str(m))
+    return _state(ctx, top, np.ones(top.shape))
+
+
+def _root_weights(ctx: ListsContext, m: Measure, k: int) -> ListSetState:
+    if m.param("metric", "cosine") != "cosine":
+        raise PolicyError(
+            f"{m}: Jaccard personalization is not a sum over the lists (each pair's union needs both lists), "
+            "so it is not computed from partial results; use metric=cosine, or evaluate the lists in one process"
+        )
+    top = ctx.top(k, measure=str(m))
+    n = (top >= 0).sum(axis=1)
+    return _state(ctx, top, np.broadcast_to(1.0 / np.sqrt(np.maximum(n, 1))[:, None], top.shape))
+
+
+def _exposure(ctx: ListsContext, m: Measure, k: int) -> ListSetState:
+    top = ctx.top(k, positional=True, measure=str(m))
+    beyond_relevance.check_groups(ctx, m, top)
+    return _state(ctx, top, beyond_relevance.attention(ctx, m, top))
+
+
+def _coverage(s: ListSetState, m: Measure, items: Items) -> float:
+    items.needs("catalog", str(m))
+    return float(len(s.ids) / items.catalog_size)
+
+
+def _entropy(s: ListSetState, m: Measure, items: Items) -> float:
+    p = s.sums / s.sums.sum() if len(s.sums) else s.sums
+    return float(-(p * np.log2(p)).sum())
+
+
+def _recbole_entropy(s: ListSetState, m: Measure, items: Items) -> float:
+    p = s.sums / s.sums.sum() if len(s.sums) else s.sums
+    return float(-(p * np.log(p)).sum() / len(p)) if len(p) else float("nan")
+
+
+def _gini(s: ListSetState, m: Measure, items: Items) -> float:
+    items.needs("catalog", str(m))
+    return beyond.gini_of(s.sums, items.catalog_size)
+
+
+def _ms_novelty(s: ListSetState, m: Measure, items: Items) -> float:
+    items.needs("interactions", str(m))
+    return beyond.ms_novelty_of(s.sums, items.rows_of(s.ids), items.n_interactions)
+
+
+def _personalization(s: ListSetState, m: Measure, items: Items) -> float:
+    if s.users < 2:
+        return float("nan")
+    similar = (float(s.sums @ s.sums) - s.users) / 2  # pairs u < v
+    return 1.0 - similar / (s.users * (s.users - 1) / 2)
+
+
+def _group_means(s: ListSetState, m: Measure, items: Items) -> np.ndarray:
+    items.needs("groups", str(m))
+    size = np.bincount(items.catalog_groups(), minlength=len(items.group_names)).astype(np.float64)
+    total = np.bincount(items.group_codes(s.ids), weights=s.sums, minlength=len(size))
+    return np.divide(total, size * max(s.users, 1), out=np.zeros(len(size)), where=size > 0)[size > 0]
+
+
+def _exposure_ratio(s: ListSetState, m: Measure, items: Items) -> float:
+    means = _group_means(s, m, items)
+    return float(means.min() / means.max()) if len(means) and means.max() > 0 else float("nan")
+
+
+def _exposure_diff(s: ListSetState, m: Measure, items: Items) -> float:
+    means = _group_means(s, m, items)
+    return float(means.max() - means.min()) if len(means) else float("nan")
+
+
+Partial = Callable[[ListsContext, Measure, int], ListSetState]
+Finish = Callable[[ListSetState, Measure, Items], float]
+
+DECOMPOSED: dict[str, tuple[Partial, Finish]] = {
+    "catalog_coverage": (_counts, _coverage),
+    "entropy": (_counts, _entropy),
+    "recbole_entropy": (_counts, _recbole_entropy),
+    "gini": (_counts, _gini),
+    "ms_novelty": (_counts, _ms_novelty),
+    "personalization": (_root_weights, _personalization),
+    "exposure_ratio": (_exposure, _exposure_ratio),
+    "exposure_diff": (_exposure, _exposure_diff),
+}
+"""The partial state and the value from it, of each list-set family."""
+
+
+def partial(ctx: ListsContext, m: Measure, k: int) -> ListSetState:
+    """The mergeable state of one list-set measure (one cutoff ``k``) over ``ctx``'s lists."""
+    if m.family not in DECOMPOSED:
+        raise PolicyError(f"{m}: not a list-set measure")
+    return DECOMPOSED[m.family][0](ctx, m, k)
+
+
+def finish(state: ListSetState, m: Measure, items: Items) -> float:
+    """The value of one list-set measure from the (merged) state of its lists."""
+    return DECOMPOSED[m.family][1](state, m, items)
