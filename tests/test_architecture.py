@@ -33,6 +33,7 @@ FLOORS = {
     "rankmeter.vectors": 6,
     "rankmeter.diversity": 6,
     "rankmeter.beyond": 6,
+    "rankmeter.beyond_dense": 6,
     "rankmeter.partitions": 6,
     "rankmeter.trec_eval": 7,
     "rankmeter.ndeval": 7,

@@ -9,6 +9,7 @@ the users with a list in the run; list-set values (coverage, entropy, Gini, pers
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from functools import reduce
 from typing import Any
 
@@ -124,19 +125,72 @@ def evaluate_with_items(
     )
     values = np.stack(columns, axis=1) if columns else np.zeros((len(ctx.users), 0))
     mine = EvaluationResult(ctx.users, names, values, ~np.isnan(values), aggregate, meta)
-    return mine if accuracy is None else _merged(accuracy, mine, order, meta)
+    found = mine if accuracy is None else merged(accuracy, mine, order, meta)
+    sets = [m for m in listed if FAMILIES[m.family].list_set]
+    return replace(found, list_sets=SegmentListSets(ctx, sets)) if sets else found
 
 
-def _merged(
-    first: EvaluationResult, second: EvaluationResult, order: list[str], meta: dict[str, Any]
+@dataclass(frozen=True)
+class SegmentListSets:
+    """The list-set values of each segment's lists: each list-set measure over the lists of its users alone.
+
+    A segment's catalogue coverage is the share of the whole catalogue its users' lists cover, its Gini
+    index is over the whole catalogue, its personalization compares its users' lists pair by pair.
+    Called by :func:`rankmeter.segments.grouped_result` as ``(segments, member, query_ids)``: the
+    segment labels, the segment index of each query (-1: none) and the query ids.
+
+    >>> from rankmeter.io.recsys import run_from_lists
+    >>> from rankmeter.measures import parse
+    >>> run = run_from_lists({"u1": ["a"], "u2": ["b"], "u3": ["a"]})
+    >>> ctx = ListsContext.build(run, 1, items=Items(catalog="abcd"))
+    >>> values, lists = SegmentListSets(ctx, [parse("catalog_coverage@1")])(["x", "y"], np.array([0, 0, 1]),
+    ...                                                                      np.array(["u1", "u2", "u3"]))
+    >>> values["catalog_coverage@1"].tolist(), lists.tolist()
+    ([0.5, 0.25], [2, 1])
+    """
+
+    ctx: ListsContext
+    measures: list[Measure]
+
+    def __call__(
+        self, segments: list[Any], member: np.ndarray, query_ids: np.ndarray
+    ) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        code = dict(zip(query_ids.astype(str).tolist(), member.tolist(), strict=True))
+        of_user = np.array([code.get(u, -1) for u in self.ctx.users.tolist()], dtype=np.int64)
+        names = [str(single) for m in self.measures for single in m.expand()]
+        values = {name: np.full(len(segments), np.nan) for name in names}
+        for s in range(len(segments)):
+            rows = np.flatnonzero(of_user == s)
+            if not len(rows):
+                continue
+            sub = self.ctx.subset(rows)
+            for m in self.measures:
+                block = FAMILIES[m.family].kernel(sub, m)
+                for i, single in enumerate(m.expand()):
+                    values[str(single)][s] = float(block[i])
+        return values, np.bincount(of_user[of_user >= 0], minlength=len(segments)).astype(np.int64)
+
+
+def merged(
+    first: EvaluationResult, second: EvaluationResult, order: list[str], meta: dict[str, Any], *, sort: bool = True
 ) -> EvaluationResult:
-    """One result with the columns of both, over the union of their users (absent values not included)."""
-    users = np.union1d(first.query_ids.astype(str), second.query_ids.astype(str))
+    """One result with the columns of both, over the union of their users (absent values not included).
+
+    ``sort``: the users sorted by their text; otherwise ``first``'s users in their order, then the others.
+    """
+    first_ids, second_ids = first.query_ids.astype(str), second.query_ids.astype(str)
+    if sort:
+        users = np.union1d(first_ids, second_ids)
+        ids = users
+    else:
+        ids = np.concatenate([first_ids, np.setdiff1d(second_ids, first_ids)])
+        users = first.query_ids if len(ids) == len(first_ids) else ids
+    at = {q: i for i, q in enumerate(ids.tolist())}
     columns = [n for n in dict.fromkeys(order) if n in first.measure_names or n in second.measure_names]
     values = np.full((len(users), len(columns)), np.nan)
     included = np.zeros(values.shape, dtype=bool)
-    for res in (first, second):
-        rows = np.searchsorted(users, res.query_ids.astype(str))
+    for res, text in ((first, first_ids), (second, second_ids)):
+        rows = np.array([at[q] for q in text.tolist()], dtype=np.int64)
         for j, name in enumerate(columns):
             if name in res.measure_names:
                 i = res.measure_names.index(name)

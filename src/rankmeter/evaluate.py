@@ -640,6 +640,7 @@ def evaluate_arrays(
     semantics: Semantics | None = None,
     progress: bool | None = None,
     group_by: Any = None,
+    items: Any = None,
     **options: Unpack[SemanticsOptions],
 ) -> EvaluationResult:
     """Evaluate dense score/label matrices, one ranked list per row.
@@ -686,6 +687,10 @@ def evaluate_arrays(
         ``{row: segment}``): each measure is also aggregated per segment
         (:meth:`EvaluationResult.by_group`; see :mod:`rankmeter.segments`).
         Not with ``sample_weight``.
+    items : rankmeter.Items, optional
+        For the beyond-accuracy measures (``catalog_coverage@10``, ...): each
+        row's top k is its list, column j is catalogue item j
+        (:mod:`rankmeter.beyond_dense`); values as :func:`rankmeter.evaluate`'s.
     **options
         Fields of :class:`~rankmeter.Semantics` one by one (``ties=``,
         ``empty=``, ``seed=``); they override ``semantics``.
@@ -722,6 +727,15 @@ def evaluate_arrays(
     sem = Semantics.build(semantics, "dense", **options)
     ties, empty, seed = sem.tie_policy, sem.empty, sem.seed
     parsed = parse_measures(measures)
+    if items is not None or any(FAMILIES[m.family].reads == "lists" for m in parsed):
+        from rankmeter.beyond_dense import DenseItemsCall, arrays_with_items, check_call
+
+        def accuracy(rest: list[Measure]) -> EvaluationResult:
+            return evaluate_arrays(y_true, y_score, rest, mask=mask, exclude=exclude, semantics=sem, progress=progress)
+
+        call = DenseItemsCall(parsed, items, sem, accuracy)
+        check_call(call, sample_weight)
+        return arrays_with_items(y_true, y_score, mask, exclude, call)
     extra: dict[str, Any] = {"input": "dense", "semantics": sem.as_dict()}
     if mask is not None or exclude is not None:
         extra["semantics"]["candidates"] = "+".join(

@@ -25,6 +25,7 @@ Per-user values (the mean over users is the aggregate):
 >>> from rankmeter.io.tables import Run
 >>> from rankmeter.measures import parse
 >>> from rankmeter.measures.kernels.beyond_lists import ListsContext
+from rankmeter.measures.kernels.list_sets import finish, partial
 >>> run = Run(np.array(["u1", "u1", "u2"]), np.array(["a", "b", "a"]), np.array([2.0, 1.0, 1.0]))
 >>> ctx = ListsContext.build(run, 2, items=Items(interactions={"x": ["a", "b"], "y": ["a"]}))
 >>> catalog_coverage(ctx, parse("catalog_coverage@2")).tolist(), novelty(ctx, parse("novelty@2")).ravel().tolist()
@@ -42,6 +43,7 @@ import numpy as np
 from rankmeter.errors import InputFormatError
 from rankmeter.measures.base import Measure
 from rankmeter.measures.kernels.beyond_lists import ListsContext
+from rankmeter.measures.kernels.list_sets import finish, partial
 
 HEAD_SHARE = 0.2
 """Default ``head=`` of aplt/aclt: the most popular 20% of the catalogue is the head (Abdollahpouri et al.)."""
@@ -67,9 +69,7 @@ def mean_over_list(values: np.ndarray, top: np.ndarray) -> np.ndarray:
 
 def _from_state(ctx: ListsContext, m: Measure, k: int) -> float:
     """A list-set value from the per-item sums of the lists (:mod:`rankmeter.measures.kernels.list_sets`)."""
-    from rankmeter.measures.kernels import list_sets
-
-    return list_sets.finish(list_sets.partial(ctx, m, k), m, ctx.items)
+    return finish(partial(ctx, m, k), m, ctx.items)
 
 
 @per_cutoff
@@ -94,20 +94,6 @@ def recbole_entropy(ctx: ListsContext, m: Measure, k: int) -> float:
 def gini(ctx: ListsContext, m: Measure, k: int) -> float:
     """Gini index of the recommendation counts over the whole catalogue, zeros included (RecBole GiniIndex)."""
     return _from_state(ctx, m, k)
-
-
-def gini_of(counts: np.ndarray, catalog_size: int) -> float:
-    """The Gini index of the non-zero ``counts`` among ``catalog_size`` items (the others 0).
-
-    >>> gini_of(np.array([1.0]), 2)
-    0.5
-    """
-    c = np.sort(counts[counts > 0])
-    n = max(catalog_size, len(c))
-    if not len(c):
-        return float("nan")
-    j = np.arange(n - len(c) + 1, n + 1)
-    return float(np.sum((2 * j - n - 1) * c) / c.sum() / n)
 
 
 @per_cutoff
@@ -151,16 +137,6 @@ def ms_novelty(ctx: ListsContext, m: Measure, k: int) -> float:
     Items absent from the training interactions add 0 (but count in the divisor), as its merge drops them.
     """
     return _from_state(ctx, m, k)
-
-
-def ms_novelty_of(counts: np.ndarray, rows: np.ndarray, n_interactions: int) -> float:
-    """Sum of counts_i * -log2(rows_i / n_interactions) (0 where rows_i = 0) / sum of counts.
-
-    >>> ms_novelty_of(np.array([1.0, 1.0]), np.array([1, 0]), 4)
-    1.0
-    """
-    info = np.where(rows > 0, -np.log2(np.maximum(rows, 1) / max(n_interactions, 1)), 0.0)
-    return float((counts * info).sum() / counts.sum()) if counts.sum() else float("nan")
 
 
 @per_cutoff

@@ -36,11 +36,72 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rankmeter.errors import PolicyError
+from rankmeter.errors import InputFormatError, PolicyError
 from rankmeter.io.items import Items
 from rankmeter.measures.base import Measure
-from rankmeter.measures.kernels import beyond, beyond_relevance
 from rankmeter.measures.kernels.beyond_lists import ListsContext
+
+PATIENCE = 0.8
+"""Default ``patience`` of the ``rbp`` and ``cascade`` attention models."""
+
+
+def attention(ctx: ListsContext, m: Measure, top: np.ndarray) -> np.ndarray:
+    """The attention a(r) each position of each list gets under ``attention=`` (0 past a list's end)."""
+    k = top.shape[1]
+    rank = np.arange(1, k + 1, dtype=np.float64)
+    model, p = m.param("attention", "ndcg"), m.param("patience", PATIENCE)
+    if model == "ndcg":
+        a = np.broadcast_to(1 / np.log2(rank + 1), top.shape)
+    elif model == "rbp":
+        a = np.broadcast_to(p ** (rank - 1), top.shape)
+    else:  # cascade: past rank j with probability p (1 - rel_j)
+        go_on = p * (1 - ctx.relevant[:, :k].astype(np.float64))
+        a = np.cumprod(np.c_[np.ones(len(top)), go_on[:, :-1]], axis=1)
+    return np.where(top >= 0, a, 0.0)
+
+
+def check_groups(ctx: ListsContext, m: Measure, top: np.ndarray) -> np.ndarray:
+    """The group code of each listed item (-1 for padding); an item without a group is located."""
+    ctx.items.needs("groups", str(m))
+    used = np.unique(top[top >= 0])
+    codes = np.full(len(ctx.universe), -1, dtype=np.int64)
+    try:
+        codes[used] = ctx.items.group_codes(ctx.universe[used])
+    except InputFormatError:
+        known = ctx.items.group_codes_or_missing(ctx.universe[used])
+        bad = np.zeros(len(ctx.universe), dtype=bool)
+        bad[used[known < 0]] = True
+        user = ctx.first_user(top, bad)
+        row = int(np.flatnonzero(ctx.users == user)[0])
+        item = ctx.universe[[c for c in top[row] if c >= 0 and bad[c]][0]]
+        raise InputFormatError(
+            f"measure {str(m)!r}, user {str(user)!r}: item {str(item)!r} has no group in Items(groups=...)"
+        ) from None
+    return np.where(top >= 0, codes[np.maximum(top, 0)], -1)
+
+
+def gini_of(counts: np.ndarray, catalog_size: int) -> float:
+    """The Gini index of the non-zero ``counts`` among ``catalog_size`` items (the others 0).
+
+    >>> gini_of(np.array([1.0]), 2)
+    0.5
+    """
+    c = np.sort(counts[counts > 0])
+    n = max(catalog_size, len(c))
+    if not len(c):
+        return float("nan")
+    j = np.arange(n - len(c) + 1, n + 1)
+    return float(np.sum((2 * j - n - 1) * c) / c.sum() / n)
+
+
+def ms_novelty_of(counts: np.ndarray, rows: np.ndarray, n_interactions: int) -> float:
+    """Sum of counts_i * -log2(rows_i / n_interactions) (0 where rows_i = 0) / sum of counts.
+
+    >>> ms_novelty_of(np.array([1.0, 1.0]), np.array([1, 0]), 4)
+    1.0
+    """
+    info = np.where(rows > 0, -np.log2(np.maximum(rows, 1) / max(n_interactions, 1)), 0.0)
+    return float((counts * info).sum() / counts.sum()) if counts.sum() else float("nan")
 
 
 @dataclass(frozen=True)
@@ -103,8 +164,8 @@ def _root_weights(ctx: ListsContext, m: Measure, k: int) -> ListSetState:
 
 def _exposure(ctx: ListsContext, m: Measure, k: int) -> ListSetState:
     top = ctx.top(k, positional=True, measure=str(m))
-    beyond_relevance.check_groups(ctx, m, top)
-    return _state(ctx, top, beyond_relevance.attention(ctx, m, top))
+    check_groups(ctx, m, top)
+    return _state(ctx, top, attention(ctx, m, top))
 
 
 def _coverage(s: ListSetState, m: Measure, items: Items) -> float:
@@ -124,12 +185,12 @@ def _recbole_entropy(s: ListSetState, m: Measure, items: Items) -> float:
 
 def _gini(s: ListSetState, m: Measure, items: Items) -> float:
     items.needs("catalog", str(m))
-    return beyond.gini_of(s.sums, items.catalog_size)
+    return gini_of(s.sums, items.catalog_size)
 
 
 def _ms_novelty(s: ListSetState, m: Measure, items: Items) -> float:
     items.needs("interactions", str(m))
-    return beyond.ms_novelty_of(s.sums, items.rows_of(s.ids), items.n_interactions)
+    return ms_novelty_of(s.sums, items.rows_of(s.ids), items.n_interactions)
 
 
 def _personalization(s: ListSetState, m: Measure, items: Items) -> float:
