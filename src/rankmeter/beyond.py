@@ -9,7 +9,7 @@ the users with a list in the run; list-set values (coverage, entropy, Gini, pers
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import reduce
 from typing import Any
 
@@ -24,6 +24,7 @@ from rankmeter.io.tables import Qrels, Run
 from rankmeter.measures import FAMILIES, Measure
 from rankmeter.measures.beyond_families import SAMPLED
 from rankmeter.measures.kernels.beyond_lists import ListsContext
+from rankmeter.measures.kernels.list_sets import DECOMPOSED, ListSetState, finish, partial
 from rankmeter.results import EvaluationResult
 
 
@@ -35,6 +36,17 @@ def reads_lists(measures: list[Measure]) -> list[Measure]:
     ['gini@10']
     """
     return [m for m in measures if FAMILIES[m.family].reads == "lists"]
+
+
+def as_items(items: Any) -> Items:
+    """``items=`` checked: a :class:`rankmeter.Items` (an empty one for None).
+
+    >>> as_items(None).describe()["given"]
+    []
+    """
+    if items is not None and not isinstance(items, Items):
+        raise InputFormatError(f"items= must be rankmeter.Items(...), got {type(items).__name__}")
+    return items or Items()
 
 
 def evaluate_with_items(
@@ -59,9 +71,7 @@ def evaluate_with_items(
     >>> round(res["catalog_coverage@2"], 4), res.by_query("aclt(tail_max=0)@2"), res.metadata["items"]["catalog"]
     (0.6667, {'u1': 0.0, 'u2': 0.0}, 3)
     """
-    if items is not None and not isinstance(items, Items):
-        raise InputFormatError(f"items= must be rankmeter.Items(...), got {type(items).__name__}")
-    items = items or Items()
+    items = as_items(items)
     samples = run if isinstance(run, list) else [run]
     if len(samples) > 1:
         other = [str(m) for m in measures if m.family not in SAMPLED]
@@ -197,3 +207,142 @@ def merged(
                 values[rows, j], included[rows, j] = res.values[:, i], res.included[:, i]
     aggregate = {n: (first.aggregate | second.aggregate)[n] for n in dict.fromkeys(order)}
     return EvaluationResult(users, columns, values, included, aggregate, meta)
+
+
+@dataclass
+class ListsPartial:
+    """What one partition of a distributed call knows of the list-reading measures of its users.
+
+    Attributes
+    ----------
+    per_user : EvaluationResult or None
+        The per-user measures of the partition's users.
+    states : dict
+        ``{measure: {key: ListSetState}}``: the list-set measures' partial state of the partition's lists
+        (key :data:`ALL_LISTS`) and of each segment's lists there (key: the segment label).
+    lists : dict
+        ``{key: users with a list}``, over the same keys.
+    """
+
+    per_user: EvaluationResult | None = None
+    states: dict[str, dict[Any, ListSetState]] = field(default_factory=dict)
+    lists: dict[Any, int] = field(default_factory=dict)
+
+
+ALL_LISTS = ("<all lists>",)
+"""The key of the state of all of a partition's lists (a segment label is never this tuple)."""
+
+
+def check_distributed(measures: list[Measure], semantics: Semantics) -> None:
+    """A PolicyError for a list-reading measure whose value does not come from per-partition states."""
+    listed = reads_lists(measures)
+    if not listed:
+        return
+    if semantics.tie_policy == "shuffle":
+        raise PolicyError(
+            f"{listed[0]}: ties='shuffle' orders the top-k lists by a draw over each partition's rows, so the "
+            "lists would depend on the partitioning; use ties='trec' or 'stable'"
+        )
+    for m in listed:
+        if FAMILIES[m.family].list_set and m.family not in DECOMPOSED:
+            raise PolicyError(f"{m}: this list-set value has no partial state to merge across partitions")
+        if m.family == "personalization" and m.param("metric", "cosine") != "cosine":
+            raise PolicyError(
+                f"{m}: Jaccard personalization is not a sum over the lists (each pair's union needs both lists), "
+                "so it is not computed across partitions; use metric=cosine, or rankmeter.evaluate"
+            )
+
+
+def lists_partial(
+    qrels: Qrels, run: Run, measures: list[Measure], items: Items, semantics: Semantics, segments: dict[str, Any] | None
+) -> ListsPartial:
+    """The per-user values and the list-set states of one partition (whole users), per segment with ``segments``."""
+    out = ListsPartial()
+    if not len(run):
+        return out
+    per_user = [m for m in measures if not FAMILIES[m.family].list_set]
+    sets = [m for m in measures if FAMILIES[m.family].list_set]
+    if per_user:
+        out.per_user = evaluate_with_items(qrels, run, per_user, items, semantics, None, None)
+    if not sets:
+        return out
+    k = max(max(m.cutoffs or (1,)) for m in sets)
+    ctx = ListsContext.build(run, k, ties=semantics.tie_policy, seed=semantics.seed, items=items, truth=qrels)
+    parts: dict[Any, ListsContext] = {ALL_LISTS: ctx}
+    if segments is not None:
+        labels = [segments.get(u) for u in ctx.users.tolist()]
+        for label in dict.fromkeys(labels):
+            parts[label] = ctx.subset(np.array([i for i, x in enumerate(labels) if x == label], dtype=np.int64))
+    out.lists = {key: len(part.users) for key, part in parts.items()}
+    for m in sets:
+        for single in m.expand():
+            cutoff = (single.cutoffs or (1,))[0]
+            out.states[str(single)] = {key: partial(part, single, cutoff) for key, part in parts.items()}
+    return out
+
+
+def combine_lists(
+    accuracy: EvaluationResult, partials: list[ListsPartial], measures: list[Measure], items: Items
+) -> EvaluationResult:
+    """The result of a distributed call: ``accuracy`` (the other measures) with the list-reading measures merged in."""
+    per_user = [m for m in measures if not FAMILIES[m.family].list_set]
+    names = [str(s) for m in per_user for s in m.expand()]
+    found = [p.per_user for p in partials if p.per_user is not None]
+    ids = np.concatenate([r.query_ids for r in found]) if found else np.zeros(0, dtype=str)
+    values = np.concatenate([r.values for r in found]) if found else np.zeros((0, len(names)))
+    order = np.argsort(ids, kind="stable")
+    ids, values = ids[order], values[order]
+    aggregate = {}
+    for j, name in enumerate(names):
+        known = values[~np.isnan(values[:, j]), j]
+        aggregate[name] = float(known.mean()) if len(known) else float("nan")
+    states: dict[str, dict[Any, list[ListSetState]]] = {}
+    lists: dict[Any, int] = {}
+    for p in partials:
+        for name, by_key in p.states.items():
+            for key, state in by_key.items():
+                states.setdefault(name, {}).setdefault(key, []).append(state)
+        for key, n in p.lists.items():
+            lists[key] = lists.get(key, 0) + n
+    single = {str(s): s for m in measures for s in m.expand()}
+    merged_states = {name: {key: ListSetState.merged(v) for key, v in of.items()} for name, of in states.items()}
+    sets = [str(s) for m in measures if FAMILIES[m.family].list_set for s in m.expand()]
+    for name in sets:
+        state = merged_states.get(name, {}).get(ALL_LISTS, ListSetState.merged([]))
+        aggregate[name] = finish(state, single[name], items)
+    order_names = [str(s) for m in measures for s in m.expand()]
+    meta = dict(accuracy.metadata)
+    meta.update(
+        measures=list(dict.fromkeys([*accuracy.measure_names, *order_names])),
+        items=items.describe(),
+        users_with_lists=lists.get(ALL_LISTS, len(ids)),
+        samples=1,
+        list_set_measures=sets,
+    )
+    mine = EvaluationResult(ids, names, values, ~np.isnan(values), aggregate, meta)
+    everything = [*accuracy.measure_names, *order_names]
+    result = merged(accuracy, mine, everything, meta) if accuracy.measure_names else replace(mine)
+    if not sets:
+        return result
+    by_segment = {
+        name: {key: finish(s, single[name], items) for key, s in by_key.items() if key != ALL_LISTS}
+        for name, by_key in merged_states.items()
+    }
+    return replace(result, list_sets=StateListSets(by_segment, lists))
+
+
+@dataclass(frozen=True)
+class StateListSets:
+    """List-set values of each segment merged from the partitions' states (``list_sets`` of a distributed result)."""
+
+    values: dict[str, dict[Any, float]]
+    lists: dict[Any, int]
+
+    def __call__(
+        self, segments: list[Any], member: np.ndarray, query_ids: np.ndarray
+    ) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        values = {
+            name: np.array([by_label.get(label, float("nan")) for label in segments])
+            for name, by_label in self.values.items()
+        }
+        return values, np.array([self.lists.get(label, 0) for label in segments], dtype=np.int64)

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from rankmeter.beyond import evaluate_with_items, merged, reads_lists
+from rankmeter.beyond import as_items, evaluate_with_items, merged, reads_lists
 from rankmeter.core.lists import map_blocks
 from rankmeter.core.semantics import Semantics
 from rankmeter.errors import InputFormatError, InvalidScoreError, PolicyError
@@ -74,9 +74,7 @@ def on_columns(items: Items | None, n_items: int, names: np.ndarray | None = Non
     >>> names.tolist(), items.catalog_size
     (['0', '1', '2'], 3)
     """
-    if items is not None and not isinstance(items, Items):
-        raise InputFormatError(f"items= must be rankmeter.Items(...), got {type(items).__name__}")
-    items = items or Items()
+    items = as_items(items)
     if "catalog" in items.given:
         if len(items.catalog) != n_items:
             raise InputFormatError(
