@@ -24,7 +24,7 @@ from rankmeter.io.tables import Qrels, Run
 from rankmeter.measures import FAMILIES, Measure
 from rankmeter.measures.beyond_families import SAMPLED
 from rankmeter.measures.kernels.beyond_lists import ListsContext
-from rankmeter.measures.kernels.list_sets import DECOMPOSED, ListSetState, finish, partial
+from rankmeter.measures.kernels.list_sets import NOT_A_SUM, ListSetState, finish, partial
 from rankmeter.results import EvaluationResult
 
 
@@ -244,13 +244,8 @@ def check_distributed(measures: list[Measure], semantics: Semantics) -> None:
             "lists would depend on the partitioning; use ties='trec' or 'stable'"
         )
     for m in listed:
-        if FAMILIES[m.family].list_set and m.family not in DECOMPOSED:
-            raise PolicyError(f"{m}: this list-set value has no partial state to merge across partitions")
         if m.family == "personalization" and m.param("metric", "cosine") != "cosine":
-            raise PolicyError(
-                f"{m}: Jaccard personalization is not a sum over the lists (each pair's union needs both lists), "
-                "so it is not computed across partitions; use metric=cosine, or rankmeter.evaluate"
-            )
+            raise PolicyError(f"{m}: {NOT_A_SUM}")
 
 
 def lists_partial(

@@ -211,3 +211,41 @@ def test_embedding_scores_that_overflow_are_located() -> None:
     big = np.full((1, 1), 1e200)
     with pytest.raises(InvalidScoreError, match=re.escape("the scores of users 0-0 are not all finite")):
         rankmeter.evaluate_embeddings(big, big, sp.csr_array([[1]]), "gini@1", items=rankmeter.Items(), ties="trec")
+
+
+def test_partial_state_of_a_per_user_measure_is_refused() -> None:
+    ctx = ListsContext.build(run_from_lists({"u": ["a"]}), 1, items=rankmeter.Items(catalog=["a"]))
+    with pytest.raises(PolicyError, match=re.escape("novelty@1: not a list-set measure")):
+        partial(ctx, parse("novelty@1"), 1)
+
+
+def test_list_set_intervals_per_segment() -> None:
+    from rankmeter.beyond import list_set_intervals
+
+    recs = {"u1": ["a"], "u2": ["b"], "u3": ["c"], "u4": ["a"]}
+    res = rankmeter.evaluate(None, recs, "catalog_coverage@1", items=rankmeter.Items(catalog="abcd"),
+                             group_by={"u1": "x", "u2": "x", "u3": "y", "u4": "y"})  # fmt: skip
+    rows = {r["segment"]: r for r in list_set_intervals(res, n_resamples=300, seed=1)}
+    assert rows["all"]["value"] == 3 / 4 and rows["x"]["value"] == rows["y"]["value"] == 2 / 4
+    # a resample of two users covers one or two items: the quantiles are 1/4 and 2/4
+    assert (rows["x"]["ci_low"], rows["x"]["ci_high"], rows["x"]["n_lists"]) == (0.25, 0.5, 2)
+    again = {r["segment"]: r for r in list_set_intervals(res, n_resamples=300, seed=1)}
+    assert again == rows  # seeded
+
+
+def test_list_set_intervals_need_the_lists() -> None:
+    from rankmeter.beyond import list_set_intervals
+
+    res = rankmeter.evaluate(
+        {"u": {"a": 1}}, {"u": ["a"]}, "novelty@1", items=rankmeter.Items(interactions={"x": ["a"]})
+    )
+    with pytest.raises(PolicyError, match=re.escape("list_set_intervals: this result holds no lists to resample")):
+        list_set_intervals(res)
+
+
+def test_list_set_intervals_level_is_checked() -> None:
+    from rankmeter.beyond import list_set_intervals
+
+    res = rankmeter.evaluate(None, {"u": ["a"]}, "gini@1", items=rankmeter.Items(catalog="ab"))
+    with pytest.raises(PolicyError, match=re.escape("list_set_intervals: level must be in (0, 1), got 95")):
+        list_set_intervals(res, level=95)

@@ -95,7 +95,8 @@ def test_dask_refuses_jaccard_personalization() -> None:
     from rankmeter.dask import evaluate
 
     with pytest.raises(
-        PolicyError, match=re.escape("personalization(metric=jaccard)@10: Jaccard personalization is not a sum")
+        PolicyError,
+        match=re.escape("personalization(metric=jaccard)@10: Jaccard personalization is not a sum over the lists"),
     ):
         evaluate(S.test, RECS, "personalization(metric=jaccard)@10", items=ITEMS)
 

@@ -104,6 +104,12 @@ def ms_novelty_of(counts: np.ndarray, rows: np.ndarray, n_interactions: int) -> 
     return float((counts * info).sum() / counts.sum()) if counts.sum() else float("nan")
 
 
+NOT_A_SUM = (
+    "Jaccard personalization is not a sum over the lists (each pair's union needs both lists), so it is not "
+    "computed from partial results (Spark, Dask); use metric=cosine, or evaluate the lists in one process"
+)
+
+
 @dataclass(frozen=True)
 class ListSetState:
     """One number per item summed over a set of lists, and the number of non-empty lists.
@@ -153,10 +159,7 @@ def _counts(ctx: ListsContext, m: Measure, k: int) -> ListSetState:
 
 def _root_weights(ctx: ListsContext, m: Measure, k: int) -> ListSetState:
     if m.param("metric", "cosine") != "cosine":
-        raise PolicyError(
-            f"{m}: Jaccard personalization is not a sum over the lists (each pair's union needs both lists), "
-            "so it is not computed from partial results; use metric=cosine, or evaluate the lists in one process"
-        )
+        raise PolicyError(f"{m}: {NOT_A_SUM}")
     top = ctx.top(k, measure=str(m))
     n = (top >= 0).sum(axis=1)
     return _state(ctx, top, np.broadcast_to(1.0 / np.sqrt(np.maximum(n, 1))[:, None], top.shape))
