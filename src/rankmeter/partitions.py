@@ -310,6 +310,8 @@ def combine(
             parts = [evaluate_ranked(nothing, ranked, empty=sem.empty)]
         result = concatenate_results(parts, ranked, extra, sort_by_query=True)
     if not listed:
+        if lists is not None:  # items= with accuracy measures only, recorded as evaluate records it
+            result.metadata.update(items=lists.items.describe(), list_set_measures=[])
         return result
     found = [p.lists for p in partials if p.lists is not None]
     return combine_lists(result, found, listed, (lists or ListsJob(Items())).items)

@@ -106,3 +106,24 @@ def test_spark_refuses_shuffled_lists(spark) -> None:
 
     with pytest.raises(PolicyError, match=re.escape("gini@10: ties='shuffle' orders the top-k lists by a draw")):
         evaluate(S.test, RECS, "gini@10", items=ITEMS, ties="shuffle", seed=1, spark=spark)
+
+
+def test_spark_group_by_a_column_of_the_run(spark) -> None:
+    from rankmeter.spark import evaluate
+
+    recs = spark.createDataFrame(RECS.merge(SEGMENTS, on="user_id"))
+    got = evaluate(S.test, recs, ["r@5", "gini@10"], items=ITEMS, exclude=S.train, group_by="segment", spark=spark)
+    assert got.by_group("r@5") == LOCAL.by_group("r@5")
+    assert got.by_group("gini@10") == pytest.approx(LOCAL.by_group("gini@10"), rel=1e-12)
+
+
+@pytest.mark.usefixtures("client")
+def test_dask_group_by_a_column_and_items_with_accuracy_only() -> None:
+    from rankmeter.dask import evaluate
+
+    recs = dd.from_pandas(RECS.merge(SEGMENTS, on="user_id"), npartitions=3)
+    got = evaluate(S.test, recs, ["r@5", "novelty@10"], items=ITEMS, exclude=S.train, group_by="segment")
+    assert got.by_group("r@5") == LOCAL.by_group("r@5")
+    assert got.by_group("novelty@10") == pytest.approx(LOCAL.by_group("novelty@10"), rel=1e-12)
+    accuracy = evaluate(S.test, recs, "r@5", items=ITEMS)
+    assert accuracy.metadata["items"] == LOCAL.metadata["items"] and accuracy.metadata["list_set_measures"] == []

@@ -40,7 +40,7 @@ from rankmeter.partitions import (
 )
 from rankmeter.pipeline import MeasuresArg, parse_measures
 from rankmeter.results import EvaluationResult, with_integer_ids
-from rankmeter.segments import segment_map, with_groups
+from rankmeter.segments import GroupBy, segment_map, with_groups
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -90,8 +90,10 @@ def evaluate(
         dask DataFrame's user and item columns are found by name; other
         forms are read here. Their rows are shuffled with their user's.
     items : rankmeter.Items, optional
-    group_by : mapping, table or path, optional
-        As for :func:`rankmeter.evaluate`: the beyond-accuracy measures
+    group_by : mapping, table, path or column name, optional
+        As for :func:`rankmeter.evaluate` (a column of a DataFrame given as
+        ``qrels`` or ``run``: its distinct (user, segment) pairs are
+        collected to the driver): the beyond-accuracy measures
         (per-user values computed with their users; list-set values merged
         from each partition's per-item sums) and the aggregates per segment
         (``result.by_group``), list-set values included.
@@ -109,7 +111,7 @@ def evaluate(
     parsed = parse_measures(measures)
     pairs = _pair_rows(exclude, candidates)
     tables = [("qrels", qrels, qrels_columns), ("run", run, run_columns)]
-    segments = None if group_by is None else segment_map(group_by, tables=tables)
+    segments = None if group_by is None else segment_map(_column_segments(group_by, tables), tables=tables)
     lists = lists_job(parsed, sem, items, segments)
     call = (qrels, run, parsed, sem, qrels_columns, run_columns, partitions, pairs, lists)
     try:
@@ -362,3 +364,20 @@ def _block_frame(data: bytes, start: int, role: int) -> Any:
             "line": np.array([n for n, _ in kept], dtype=np.int64),
         }
     )
+
+
+def _column_segments(group_by: Any, tables: list[tuple[str, Any, Any]]) -> Any:
+    """``group_by`` naming a column of a dask DataFrame: its distinct (user, segment) pairs as a local table."""
+    import dask.dataframe as dd
+
+    if not isinstance(group_by, str):
+        return group_by
+    import pandas as pd
+
+    frames = []
+    for kind, frame, columns in tables:
+        if isinstance(frame, dd.DataFrame) and group_by in frame.columns:
+            user = find_columns([str(c) for c in frame.columns], kind, columns, f"{kind}_columns")["query_id"]
+            pairs = frame[[user, group_by]].drop_duplicates().compute()
+            frames.append(pd.DataFrame({"query_id": pairs[user].to_numpy(), "segment": pairs[group_by].to_numpy()}))
+    return GroupBy(pd.concat(frames), key="query_id", segment="segment") if frames else group_by

@@ -39,7 +39,7 @@ from rankmeter.partitions import (
 )
 from rankmeter.pipeline import MeasuresArg, parse_measures
 from rankmeter.results import EvaluationResult, with_integer_ids
-from rankmeter.segments import segment_map, with_groups
+from rankmeter.segments import GroupBy, segment_map, with_groups
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -98,8 +98,10 @@ def evaluate(
         Spark DataFrame's user and item columns are found by name; other
         forms are read on the driver. Their rows travel with their user's.
     items : rankmeter.Items, optional
-    group_by : mapping, table or path, optional
-        As for :func:`rankmeter.evaluate`: the beyond-accuracy measures
+    group_by : mapping, table, path or column name, optional
+        As for :func:`rankmeter.evaluate` (a column of a DataFrame given as
+        ``qrels`` or ``run``: its distinct (user, segment) pairs are
+        collected to the driver): the beyond-accuracy measures
         (per-user values computed with their users; list-set values merged
         from each partition's per-item sums) and the aggregates per segment
         (``result.by_group``), list-set values included.
@@ -132,7 +134,7 @@ def evaluate(
     n = partitions or int(str(session.conf.get("spark.sql.shuffle.partitions")))
     pairs = _pair_rows(session, exclude, candidates)
     tables = [("qrels", qrels, qrels_columns), ("run", run, run_columns)]
-    segments = None if group_by is None else segment_map(group_by, tables=tables)
+    segments = None if group_by is None else segment_map(_column_segments(group_by, tables), tables=tables)
     lists = lists_job(parsed, sem, items, segments)
     call = (session, qrels, run, parsed, sem, qrels_columns, run_columns, n, pairs, lists)
     try:
@@ -386,3 +388,20 @@ def _numbered(frame: Any, exact: bool) -> Any:
     position = F.col("_mid").bitwiseAND(F.lit((1 << 33) - 1))
     line = (start[F.col("_pid")] if start is not None else F.lit(0)) + position + F.lit(1)
     return tagged.withColumn("line", line.cast("long")).drop("_pid", "_mid")
+
+
+def _column_segments(group_by: Any, tables: list[tuple[str, Any, Any]]) -> Any:
+    """``group_by`` naming a column of a Spark DataFrame: its distinct (user, segment) pairs as a local table."""
+    from pyspark.sql import DataFrame
+
+    if not isinstance(group_by, str):
+        return group_by
+    import pandas as pd
+
+    frames = []
+    for kind, frame, columns in tables:
+        if isinstance(frame, DataFrame) and group_by in frame.columns:
+            user = find_columns(list(frame.columns), kind, columns, f"{kind}_columns")["query_id"]
+            rows = frame.select(user, group_by).distinct().collect()
+            frames.append(pd.DataFrame({"query_id": [r[0] for r in rows], "segment": [r[1] for r in rows]}))
+    return GroupBy(pd.concat(frames), key="query_id", segment="segment") if frames else group_by
