@@ -25,7 +25,6 @@ Per-user values (the mean over users is the aggregate):
 >>> from rankmeter.io.tables import Run
 >>> from rankmeter.measures import parse
 >>> from rankmeter.measures.kernels.beyond_lists import ListsContext
-from rankmeter.measures.kernels.list_sets import finish, partial
 >>> run = Run(np.array(["u1", "u1", "u2"]), np.array(["a", "b", "a"]), np.array([2.0, 1.0, 1.0]))
 >>> ctx = ListsContext.build(run, 2, items=Items(interactions={"x": ["a", "b"], "y": ["a"]}))
 >>> catalog_coverage(ctx, parse("catalog_coverage@2")).tolist(), novelty(ctx, parse("novelty@2")).ravel().tolist()
