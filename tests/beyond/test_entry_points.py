@@ -9,6 +9,9 @@ import re
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
 
 import rankmeter
 from rankmeter.errors import InputFormatError, InvalidScoreError, PolicyError
@@ -249,3 +252,23 @@ def test_list_set_intervals_level_is_checked() -> None:
     res = rankmeter.evaluate(None, {"u": ["a"]}, "gini@1", items=rankmeter.Items(catalog="ab"))
     with pytest.raises(PolicyError, match=re.escape("list_set_intervals: level must be in (0, 1), got 95")):
         list_set_intervals(res, level=95)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    scores=arrays(np.float64, (4, 6), elements=st.integers(0, 3).map(float)),
+    removed=arrays(bool, (4, 6)),
+    k=st.integers(1, 7),
+    ties=st.sampled_from(["stable", "trec"]),
+)
+def test_dense_lists_are_the_list_paths_for_any_ties(
+    scores: np.ndarray, removed: np.ndarray, k: int, ties: str
+) -> None:
+    items = rankmeter.Items(interactions={"t": ["i01", "i03"], "v": ["i01"]}, catalog=IDS[:6], groups=list("xyxyxy"))
+    measures = [f"catalog_coverage@{k}", f"gini@{k}", f"personalization@{k}", f"novelty@{k}", f"aclt@{k}",
+                f"exposure_ratio@{k}"]  # fmt: skip
+    y = np.zeros((4, 6))
+    got = rankmeter.evaluate_arrays(y, scores, measures, items=items, exclude=removed, ties=ties)
+    run = {str(i): {IDS[j]: scores[i, j] for j in range(6) if not removed[i, j]} for i in range(4)}
+    want = rankmeter.evaluate(None, {u: r for u, r in run.items() if r}, measures, items=items, ties=ties)
+    _same(got, want, measures)
