@@ -272,3 +272,21 @@ def test_dense_lists_are_the_list_paths_for_any_ties(
     run = {str(i): {IDS[j]: scores[i, j] for j in range(6) if not removed[i, j]} for i in range(4)}
     want = rankmeter.evaluate(None, {u: r for u, r in run.items() if r}, measures, items=items, ties=ties)
     _same(got, want, measures)
+
+
+def test_embeddings_lists_never_hold_the_score_matrix() -> None:
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    n = m = 3000
+    users, vectors = rng.normal(size=(n, 4)), rng.normal(size=(m, 4))
+    truth = sp.csr_array((rng.random((n, m)) < 0.001).astype(np.float64))
+    tracemalloc.start()
+    try:
+        res = rankmeter.evaluate_embeddings(users, vectors, truth, ["gini@10", "catalog_coverage@10"],
+                                            items=rankmeter.Items(), batch_size=100, threads=1)  # fmt: skip
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < n * m * 8 / 2  # the float64 users x items scores alone would take n * m * 8 bytes
+    assert res.metadata["users_with_lists"] == n
