@@ -95,31 +95,36 @@ def lists_result(
     parts: Iterator[Entries],
     query_ids: np.ndarray,
     names: np.ndarray,
-    measures: list[Measure],
+    call: DenseItemsCall,
     items: Items,
-    sem: Semantics,
     accuracy: EvaluationResult | None,
     extra: dict[str, Any],
 ) -> EvaluationResult:
-    """The list-reading ``measures`` over the entries of every block, merged with ``accuracy`` (rows in order)."""
+    """The list-reading measures of ``call`` over the entries of every block, merged with ``accuracy``.
+
+    Rows in their order, measures in the call's order.
+    """
     blocks = list(parts)
     col = [np.concatenate([b[i] for b in blocks]) if blocks else np.zeros(0) for i in range(6)]
     rows, cols, r_rows, r_cols = (c.astype(np.int64) for c in (col[0], col[1], col[3], col[4]))
     run = Run(query_ids[rows], names[cols], col[2])
     truth = Qrels(query_ids[r_rows], names[r_cols], col[5])
-    mine = evaluate_with_items(truth, run, measures, items, sem, None, None)
+    mine = evaluate_with_items(truth, run, reads_lists(call.measures), items, call.semantics, None, None)
     at = {q: i for i, q in enumerate(query_ids.tolist())}  # back to the rows' order
-    order = np.argsort([at[q] for q in mine.query_ids.tolist()], kind="stable")
-    mine = replace(mine, query_ids=mine.query_ids[order], values=mine.values[order], included=mine.included[order])
+    rows_of = np.argsort([at[q] for q in mine.query_ids.tolist()], kind="stable")
+    mine = replace(
+        mine, query_ids=mine.query_ids[rows_of], values=mine.values[rows_of], included=mine.included[rows_of]
+    )
     if accuracy is None:
         mine.metadata.update(extra)
         return mine
+    order = list(dict.fromkeys(str(single) for m in call.measures for single in m.expand()))
     meta = {
         **accuracy.metadata,
         **{key: mine.metadata[key] for key in ("items", "users_with_lists", "list_set_measures")},
+        "measures": order,
     }
-    names_in_order = [str(s) for m in measures for s in m.expand()]
-    found = merged(accuracy, mine, accuracy.measure_names + names_in_order, meta, sort=False)
+    found = merged(accuracy, mine, order, meta, sort=False)
     return replace(found, list_sets=mine.list_sets)
 
 
@@ -168,8 +173,7 @@ def arrays_with_items(y_true: Any, y_score: Any, mask: Any, exclude: Any, call: 
     k = max(max(m.cutoffs or (1,)) for m in listed)
     part = block_entries(y, s, k, keep, 0)
     accuracy = call.accuracy(rest) if rest else None
-    return lists_result(iter([part]), np.arange(s.shape[0]).astype(str), names, listed, items, call.semantics,
-                        accuracy, extra)  # fmt: skip
+    return lists_result(iter([part]), np.arange(s.shape[0]).astype(str), names, call, items, accuracy, extra)
 
 
 def embeddings_with_items(
@@ -207,5 +211,4 @@ def embeddings_with_items(
     extra: dict[str, Any] = {"input": "embeddings"}
     if removed is not None:
         extra["items_excluded"] = removed.total
-    return lists_result(map_blocks(entries, blocks, threads), query_ids, names, listed, items, call.semantics,
-                        accuracy, extra)  # fmt: skip
+    return lists_result(map_blocks(entries, blocks, threads), query_ids, names, call, items, accuracy, extra)

@@ -92,6 +92,10 @@ def test_dense_accuracy_and_beyond_in_one_call_keep_the_rows() -> None:
     assert both["ndcg@3"] == alone["ndcg@3"] and both.by_query("ndcg@3") == alone.by_query("ndcg@3")
     assert both.query_ids.tolist() == alone.query_ids.tolist()
     assert both.metadata["list_set_measures"] == ["gini@3"]
+    first = rankmeter.evaluate_arrays(
+        y, s, ["novelty@3", "gini@3", "ndcg@3"], items=items, mask=~removed, ties="stable"
+    )
+    assert first.measure_names == ["novelty@3", "ndcg@3"] and list(first.aggregate) == ["novelty@3", "gini@3", "ndcg@3"]
 
 
 def test_dense_columns_are_the_catalogue_without_one() -> None:
