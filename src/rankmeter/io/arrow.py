@@ -130,30 +130,3 @@ def take_rows(arr: Any, rows: np.ndarray) -> Any:
     chars = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
     gather = np.arange(int(bounds[-1])) + np.repeat(starts - bounds[:-1], lengths)
     return pa.StringArray.from_buffers(len(rows), pa.py_buffer(bounds.astype(np.int32)), pa.py_buffer(chars[gather]))
-
-
-def validity(arr: Any) -> np.ndarray:
-    """Boolean mask of the non-null entries of a pyarrow array."""
-    bitmap = arr.buffers()[0]
-    if bitmap is None:
-        return np.ones(len(arr), dtype=bool)
-    bits = np.unpackbits(np.frombuffer(bitmap, dtype=np.uint8), bitorder="little")
-    return bits[arr.offset : arr.offset + len(arr)].astype(bool)
-
-
-def bool_to_numpy(arr: Any) -> np.ndarray:
-    """A null-free pyarrow boolean array as a NumPy bool array."""
-
-    arr = combined(arr)
-    bits = np.unpackbits(np.frombuffer(arr.buffers()[1], dtype=np.uint8), bitorder="little")
-    return bits[arr.offset : arr.offset + len(arr)].astype(bool)
-
-
-def change_points(arr: Any) -> np.ndarray:
-    """Indices i > 0 where ``arr[i] != arr[i - 1]`` (no per-row Python objects)."""
-    import pyarrow.compute as pc
-
-    n = len(arr)
-    if n < 2:
-        return np.zeros(0, dtype=np.int64)
-    return np.flatnonzero(bool_to_numpy(pc.not_equal(arr.slice(1), arr.slice(0, n - 1)))) + 1
