@@ -49,6 +49,12 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("docs/frameworks.md", "pip install 'rankmeter[sklearn]'"): "installs from the package index",
     ("docs/distributed.md", "pip install 'rankmeter[spark]'"): "installs from the package index",
     ("docs/distributed.md", "pip install 'rankmeter[dask]'"): "installs from the package index",
+    ("docs/distributed.md", "python benchmarks/bench_distributed.py --copies 1 3 10"): "a benchmark (minutes)",
+    ("docs/distributed.md", "python benchmarks/bench_distributed.py --queries 300 --operators"): "a benchmark (minutes)",
+    (
+        "docs/distributed.md",
+        "python benchmarks/bench_distributed.py --no-scaling --ranking-evaluator --queries 20000",
+    ): "a benchmark (minutes)",
     ("docs/errors.md", "pip install -e '.[test,fuzz]'"): "installs atheris, which CI does not use",
     ("docs/errors.md", "fuzz/run_all.sh 300 1000000"): "the long fuzzing campaign: hours, not CI's job",
     ("docs/errors.md", "nice -n 19 python fuzz/campaign.py grammar -runs=1000000 fuzz/corpus/grammar"): (

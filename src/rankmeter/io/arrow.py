@@ -24,10 +24,9 @@ def memory_pool() -> Any:
 
     pyarrow's default mimalloc pool hands the CSV reader's freed blocks back
     to the system and faults them in again; jemalloc keeps them for reuse.
-    ``python benchmarks/run.py --only CHOICES`` measures it on W1 (255 MB):
-    read whole, peak RSS 817 MB against 924 MB, times from equal to 16%
-    faster depending on the machine's state; read in blocks, 242 against
-    259 MB. Passing the pool to each call changes nothing for other pyarrow
+    ``python benchmarks/run.py --only CHOICES`` measures it on W1: a lower
+    peak memory, read whole or in blocks, and equal or shorter times.
+    Passing the pool to each call changes nothing for other pyarrow
     users in the process.
     """
     import pyarrow as pa
@@ -95,7 +94,7 @@ def dictionary_array(codes: np.ndarray, values: np.ndarray) -> Any:
 
 
 def take_rows(arr: Any, rows: np.ndarray) -> Any:
-    """``arr.take(rows)`` for a null-free string or dictionary array, without importing ``pyarrow.compute`` (50 ms).
+    """``arr.take(rows)`` for a null-free string or dictionary array, without importing ``pyarrow.compute``.
 
     >>> import pyarrow as pa
     >>> take_rows(pa.array(["ab", "", "cde"]).slice(1), np.array([1, 0, 1])).to_pylist()
