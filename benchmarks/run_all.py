@@ -3,7 +3,7 @@
 Usage::
 
     pip install -e ".[bench]"
-    nice -n 19 python benchmarks/run_all.py > performance-tables.md     # about 20 min on 2 idle cores
+    nice -n 10 python benchmarks/run_all.py --recsys-python .venv-ci-recsys/bin/python > tables.md   # about 10 min on 2 idle cores
 
 Prints the machine (CPU, cores, memory, load average before and after, versions), then one table per
 workload, the contenders one after the other, values checked to agree before a row is shown:
@@ -14,13 +14,13 @@ workload, the contenders one after the other, values checked to agree before a r
 * W1 from in-memory tables (pandas, polars, Arrow) against ranx's ``from_df``;
 * W3 (20,000 x 2,000 dense scores): ``evaluate_arrays`` against scikit-learn and one sort of every row;
 * W4 (2 queries x 10 documents): a fresh process against pytrec_eval's, and 1,000 such jobs in one process;
-* MANY (100 W2-sized runs in one process against a loop of trec_eval processes) and the CLI's start-up
+* MANY (30 W2-sized runs in one process against a loop of trec_eval processes) and the CLI's start-up
   (:mod:`many_runs`, :mod:`cli_startup`);
 * the scripts of the other worlds, each run as a child process: Hamming retrieval against scikit-learn
-  and a NumPy script (:mod:`bench_vectors`), training-loop metrics against keras-rs and torchmetrics
+  and a NumPy script (:mod:`bench_vectors`, 200 queries), training-loop metrics against keras-rs and torchmetrics
   (:mod:`bench_frameworks`), ndeval's diversity measures against pyndeval (:mod:`bench_ndeval`), and W5
   against the recommender libraries (:mod:`bench_recsys`, in the environment of
-  ``tests_recsys_oracles/requirements.txt`` given by ``--recsys-python``; left out without it).
+  ``tests_recsys_oracles/requirements.txt`` given by ``--recsys-python``, 20,000 users; left out without it).
 
 Last, a summary table: per workload, rankmeter's time and each peer's time over it (> 1: rankmeter is
 faster). ``--only`` picks sections (W1,W1T,W2,W3,W4,MANY,CLI,VECTORS,FRAMEWORKS,NDEVAL,W5).
@@ -220,20 +220,20 @@ def main() -> None:
     if "MANY" in only:
         from many_runs import many_benchmark
 
-        many_benchmark(100, args.repeats)
+        many_benchmark(30, 1)
     if "CLI" in only:
         from cli_startup import cli_benchmark
 
-        cli_benchmark(11)
+        cli_benchmark(5)
     sys.stdout.flush()
     if "VECTORS" in only:
-        script("bench_vectors", ["--queries", "500"])
+        script("bench_vectors", ["--queries", "200"])
     if "FRAMEWORKS" in only:
-        script("bench_frameworks", ["--backends", "jax,torch", "--repeats", "10", "--dense", ""])
+        script("bench_frameworks", ["--backends", "jax,torch", "--repeats", "5", "--dense", ""])
     if "NDEVAL" in only:
-        script("bench_ndeval", [])
+        script("bench_ndeval", ["--quick"])
     if "W5" in only and args.recsys_python:
-        script("bench_recsys", [], python=args.recsys_python)
+        script("bench_recsys", ["--users", "20000", "--rounds", "1"], python=args.recsys_python)
     summary()
     print(f"\nafter: {load()}")
 
