@@ -69,18 +69,22 @@ ALLOWED: dict[tuple[str, str], str] = {
         "one target of the long fuzzing campaign (atheris)"
     ),
     ("docs/performance.md", "pip install -e '.[bench]'"): "installs the benchmark extras (part of the test extras)",
-    ("docs/performance.md", "python benchmarks/run.py"): "the benchmarks: minutes on W1-W4, measured, not tested",
-    ("docs/performance.md", "python benchmarks/run.py --only W1,STREAM --stream-copies 10"): "writes a 2.5 GB run",
-    ("docs/performance.md", "python benchmarks/run.py --only CHOICES"): "a benchmark (minutes)",
-    ("docs/performance.md", "python benchmarks/run.py --only ENGINES"): "a benchmark (minutes)",
-    ("docs/performance.md", "python benchmarks/bench_vectors.py"): "a benchmark (minutes)",
-    ("docs/performance.md", "python benchmarks/bench_dense.py"): "a benchmark (minutes)",
-    ("docs/performance.md", "python benchmarks/guard.py"): "the regression guard: minutes of paired benchmarks",
     (
         "docs/performance.md",
-        ".venv-ci-recsys/bin/python benchmarks/bench_recsys.py",
-    ): "W5 in the recommender libraries' environment (minutes)",
+        "nice -n 10 python benchmarks/run_all.py --recsys-python .venv-ci-recsys/bin/python",
+    ): "the page's tables: every workload against every peer (minutes), measured, not tested",
+    ("docs/performance.md", "python benchmarks/run.py --only STREAM,CHOICES,ENGINES,CUTOFFS"): "writes a 2.5 GB run",
+    ("docs/performance.md", "python benchmarks/bench_dense.py"): "a benchmark (minutes)",
+    ("docs/performance.md", "python benchmarks/bench_catalogue.py"): "a benchmark (minutes)",
+    ("docs/performance.md", "python benchmarks/bench_beyond.py"): "a benchmark (minutes)",
+    ("docs/performance.md", "python benchmarks/bench_err.py"): "a benchmark (minutes)",
+    ("docs/performance.md", "python benchmarks/bench_distributed.py"): "a benchmark (minutes, Spark and Dask)",
+    ("docs/performance.md", "python benchmarks/bench_report.py"): "a benchmark (headless Chromium)",
+    ("docs/performance.md", "python benchmarks/bench_recsys_inputs.py"): "a benchmark (minutes)",
+    ("docs/performance.md", "python benchmarks/bench_gpu.py"): "needs a CUDA GPU",
+    ("docs/performance.md", "python benchmarks/guard.py"): "the regression guard: minutes of paired benchmarks",
     ("docs/performance.md", "python benchmarks/guard.py --base main --only W2,W4 --repeats 9"): "the regression guard",
+    ("docs/performance.md", "python benchmarks/ab.py --base main"): "two revisions side by side (minutes)",
 }
 
 #: (page, first line) -> the module whose functions a ``text`` block of signatures shows (checked by
