@@ -162,7 +162,7 @@ class _Package(types.ModuleType):
 
     Python binds a submodule to its package's attribute when it first loads; the function
     :func:`evaluate` and the module :mod:`rankmeter.evaluate` share the name, and ``rankmeter.evaluate``
-    is the function (as it was when this package imported it eagerly).
+    is the function.
     """
 
     def __setattr__(self, name: str, value: Any) -> None:
