@@ -353,7 +353,7 @@ def test_r7_expected_acg() -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# trec_eval's own test outputs (usnistgov/trec_eval test/, NIST; shared/realdata/trec_eval_test)
+# trec_eval's own test outputs (usnistgov/trec_eval test/, NIST; tests/realdata/trec_eval_test)
 # ---------------------------------------------------------------------------------------------
 # (output file, qrels, run, evaluate keyword arguments, trec_eval -l) -- the commands are those of
 # trec_eval's Makefile `quicktest`; -c is missing="zero" (rankmeter's default), -M100 is depth=100.
