@@ -64,7 +64,7 @@ from rankmeter.xp.evaluate import evaluate_on_device, route
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-_AUTO_PROGRESS_ITEMS = 200_000_000  # dense items from which evaluate_arrays draws a bar on a terminal (W3's 40M: 1 s)
+_AUTO_PROGRESS_ITEMS = 200_000_000  # dense items from which evaluate_arrays draws a bar on a terminal
 
 
 @overload

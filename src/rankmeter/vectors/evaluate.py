@@ -305,7 +305,7 @@ def evaluate_vectors(
 
     Examples
     --------
-    The seed's example (shared/REFERENCE_VALUES.md, R7): 4-bit codes, 3 labels.
+    A worked example (docs/reference-values.md, R7): 4-bit codes, 3 labels.
 
     >>> q = [[1, 1, -1, -1]]
     >>> db = [[1, 1, -1, -1], [1, -1, -1, -1], [-1, 1, -1, -1], [1, 1, 1, -1],
