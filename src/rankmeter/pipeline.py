@@ -22,11 +22,10 @@ from rankmeter.core.ranked_lists import RankedLists
 from rankmeter.core.semantics import Semantics
 from rankmeter.core.ties import straddling_queries
 from rankmeter.errors import MeasureSyntaxError, PolicyError
-from rankmeter.measures import FAMILIES, Measure, parse
+from rankmeter.measures import FAMILIES, Measure, parse, traits_of
 from rankmeter.measures.kernels.context import Context
 from rankmeter.measures.kernels.segments import segment_sum
 from rankmeter.measures.params import GainTable, Jarvelin, gain_values
-from rankmeter.measures.traits import traits_of
 from rankmeter.results import EvaluationResult
 
 MeasuresArg = str | Measure | Iterable[str | Measure]

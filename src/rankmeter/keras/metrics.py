@@ -20,10 +20,9 @@ from rankmeter.errors import MeasureSyntaxError, PolicyError
 from rankmeter.keras import kernels
 from rankmeter.keras.inputs import Batch, standardise
 from rankmeter.keras.ranking import Ranked, divide_no_nan, relu
-from rankmeter.measures import FAMILIES, parse
+from rankmeter.measures import FAMILIES, parse, traits_of
 from rankmeter.measures.base import Measure
 from rankmeter.measures.params import discount_values
-from rankmeter.measures.traits import traits_of
 
 Tensor = Any
 PACKAGE = "rankmeter"

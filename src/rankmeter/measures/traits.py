@@ -13,20 +13,13 @@ values are those of :mod:`rankmeter.xp.kernels`' ``map`` formula, as ``ap``
 and ``map`` both are. The tests hold every backend formula to the NumPy
 kernel of each family that names it.
 
->>> from rankmeter.measures import parse
->>> traits_of(parse("ndcg@10")).top_k, traits_of(parse("bpref")).top_k
-(True, False)
->>> traits_of(parse("ap@5")).array_api
-'map'
+>>> Traits(top_k=True).top_k, Traits().array_api is None
+(True, True)
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from rankmeter.measures.base import Measure
 
 
 @dataclass(frozen=True)
@@ -94,10 +87,3 @@ class Traits:
     array_api: str | None = None
     keras: str | None = None
     hamming: str | None = None
-
-
-def traits_of(measure: Measure | str) -> Traits:
-    """The traits of a measure's family (``measure``: a :class:`Measure` or a family name)."""
-    from rankmeter.measures._tables import FAMILIES
-
-    return FAMILIES[measure if isinstance(measure, str) else measure.family].traits

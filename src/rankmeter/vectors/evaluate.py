@@ -16,8 +16,7 @@ from rankmeter.core.semantics import Semantics, SemanticsOptions
 from rankmeter.core.ties import straddling_queries
 from rankmeter.errors import InputFormatError, MeasureSyntaxError, PolicyError
 from rankmeter.io.foreign import host_arrays
-from rankmeter.measures import FAMILIES, Measure, parse
-from rankmeter.measures.traits import traits_of
+from rankmeter.measures import FAMILIES, Measure, parse, traits_of
 from rankmeter.pipeline import MeasuresArg, evaluate_ranked, positive_items_suffice
 from rankmeter.progress import progress_bar, wanted
 from rankmeter.results import EvaluationResult

@@ -56,9 +56,9 @@ from typing import Any
 
 import numpy as np
 
+from rankmeter.measures import traits_of
 from rankmeter.measures.base import Measure
 from rankmeter.measures.params import discount_values, gain_values
-from rankmeter.measures.traits import traits_of
 
 BUCKET_TIES = ("expected", "optimistic", "pessimistic")
 

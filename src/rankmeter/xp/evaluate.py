@@ -22,8 +22,7 @@ from rankmeter.core.semantics import Semantics
 from rankmeter.errors import MeasureSyntaxError
 from rankmeter.io.exclude import is_sparse, removed_items
 from rankmeter.io.foreign import host_array
-from rankmeter.measures import FAMILIES, Measure
-from rankmeter.measures.traits import traits_of
+from rankmeter.measures import FAMILIES, Measure, traits_of
 from rankmeter.results import EvaluationResult
 from rankmeter.xp.arrays import Placement, checked_rows, removal_counts_on_device, working_dtype
 from rankmeter.xp.kernels import KERNELS, Kernels, unsupported

@@ -26,9 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from rankmeter.measures import Measure
+from rankmeter.measures import Measure, traits_of
 from rankmeter.measures.params import GainTable, discount_values
-from rankmeter.measures.traits import traits_of
 from rankmeter.xp.ranking import RankedRows, ratio
 
 Array = Any
@@ -227,7 +226,6 @@ KERNELS: dict[str, Callable[[Kernels, Measure], Array]] = {
     "acg": Kernels.acg,
     "fall_out": Kernels.fall_out,
     "map": Kernels.map,
-    "ap": Kernels.map,
     "wap": Kernels.wap,
     "rr": Kernels.rr,
     "success": Kernels.success,
