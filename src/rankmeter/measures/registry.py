@@ -4,6 +4,18 @@ The API, the CLI (``rankmeter measures``), the docs and the invariance tests
 all iterate :data:`FAMILIES`. Adding a measure = one :class:`Family` row, one
 kernel and one row of reference values in the tests.
 
+Every fact a fast path needs is a :class:`~rankmeter.measures.traits.Traits`
+field of the row, and the paths read only those (no module keeps a list of
+family names): ``top_k`` lets dense rows rank only their top k,
+``judged_items`` lets aligned lists keep only the judged items,
+``positive_ideal`` / ``ideal_dcg`` / ``counts_judged`` decide the positive-only
+dense lists, ``graded`` / ``gain_sum`` how relevance and item weights are read,
+``full_as_cutoff`` and ``cut_at_relevant`` how the vector paths merge cutoffs
+and count ties, and ``array_api`` / ``keras`` / ``hamming`` name the formula
+that computes the family on those backends. A new row declares none and takes
+the general path everywhere; each trait it declares is a claim that the tests
+check (``tests/measures/test_traits.py``, ``tests/frameworks/test_formula_table.py``).
+
 :data:`FAMILIES` and :data:`ALIASES` live in :mod:`rankmeter.measures._tables`,
 which imports this module (and so every kernel) only when a table is first
 used, and fills them from :func:`tables`; this module imports neither.
