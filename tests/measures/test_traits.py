@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import os
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 os.environ.setdefault("KERAS_BACKEND", "jax")
@@ -161,6 +162,15 @@ def test_cutoff_merge_follows_the_traits(monkeypatch, traits: Traits, merged: st
     out, names = merge_cutoffs([parse("toy"), parse("toy@3")], 50)
     assert merged in [str(m) for m in out]
     assert names["toy"] == ("toy@50" if traits.full_as_cutoff else "toy")
+
+
+@pytest.mark.parametrize("traits, straddling", [(Traits(cut_at_relevant=True), 1), (Traits(), 0)], ids=["R", "none"])
+def test_tie_diagnostics_follow_the_r_cut_trait(monkeypatch, traits: Traits, straddling: int) -> None:
+    toy = Family("toy", precision.rprec, "R-precision under another name", cutoff="none", params={"min_rel": MIN_REL})
+    monkeypatch.setitem(FAMILIES, "toy", replace(toy, traits=traits))
+    # R = 2 and the tied b, c at ranks 2 and 3: a group straddling the cut at R
+    res = rankmeter.evaluate({"q": {"a": 1, "b": 1}}, {"q": {"a": 0.9, "b": 0.5, "c": 0.5}}, "toy", ties="stable")
+    assert res["toy"] == 1.0 and res.metadata["queries_with_ties_at_cutoff"] == straddling
 
 
 def test_every_declared_device_formula_exists() -> None:
