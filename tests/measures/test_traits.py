@@ -22,7 +22,7 @@ import pytest  # noqa: E402
 import torch  # noqa: E402
 
 import rankmeter  # noqa: E402
-from rankmeter.errors import MeasureSyntaxError  # noqa: E402
+from rankmeter.errors import MeasureSyntaxError, PolicyError  # noqa: E402
 from rankmeter.evaluate import DenseEvaluation  # noqa: E402
 from rankmeter.measures import FAMILIES, parse, traits_of  # noqa: E402
 from rankmeter.measures.family import MIN_REL, P_DIVISOR, Family  # noqa: E402
@@ -171,6 +171,19 @@ def test_tie_diagnostics_follow_the_r_cut_trait(monkeypatch, traits: Traits, str
     # R = 2 and the tied b, c at ranks 2 and 3: a group straddling the cut at R
     res = rankmeter.evaluate({"q": {"a": 1, "b": 1}}, {"q": {"a": 0.9, "b": 0.5, "c": 0.5}}, "toy", ties="stable")
     assert res["toy"] == 1.0 and res.metadata["queries_with_ties_at_cutoff"] == straddling
+
+
+@pytest.mark.parametrize("traits", [Traits(sampled_rankings=True), Traits()], ids=["sampled", "one ranking"])
+def test_several_sampled_rankings_follow_the_trait(monkeypatch, traits: Traits) -> None:
+    monkeypatch.setitem(FAMILIES, "toy", replace(FAMILIES["ee_loss"], name="toy", traits=traits))
+    runs = [{"u1": ["a", "b"]}, {"u1": ["b", "a"]}]
+    items = rankmeter.Items(catalog=list("abc"))
+    if traits.sampled_rankings:
+        res = rankmeter.evaluate({"u1": {"a": 1}}, runs, ["toy@2", "ee_loss@2"], items=items)
+        assert res["toy@2"] == res["ee_loss@2"]
+    else:
+        with pytest.raises(PolicyError, match="toy@2: several sampled rankings per user are read by the expected"):
+            rankmeter.evaluate({"u1": {"a": 1}}, runs, ["toy@2", "ee_loss@2"], items=items)
 
 
 def test_every_declared_device_formula_exists() -> None:

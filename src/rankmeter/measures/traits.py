@@ -61,6 +61,9 @@ class Traits:
     cut_at_relevant : bool
         The list is cut at each query's ``R`` (R-precision): tie diagnostics
         count the groups straddling that cut.
+    sampled_rankings : bool
+        The value is defined over several sampled rankings per user (expected
+        exposure): the run may be a list of runs.
     defined_without_relevant : bool
         trec_eval reports the kernel's value for a query without a relevant
         document (its ``dcg`` may be non-zero there) instead of 0.
@@ -83,6 +86,7 @@ class Traits:
     ideal_dcg: bool = False
     counts_judged: bool = False
     cut_at_relevant: bool = False
+    sampled_rankings: bool = False
     defined_without_relevant: bool = False
     array_api: str | None = None
     keras: str | None = None
