@@ -11,7 +11,8 @@ family names): ``top_k`` lets dense rows rank only their top k,
 ``positive_ideal`` / ``ideal_dcg`` / ``counts_judged`` decide the positive-only
 dense lists, ``graded`` / ``gain_sum`` how relevance and item weights are read,
 ``full_as_cutoff`` and ``cut_at_relevant`` how the vector paths merge cutoffs
-and count ties, and ``array_api`` / ``keras`` / ``hamming`` name the formula
+and count ties, ``sampled_rankings`` whether a run may be several sampled
+rankings per user, and ``array_api`` / ``keras`` / ``hamming`` name the formula
 that computes the family on those backends. A new row declares none and takes
 the general path everywhere; each trait it declares is a claim that the tests
 check (``tests/measures/test_traits.py``, ``tests/frameworks/test_formula_table.py``).
