@@ -22,7 +22,6 @@ from rankmeter.errors import InputFormatError, PolicyError
 from rankmeter.io.items import Items
 from rankmeter.io.tables import Qrels, Run
 from rankmeter.measures import FAMILIES, Measure
-from rankmeter.measures.beyond_families import SAMPLED
 from rankmeter.measures.kernels.beyond_lists import ListsContext
 from rankmeter.measures.kernels.list_sets import NOT_A_SUM, ListSetState, finish, partial
 from rankmeter.results import EvaluationResult
@@ -74,7 +73,7 @@ def evaluate_with_items(
     items = as_items(items)
     samples = run if isinstance(run, list) else [run]
     if len(samples) > 1:
-        other = [str(m) for m in measures if m.family not in SAMPLED]
+        other = [str(m) for m in measures if not FAMILIES[m.family].traits.sampled_rankings]
         if other:
             raise PolicyError(
                 f"{', '.join(other)}: several sampled rankings per user are read by the expected exposure "

@@ -386,9 +386,7 @@ def candidate_choice(exclude: Any, candidates: Any) -> CandidateChoice | None:
 
 def _diversity_call(measures: list[Measure]) -> bool:
     """Whether every measure needs intent qrels (the call goes to ``evaluate_diversity``); mixing is an error."""
-    from rankmeter.measures.diversity_families import NAMES
-
-    diversity = [str(m) for m in measures if m.family in NAMES]
+    diversity = [str(m) for m in measures if FAMILIES[m.family].reads == "intents"]
     if not diversity:
         return False
     if len(diversity) < len(measures):
@@ -521,13 +519,9 @@ def _evaluate_runs(
     return SystemResults.of(results)
 
 
-# families whose value at a cutoff k depends only on the top k items and on the complete ideal list
-_TOP_K_FAMILIES = ("ndcg", "dcg", "idcg", "cg", "p", "r", "f1", "success", "rr", "map", "ap", "wap", "acg", "judged")
-
-
 def _top_k_only(measures: list[Measure], ties: str) -> int | None:
     """The largest cutoff when every measure only looks at the top k (dense fast path), else None."""
-    if ties == "shuffle" or any(m.cutoffs is None or m.family not in _TOP_K_FAMILIES for m in measures):
+    if ties == "shuffle" or any(m.cutoffs is None or not FAMILIES[m.family].traits.top_k for m in measures):
         return None
     return max(max(m.cutoffs or (0,)) for m in measures)
 
@@ -571,7 +565,7 @@ class DenseEvaluation:
         self.compact = positive_ideal_suffices(measures)
         self.widest = max((k for mm in measures for k in mm.cutoffs or ()), default=0)
         # with complete rows, measures that read only the top k of each list are computed on that top alone
-        self.head = [mm for mm in measures if mm.cutoffs and mm.family in _TOP_K_FAMILIES]
+        self.head = [mm for mm in measures if mm.cutoffs and FAMILIES[mm.family].traits.top_k]
         self.head_k = max((max(mm.cutoffs or (0,)) for mm in self.head), default=0)
         self.split = bool(self.head) and len(self.head) < len(measures) and 2 * self.head_k <= n_cols
         self.positives = self.top is None and n_cols > 0 and ties == "expected" and positive_items_suffice(measures)
@@ -820,7 +814,9 @@ def _evaluate_with_prefix(
         prefix.offsets, prefix.group_starts, sorted({c for m in head for c in m.cutoffs or ()}), []
     )
     rest_cutoffs = sorted({c for m in rest for c in m.cutoffs or ()})
-    per_query = [Context(ranked).num_relevant(m.param("min_rel")) for m in rest if m.family == "rprec"]
+    per_query = [
+        Context(ranked).num_relevant(m.param("min_rel")) for m in rest if FAMILIES[m.family].traits.cut_at_relevant
+    ]
     if rest_cutoffs or per_query:
         straddle |= straddling_queries(ranked.offsets, ranked.group_starts, rest_cutoffs, per_query)
     meta = {**whole.metadata, "measures": names, "queries_with_ties_at_cutoff": int(straddle.sum())}
