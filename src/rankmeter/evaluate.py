@@ -65,7 +65,7 @@ from rankmeter.xp.evaluate import evaluate_on_device, route
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-_AUTO_PROGRESS_ITEMS = 200_000_000  # dense items from which evaluate_arrays draws a bar on a terminal (W3's 40M: 1 s)
+_AUTO_PROGRESS_ITEMS = 200_000_000  # dense items from which evaluate_arrays draws a bar on a terminal
 
 
 @overload
@@ -387,9 +387,7 @@ def candidate_choice(exclude: Any, candidates: Any) -> CandidateChoice | None:
 
 def _diversity_call(measures: list[Measure]) -> bool:
     """Whether every measure needs intent qrels (the call goes to ``evaluate_diversity``); mixing is an error."""
-    from rankmeter.measures.diversity_families import NAMES
-
-    diversity = [str(m) for m in measures if m.family in NAMES]
+    diversity = [str(m) for m in measures if FAMILIES[m.family].reads == "intents"]
     if not diversity:
         return False
     if len(diversity) < len(measures):
@@ -522,13 +520,9 @@ def _evaluate_runs(
     return SystemResults.of(results)
 
 
-# families whose value at a cutoff k depends only on the top k items and on the complete ideal list
-_TOP_K_FAMILIES = ("ndcg", "dcg", "idcg", "cg", "p", "r", "f1", "success", "rr", "map", "ap", "wap", "acg", "judged")
-
-
 def _top_k_only(measures: list[Measure], ties: str) -> int | None:
     """The largest cutoff when every measure only looks at the top k (dense fast path), else None."""
-    if ties == "shuffle" or any(m.cutoffs is None or m.family not in _TOP_K_FAMILIES for m in measures):
+    if ties == "shuffle" or any(m.cutoffs is None or not FAMILIES[m.family].traits.top_k for m in measures):
         return None
     return max(max(m.cutoffs or (0,)) for m in measures)
 
@@ -572,7 +566,7 @@ class DenseEvaluation:
         self.compact = positive_ideal_suffices(measures)
         self.widest = max((k for mm in measures for k in mm.cutoffs or ()), default=0)
         # with complete rows, measures that read only the top k of each list are computed on that top alone
-        self.head = [mm for mm in measures if mm.cutoffs and mm.family in _TOP_K_FAMILIES]
+        self.head = [mm for mm in measures if mm.cutoffs and FAMILIES[mm.family].traits.top_k]
         self.head_k = max((max(mm.cutoffs or (0,)) for mm in self.head), default=0)
         self.split = bool(self.head) and len(self.head) < len(measures) and 2 * self.head_k <= n_cols
         self.positives = self.top is None and n_cols > 0 and ties == "expected" and positive_items_suffice(measures)
@@ -641,6 +635,7 @@ def evaluate_arrays(
     semantics: Semantics | None = None,
     progress: bool | None = None,
     group_by: Any = None,
+    items: Any = None,
     sampled_negatives: int | None = None,
     sampling: str = "per_positive",
     **options: Unpack[SemanticsOptions],
@@ -689,6 +684,10 @@ def evaluate_arrays(
         ``{row: segment}``): each measure is also aggregated per segment
         (:meth:`EvaluationResult.by_group`; see :mod:`rankmeter.segments`).
         Not with ``sample_weight``.
+    items : rankmeter.Items, optional
+        For the beyond-accuracy measures (``catalog_coverage@10``, ...): each
+        row's top k is its list, column j is catalogue item j
+        (:mod:`rankmeter.beyond_dense`); values as :func:`rankmeter.evaluate`'s.
     sampled_negatives : int, optional
         Report, for each row and measure, the exact expected value when the
         row's relevant items (grade > 0) are ranked against this many
@@ -738,10 +737,19 @@ def evaluate_arrays(
     parsed = parse_measures(measures)
     if sampled_negatives is not None:  # the exact expectation under sampled negatives (rankmeter.negatives)
         sampler = SampledNegatives(sampled_negatives, sampling, parsed, ties, empty)
-        if sample_weight is not None:
-            raise PolicyError("sampled_negatives= does not take sample_weight")
+        if sample_weight is not None or items is not None:
+            raise PolicyError(f"sampled_negatives= does not take {'items=' if items is not None else 'sample_weight'}")
         full = evaluate_arrays(y_true, y_score, parsed, mask=mask, exclude=exclude, semantics=sem, progress=progress)
         return sampled_arrays(full, y_true, y_score, sampler, mask=mask, exclude=exclude)
+    if items is not None or any(FAMILIES[m.family].reads == "lists" for m in parsed):
+        from rankmeter.beyond_dense import DenseItemsCall, arrays_with_items, check_call
+
+        def accuracy(rest: list[Measure]) -> EvaluationResult:
+            return evaluate_arrays(y_true, y_score, rest, mask=mask, exclude=exclude, semantics=sem, progress=progress)
+
+        call = DenseItemsCall(parsed, items, sem, accuracy)
+        check_call(call, sample_weight)
+        return arrays_with_items(y_true, y_score, mask, exclude, call)
     extra: dict[str, Any] = {"input": "dense", "semantics": sem.as_dict()}
     if mask is not None or exclude is not None:
         extra["semantics"]["candidates"] = "+".join(
@@ -826,7 +834,9 @@ def _evaluate_with_prefix(
         prefix.offsets, prefix.group_starts, sorted({c for m in head for c in m.cutoffs or ()}), []
     )
     rest_cutoffs = sorted({c for m in rest for c in m.cutoffs or ()})
-    per_query = [Context(ranked).num_relevant(m.param("min_rel")) for m in rest if m.family == "rprec"]
+    per_query = [
+        Context(ranked).num_relevant(m.param("min_rel")) for m in rest if FAMILIES[m.family].traits.cut_at_relevant
+    ]
     if rest_cutoffs or per_query:
         straddle |= straddling_queries(ranked.offsets, ranked.group_starts, rest_cutoffs, per_query)
     meta = {**whole.metadata, "measures": names, "queries_with_ties_at_cutoff": int(straddle.sum())}

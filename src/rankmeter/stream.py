@@ -44,9 +44,8 @@ if TYPE_CHECKING:
 BLOCK_BYTES = 8 << 20
 """Bytes of run text parsed at a time when a run file is read in blocks.
 
-``python benchmarks/run.py --only CHOICES`` on W1 (255 MB, 2 cores): 2 MiB
-1.06 s, 4 MiB 0.97 s, 8 MiB 0.92 s, 16 MiB 0.95 s, 32 MiB 1.07 s per process,
-peak RSS growing from 142 to 467 MB.
+Chosen by ``python benchmarks/run.py --only CHOICES`` (W1 read in blocks of 2 to 32 MiB): smaller
+blocks cost time, larger ones memory (the peak grows with the block) and no time.
 """
 
 

@@ -27,11 +27,13 @@ from rankmeter.pipeline import evaluate_ranked
 
 TIES = ["expected", "stable", "trec", "optimistic", "pessimistic", "shuffle"]
 
-# every family of the registry (diversity families read intent qrels: not dense), with cutoffs where they take
-# them, and parameters that change which dense path is taken (min_rel <= 0 and gains at grade 0 need whole ideals)
+# every family of the registry (diversity families read intent qrels: not dense; the beyond-accuracy ones read
+# top-k lists, tests/beyond/test_entry_points.py), with cutoffs where they take them, and parameters that change
+# which dense path is taken (min_rel <= 0 and gains at grade 0 need whole ideals)
+RANKED = [f for f in FAMILIES if f not in NAMES and FAMILIES[f].reads != "lists"]
 MEASURES = sorted(
-    {f"{f}@[1,3,20]" for f in FAMILIES if f not in NAMES}
-    | {f for f in FAMILIES if f not in NAMES}
+    {f"{f}@[1,3,20]" for f in RANKED}
+    | set(RANKED)
     | {"ndcg(gain=exp)@[2,5]", "p(min_rel=2)@4", "r(min_rel=0)@5", "ndcg(gain={0:1,1:2,2:4})", "map(min_rel=2)"}
 )
 

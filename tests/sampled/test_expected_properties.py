@@ -170,3 +170,12 @@ def test_counting_by_comparison_and_by_sorting_agree(ties: str) -> None:
     assert table(mixed) == table(by_sorting)
     assert mixed.n_positives.tolist() == by_sorting.n_positives.tolist()
     assert mixed.n_negatives.tolist() == by_sorting.n_negatives.tolist()
+
+
+def test_items_are_refused_with_sampled_negatives() -> None:
+    items = rankmeter.Items(catalog=[0, 1, 2, 3, 4])
+    with pytest.raises(rankmeter.PolicyError, match=r"sampled_negatives= does not take items="):
+        rankmeter.evaluate_arrays(Y, S, "ndcg@3", sampled_negatives=2, items=items)
+    with pytest.raises(rankmeter.PolicyError, match=r"sampled_negatives= does not take items="):
+        rankmeter.evaluate_embeddings(np.eye(2), np.ones((5, 2)), scipy.sparse.csr_array(Y), "ndcg@3",
+                                      sampled_negatives=2, items=items)  # fmt: skip

@@ -68,6 +68,7 @@ FAMILIES = [
         "alpha-nDCG@k: novelty-discounted DCG over that of the greedy ideal ranking (ndeval)",
         cutoff="required",
         params=_NOVELTY,
+        reads="intents",
     ),
     Family(
         "alpha_dcg",
@@ -75,6 +76,7 @@ FAMILIES = [
         "alpha-DCG@k over the ideal-ideal (every intent covered at every rank; ndeval's alpha-DCG)",
         cutoff="required",
         params=_NOVELTY,
+        reads="intents",
     ),
     Family(
         "err_ia",
@@ -82,6 +84,7 @@ FAMILIES = [
         "intent-aware ERR@k, novelty-discounted, over the ideal-ideal (ndeval's ERR-IA)",
         cutoff="required",
         params=_NOVELTY,
+        reads="intents",
     ),
     Family(
         "nerr_ia",
@@ -89,6 +92,7 @@ FAMILIES = [
         "intent-aware ERR@k over that of the greedy ideal ranking (ndeval's nERR-IA)",
         cutoff="required",
         params=_NOVELTY,
+        reads="intents",
     ),
     Family(
         "nrbp",
@@ -96,6 +100,7 @@ FAMILIES = [
         "novelty- and rank-biased precision over the whole list (ndeval's NRBP)",
         cutoff="none",
         params={"alpha": ALPHA, "beta": BETA, "min_rel": MIN_REL},
+        reads="intents",
     ),
     Family(
         "nnrbp",
@@ -103,6 +108,7 @@ FAMILIES = [
         "NRBP over that of the greedy ideal ranking (ndeval's nNRBP)",
         cutoff="none",
         params={"alpha": ALPHA, "beta": BETA, "min_rel": MIN_REL},
+        reads="intents",
     ),
     Family(
         "map_ia",
@@ -110,6 +116,7 @@ FAMILIES = [
         "intent-aware average precision: weighted mean over intents of AP per intent (ndeval's MAP-IA)",
         cutoff="none",
         params=_BINARY,
+        reads="intents",
     ),
     Family(
         "p_ia",
@@ -117,6 +124,7 @@ FAMILIES = [
         "intent-aware precision@k: weighted mean over intents of P@k per intent (ndeval's P-IA)",
         cutoff="required",
         params=_BINARY,
+        reads="intents",
     ),
     Family(
         "strec",
@@ -124,12 +132,14 @@ FAMILIES = [
         "subtopic recall@k: intents covered in the top k / intents with a relevant document",
         cutoff="required",
         params=_BINARY,
+        reads="intents",
     ),
     Family(
         "ndcg_ia",
         diversity.ndcg_ia,
         "intent-aware nDCG@k: weighted mean over intents of nDCG@k per intent (grades as gains)",
         params=_BINARY,
+        reads="intents",
     ),
 ]
 """The diversity families; :func:`rankmeter.measures.registry.tables` adds them to the catalogue."""

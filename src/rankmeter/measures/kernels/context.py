@@ -111,17 +111,6 @@ class Context:
     def group_query(self) -> np.ndarray:
         return self.item_query[self.group_starts[:-1]]
 
-    @cached_property
-    def group_offsets(self) -> np.ndarray:
-        """CSR of groups per query."""
-        counts = np.bincount(self.group_query, minlength=self.ranked.n_queries)
-        return np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
-
-    @cached_property
-    def within_group(self) -> np.ndarray:
-        """0-based position of each item inside its tied group."""
-        return np.arange(len(self.ranked.grades)) - np.repeat(self.group_starts[:-1], self.group_sizes)
-
     def group_sum(self, values: np.ndarray) -> np.ndarray:
         return segment_sum(values, self.group_starts)
 
