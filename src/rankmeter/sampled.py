@@ -5,9 +5,10 @@ its *sampled rank* r̃ in 1..m+1; the full-catalogue rank r in 1..n (n the
 items it competes with: itself and its n - 1 negatives) is unknown. The
 measure of the sampled list, M(r̃), is a biased estimate of M(r), and the bias
 depends on the model, enough to reverse the order of two models. Krichene &
-Rendle (KDD 2020, section "Corrected metrics") replace M(r̃) by a corrected
-value M̂(r̃), one number per sampled rank, chosen so that its law given r
-matches M(r) over the ranks r:
+Rendle (KDD 2020, the section on corrected metrics: corrections "obtained by
+minimizing different criteria such as bias or mean squared error") replace
+M(r̃) by a corrected value M̂(r̃), one number per sampled rank, chosen so that
+its law given r matches M(r) over the ranks r:
 
 .. math::
 
