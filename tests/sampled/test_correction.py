@@ -134,3 +134,16 @@ def test_users_of_another_length() -> None:
 def test_weights_of_another_length() -> None:
     with pytest.raises(rankmeter.PolicyError, match=r"weights must be 50 non-negative numbers"):
         correction(parse("ndcg@10"), 5, 50, weights=[1.0, 2.0])
+
+
+@pytest.mark.parametrize("gamma", [0.01, 0.5])
+@pytest.mark.parametrize("replacement", [False, True])
+def test_the_bias_variance_normal_equations_hold(gamma: float, replacement: bool) -> None:
+    # d/dx of sum_r w_r [(A x - M)_r^2 + gamma (sum_j A_rj x_j^2 - (A x)_r^2)] = 0, w uniform
+    n, m = 60, 8
+    law = sampled_rank_law(m, n, replacement=replacement)
+    w = np.full(n, 1 / n)
+    target = np.array([1 / log2(r + 1) if r <= 10 else 0.0 for r in range(1, n + 1)])
+    x = correction("ndcg@10", m, n, gamma=gamma, replacement=replacement)
+    lhs = (1 - gamma) * law.T @ np.diag(w) @ law @ x + gamma * (law.T @ w) * x
+    np.testing.assert_allclose(lhs, law.T @ np.diag(w) @ target, rtol=1e-9, atol=1e-12)
