@@ -25,7 +25,7 @@ from rankmeter.core.align import (
 from rankmeter.core.lists import map_blocks
 from rankmeter.core.semantics import Semantics, SemanticsOptions
 from rankmeter.errors import InputFormatError, PolicyError
-from rankmeter.io.load import as_qrels, table_format
+from rankmeter.io.load import BLOCK_BYTES, as_qrels, table_format
 from rankmeter.io.tables import Qrels, Run
 from rankmeter.pipeline import (
     MeasuresArg,
@@ -40,32 +40,6 @@ from rankmeter.results import EvaluationResult
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
-
-BLOCK_BYTES = 8 << 20
-"""Bytes of run text parsed at a time when a run file is read in blocks.
-
-``python benchmarks/run.py --only CHOICES`` on W1 (255 MB, 2 cores): 2 MiB
-1.06 s, 4 MiB 0.97 s, 8 MiB 0.92 s, 16 MiB 0.95 s, 32 MiB 1.07 s per process,
-peak RSS growing from 142 to 467 MB.
-"""
-
-
-def run_file_in_blocks(run: Any) -> bool:
-    """Whether ``run`` names a TREC text run file of more than one block, which :func:`rankmeter.evaluate` streams.
-
-    Standard input, named pipes and table files (CSV, TSV, Parquet, Feather / Arrow, whatever their
-    size: size never changes how a file is read) are read whole.
-
-    >>> run_file_in_blocks({"q": {"d": 1.0}}), run_file_in_blocks("-"), run_file_in_blocks("big.parquet")
-    (False, False, False)
-    """
-    return (
-        isinstance(run, str | os.PathLike)
-        and str(run) != "-"
-        and table_format(run) is None
-        and os.path.isfile(run)
-        and os.path.getsize(run) > BLOCK_BYTES
-    )
 
 
 def evaluate_stream(

@@ -4,9 +4,9 @@ The API, the CLI (``rankmeter measures``), the docs and the invariance tests
 all iterate :data:`FAMILIES`. Adding a measure = one :class:`Family` row, one
 kernel and one row of reference values in the tests.
 
-:data:`FAMILIES` and :data:`ALIASES` live in :mod:`rankmeter.measures._tables`,
-which imports this module (and so every kernel) only when a table is first
-used, and fills them from :func:`tables`; this module imports neither.
+:data:`FAMILIES` and :data:`ALIASES` are built here from :func:`tables` when this
+module is first imported, which :mod:`rankmeter.measures._tables` does when a
+table is first used.
 """
 
 from __future__ import annotations
@@ -236,8 +236,7 @@ _CORE_ALIASES: dict[str, str] = {
 def tables() -> tuple[dict[str, Family], dict[str, str]]:
     """Every family and alias: the core ones first, then trec_eval's (:mod:`~rankmeter.measures.trec_families`).
 
-    :mod:`rankmeter.measures._tables` fills :data:`~rankmeter.measures.FAMILIES` and
-    :data:`~rankmeter.measures.ALIASES` from these on first use.
+    :data:`FAMILIES` and :data:`ALIASES` are these, built once.
 
     >>> families, aliases = tables()
     >>> families["ndcg"].name, aliases["mrr"], "bpref" in families
@@ -258,3 +257,8 @@ def tables() -> tuple[dict[str, Family], dict[str, str]]:
         families[fam.name] = fam
     aliases = {**_CORE_ALIASES, **trec_families.ALIASES, **peer_names.ALIASES, **diversity_families.ALIASES}
     return families, {**aliases, **ir_families.ALIASES, **recsys_families.ALIASES, **beyond_families.ALIASES}
+
+
+FAMILIES, ALIASES = tables()
+"""Every measure family by canonical name, and the other spellings of family names (lower case) with the
+canonical family each stands for."""
