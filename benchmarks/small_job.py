@@ -1,8 +1,9 @@
 """The small job, whole processes: a two-query dict against pytrec_eval, W2's files through the CLI against trec_eval.
 
 Two pairs, each run as fresh processes in turns (A, B, A, B, ...), so that a drift of a loaded machine
-touches both alike; each round gives one paired ratio A / B of the wall time, and the table gives the
-median ratio with a distribution-free 90% interval for it (the sign-test order statistics of
+touches both alike; each round gives one paired ratio A / B of the wall time and one of the CPU time
+(user + system, which a machine busy with other work disturbs less), and the table gives the median
+ratios with distribution-free 90% intervals (the sign-test order statistics of
 :func:`guard.median_interval`):
 
 - **dict**: ``python -c`` evaluating W4 (two queries of ten documents, ndcg@10, ndcg, map) from dicts
@@ -54,17 +55,22 @@ print(json.dumps({m: sum(v[t] for v in res.values()) / len(res) for m, t in name
 """
 
 
-def paired(label: str, a: list[str], b: list[str], repeats: int) -> tuple[str, float, float, float, float, float]:
-    """Run ``a`` and ``b`` in turns ``repeats`` times; (label, median a s, median b s, median a/b, interval)."""
-    ratios, wall_a, wall_b = [], [], []
+def paired(label: str, a: list[str], b: list[str], repeats: int) -> list[str]:
+    """Run ``a`` and ``b`` in turns ``repeats`` times; the table row: medians and paired ratios, wall and CPU."""
+    wall: dict[str, list[float]] = {"a": [], "b": []}
+    cpu: dict[str, list[float]] = {"a": [], "b": []}
     for _ in range(repeats):
-        wa = run_command_cpu(a)[1]
-        wb = run_command_cpu(b)[1]
-        wall_a.append(wa)
-        wall_b.append(wb)
-        ratios.append(wa / wb)
-    low, high = median_interval(ratios)
-    return label, statistics.median(wall_a), statistics.median(wall_b), statistics.median(ratios), low, high
+        for key, argv in (("a", a), ("b", b)):
+            _, seconds, _, used = run_command_cpu(argv)
+            wall[key].append(seconds)
+            cpu[key].append(used)
+    row = [label]
+    for samples in (wall, cpu):
+        ratios = [x / y for x, y in zip(samples["a"], samples["b"], strict=True)]
+        low, high = median_interval(ratios)
+        row += [f"{statistics.median(samples['a']):.3f}", f"{statistics.median(samples['b']):.3f}"]
+        row += [f"{statistics.median(ratios):.2f}x ({low:.2f}-{high:.2f})"]
+    return row
 
 
 def check_dict() -> None:
@@ -105,10 +111,10 @@ def main() -> None:
         check_cli(cli, te)
         rows.append(paired("W2 files: rankmeter evaluate (CLI) / trec_eval -c (-O2)", cli, te, repeats))
     print(f"\n## The small job, whole processes in turns, {repeats} pairs\n")
-    print("| pair | A median s | B median s | A / B median | 90% interval |")
-    print("|---|---:|---:|---:|---|")
-    for label, a, b, ratio, low, high in rows:
-        print(f"| {label} | {a:.3f} | {b:.3f} | {ratio:.2f}x | {low:.2f}-{high:.2f} |")
+    print("| pair (A / B) | A wall s | B wall s | wall ratio (90% CI) | A CPU s | B CPU s | CPU ratio (90% CI) |")
+    print("|---|---:|---:|---|---:|---:|---|")
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
     if not binary:
         print("\ntrec_eval not found (TREC_EVAL, PATH, /tmp/trec_eval_build/trec_eval): its pair is left out")
 
