@@ -8,14 +8,16 @@ ndcg@10, ndcg and map:
 - ``rankmeter compare QRELS DIR --format json``: the same evaluation (the same worker path), then the
   paired t-tests against the first run, Holm-corrected, with BCa intervals (the defaults);
 - ``rankmeter compare ... --workers 1``: the same, the runs one after the other in the process (what
-  compare did before the runs went to the workers).
+  compare did before the runs went to the workers);
+- ``rankmeter compare ... --n-resamples 1000``: a tenth of the default bootstrap resamples, which shows
+  the share of the confidence intervals (one bootstrap per system and measure).
 
 Both commands run in turns (evaluate, compare, evaluate, compare, ...) so that the drift of a loaded
-machine touches both alike; each round gives one paired ratio compare / evaluate of the wall time. The
-table gives each variant's median and the median ratio with a distribution-free 90% interval
-(:func:`guard.median_interval`). Goal: compare <= 1.3x evaluate. Every system's means in compare's
-JSON must equal evaluate's (to 1e-12: the
-statistics take the mean of the per-query values again).
+machine touches both alike; each round gives one paired ratio compare / evaluate of the wall time and
+one of the CPU time (user + system of the process and its workers). The table gives each variant's
+medians and the median ratios with distribution-free 90% intervals (:func:`guard.median_interval`).
+Goal: compare <= 1.3x evaluate. Every system's means in compare's JSON must equal evaluate's (to
+1e-12: the statistics take the mean of the per-query values again).
 
 Usage::
 
@@ -57,31 +59,37 @@ def main() -> None:
         "rankmeter evaluate QRELS DIR": [_rankmeter(), "evaluate", *common],
         "rankmeter compare QRELS DIR": [_rankmeter(), "compare", *common],
         "rankmeter compare QRELS DIR --workers 1": [_rankmeter(), "compare", *common, "--workers", "1"],
+        "rankmeter compare QRELS DIR --n-resamples 1000": [_rankmeter(), "compare", *common, "--n-resamples", "1000"],
     }
     walls: dict[str, list[float]] = {label: [] for label in variants}
+    cpus: dict[str, list[float]] = {label: [] for label in variants}
     outputs: dict[str, str] = {}
     for _ in range(args.repeats):
         for label, argv in variants.items():
-            outputs[label], wall, _ = _timed(argv)
+            outputs[label], wall, cpu = _timed(argv)
             walls[label].append(wall)
-    evaluated = json.loads(outputs["rankmeter evaluate QRELS DIR"])["aggregate"]
+            cpus[label].append(cpu)
+    reference = "rankmeter evaluate QRELS DIR"
+    evaluated = json.loads(outputs[reference])["aggregate"]
     for label in list(variants)[1:]:
         found = _compare_means(outputs[label])
         if max(abs(found[run][m] - evaluated[run][m]) for run in evaluated for m in MEASURES) > 1e-12:
             raise AssertionError(f"{label}: the means differ from rankmeter evaluate's")
-    base = walls["rankmeter evaluate QRELS DIR"]
     print(
         f"\n## compare against evaluate: {args.runs} W2-sized runs, whole processes in turns, {args.repeats} rounds\n"
     )
-    print("| variant | median wall s | / evaluate, median of pairs | 90% interval | means |")
-    print("|---|---:|---:|---|---|")
-    for label, wall in walls.items():
-        ratios = [w / b for w, b in zip(wall, base, strict=True)]
-        low, high = median_interval(ratios)
-        note = "reference" if wall is base else "agree"
-        print(
-            f"| {label} | {statistics.median(wall):.2f} | {statistics.median(ratios):.2f}x | {low:.2f}-{high:.2f} | {note} |"
-        )
+    print("| variant | wall s | / evaluate (90% CI) | CPU s | / evaluate (90% CI) | means |")
+    print("|---|---:|---|---:|---|---|")
+    for label in variants:
+        cells = []
+        for samples in (walls, cpus):
+            ratios = [x / y for x, y in zip(samples[label], samples[reference], strict=True)]
+            low, high = median_interval(ratios)
+            cells += [
+                f"{statistics.median(samples[label]):.2f}",
+                f"{statistics.median(ratios):.2f}x ({low:.2f}-{high:.2f})",
+            ]
+        print(f"| {label} | {' | '.join(cells)} | {'reference' if label == reference else 'agree'} |")
 
 
 if __name__ == "__main__":
