@@ -14,10 +14,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple, overload
 
 import numpy as np
 
-from rankmeter import stream
 from rankmeter.core import lists
 from rankmeter.core.align import align, prepare_qrels
-from rankmeter.core.candidates import CandidateChoice, record
 from rankmeter.core.lists import (
     NonFiniteInput,
     map_blocks,
@@ -35,6 +33,7 @@ from rankmeter.core.ranked_lists import RankedLists
 from rankmeter.core.semantics import Semantics, SemanticsOptions
 from rankmeter.core.ties import straddling_queries
 from rankmeter.errors import InputFormatError, MeasureSyntaxError, PolicyError, QueryOrderError, RankmeterError
+from rankmeter.io import load
 from rankmeter.io.dense import check_finite, dense_arrays, flatten_dense, flatten_ragged
 from rankmeter.io.exclude import RemovedItems, is_sparse, lost_relevant, removal_counts, removed_items
 from rankmeter.io.foreign import array_library, host_array, host_arrays
@@ -59,11 +58,11 @@ from rankmeter.pipeline import (
 from rankmeter.progress import progress_bar, wanted
 from rankmeter.results import EvaluationResult, SystemResults, with_integer_ids
 from rankmeter.segments import rows_grouped, with_groups
-from rankmeter.xp.arrays import padded_rows, placement
-from rankmeter.xp.evaluate import evaluate_on_device, route
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
+
+    from rankmeter.core.candidates import CandidateChoice
 
 _AUTO_PROGRESS_ITEMS = 200_000_000  # dense items from which evaluate_arrays draws a bar on a terminal
 
@@ -228,7 +227,7 @@ def evaluate(
 
     Notes
     -----
-    A run file larger than :data:`rankmeter.stream.BLOCK_BYTES` is read in
+    A run file larger than :data:`rankmeter.io.load.BLOCK_BYTES` is read in
     blocks of whole queries of that size, parsed on one thread while earlier
     blocks are evaluated on the others, so memory stays bounded whatever the
     file's size; a run whose queries' lines are not together is read whole
@@ -288,14 +287,16 @@ def evaluate(
     if choice is not None:  # the pairs are removed from the whole run (not streamed)
         result = _evaluate_one(as_qrels(qrels, qrels_columns), run, parsed, sem, run_columns, threads, choice)
         return _typed_and_grouped(result, parsed, group_by, tables)
-    if stream.run_file_in_blocks(run):
+    if load.run_file_in_blocks(run):
+        from rankmeter import stream
+
         try:
             result = stream.evaluate_stream(
                 qrels if qrels_columns is None else as_qrels(qrels, qrels_columns),
                 run,
                 parsed,
                 semantics=sem,
-                block_bytes=stream.BLOCK_BYTES,
+                block_bytes=load.BLOCK_BYTES,
                 progress=progress,
                 threads=threads,
             )
@@ -324,6 +325,8 @@ def _evaluate_one(
     ranked, info = align(q, r, sem, judged_items=judged_items_suffice(sem.tie_policy, parsed), threads=threads)
     extra = alignment_metadata(info, sem, q.source, r.source, r.name, qrels_columns=q.columns, run_columns=r.columns)
     if choice is not None and counts is not None:
+        from rankmeter.core.candidates import record
+
         record(extra, choice.name, counts)
     return evaluate_ranked(ranked, parsed, empty=sem.empty, metadata=extra)
 
@@ -379,6 +382,8 @@ def candidate_choice(exclude: Any, candidates: Any) -> CandidateChoice | None:
     """
     if exclude is None and candidates is None:
         return None
+    from rankmeter.core.candidates import CandidateChoice
+
     return CandidateChoice(
         exclude=None if exclude is None else as_pairs(exclude, "exclude"),
         given=None if candidates is None else as_pairs(candidates, "candidates"),
@@ -756,9 +761,13 @@ def evaluate_arrays(
             n for n, x in (("mask", mask), ("exclude", exclude)) if x is not None
         )
     dense_exclude = None if is_sparse(exclude) else exclude
+    from rankmeter.xp.arrays import placement
+
     where = placement({"y_true": y_true, "y_score": y_score, "mask": mask, "exclude": dense_exclude,
                        "sample_weight": sample_weight})  # fmt: skip
     if where is not None:  # torch, JAX, CuPy: on their device, or NumPy's view of CPU arrays (see xp.evaluate.route)
+        from rankmeter.xp.evaluate import evaluate_on_device, route
+
         extra["array_api"] = route(where, parsed, ties, sample_weight)
         if extra["array_api"]["path"] == "device":
             return evaluate_on_device(where, y_true, y_score, mask, parsed, sem, extra, exclude=exclude)
@@ -880,8 +889,12 @@ def evaluate_lists(
     sem = Semantics.build(semantics, "ragged", **options)
     parsed = parse_measures(measures)
     extra: dict[str, Any] = {"input": "ragged", "semantics": sem.as_dict()}
+    from rankmeter.xp.arrays import padded_rows, placement
+
     where = placement({"y_true": _first_list(y_true), "y_score": _first_list(y_score)})
     if where is not None:  # torch, JAX, CuPy: on their device, or NumPy's view of CPU arrays (see xp.evaluate.route)
+        from rankmeter.xp.evaluate import evaluate_on_device, route
+
         extra["array_api"] = route(where, parsed, sem.tie_policy)
         if extra["array_api"]["path"] == "device":
             return evaluate_on_device(where, *padded_rows(where, y_true, y_score), parsed, sem, extra)

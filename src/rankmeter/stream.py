@@ -25,7 +25,7 @@ from rankmeter.core.align import (
 from rankmeter.core.lists import map_blocks
 from rankmeter.core.semantics import Semantics, SemanticsOptions
 from rankmeter.errors import InputFormatError, PolicyError
-from rankmeter.io.load import as_qrels, table_format
+from rankmeter.io.load import BLOCK_BYTES, as_qrels, table_format
 from rankmeter.io.tables import Qrels, Run
 from rankmeter.pipeline import (
     MeasuresArg,
@@ -40,31 +40,6 @@ from rankmeter.results import EvaluationResult
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
-
-BLOCK_BYTES = 8 << 20
-"""Bytes of run text parsed at a time when a run file is read in blocks.
-
-Chosen by ``python benchmarks/run.py --only CHOICES`` (W1 read in blocks of 2 to 32 MiB): smaller
-blocks cost time, larger ones memory (the peak grows with the block) and no time.
-"""
-
-
-def run_file_in_blocks(run: Any) -> bool:
-    """Whether ``run`` names a TREC text run file of more than one block, which :func:`rankmeter.evaluate` streams.
-
-    Standard input, named pipes and table files (CSV, TSV, Parquet, Feather / Arrow, whatever their
-    size: size never changes how a file is read) are read whole.
-
-    >>> run_file_in_blocks({"q": {"d": 1.0}}), run_file_in_blocks("-"), run_file_in_blocks("big.parquet")
-    (False, False, False)
-    """
-    return (
-        isinstance(run, str | os.PathLike)
-        and str(run) != "-"
-        and table_format(run) is None
-        and os.path.isfile(run)
-        and os.path.getsize(run) > BLOCK_BYTES
-    )
 
 
 def evaluate_stream(

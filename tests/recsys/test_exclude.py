@@ -13,9 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankmeter
-from rankmeter import stream
 from rankmeter.cli.main import main
 from rankmeter.errors import InputFormatError, PolicyError
+from rankmeter.io import load
 from tests.recsys.data import as_dict, rank_frame, split
 
 S = split(seed=3)
@@ -187,8 +187,8 @@ def test_a_run_file_read_in_blocks_keeps_the_exclude(tmp_path, monkeypatch) -> N
     """A run file large enough to be streamed is read whole when pairs are excluded: the same values."""
     recs = rank_frame(S.top, S.users)
     path = _trec(tmp_path / "run.txt", recs)
-    monkeypatch.setattr(stream, "BLOCK_BYTES", 256)
-    assert stream.run_file_in_blocks(path)
+    monkeypatch.setattr(load, "BLOCK_BYTES", 256)
+    assert load.run_file_in_blocks(path)
     got = rankmeter.evaluate(S.test, path, MEASURES, exclude=SEEN)
     expected = rankmeter.evaluate(S.test, recs, MEASURES, exclude=SEEN)
     np.testing.assert_array_equal(got.values, expected.values)

@@ -37,7 +37,7 @@ from typing import Any
 
 from rankmeter.errors import MeasureSyntaxError
 from rankmeter.measures.family import MIN_REL, Family, Param
-from rankmeter.measures.kernels import diversity
+from rankmeter.measures.kernels import deferred
 
 
 def _probability(what: str) -> Param:
@@ -64,7 +64,7 @@ _BINARY = {"min_rel": MIN_REL}
 FAMILIES = [
     Family(
         "alpha_ndcg",
-        diversity.alpha_ndcg,
+        deferred("diversity", "alpha_ndcg"),
         "alpha-nDCG@k: novelty-discounted DCG over that of the greedy ideal ranking (ndeval)",
         cutoff="required",
         params=_NOVELTY,
@@ -72,7 +72,7 @@ FAMILIES = [
     ),
     Family(
         "alpha_dcg",
-        diversity.alpha_dcg,
+        deferred("diversity", "alpha_dcg"),
         "alpha-DCG@k over the ideal-ideal (every intent covered at every rank; ndeval's alpha-DCG)",
         cutoff="required",
         params=_NOVELTY,
@@ -80,7 +80,7 @@ FAMILIES = [
     ),
     Family(
         "err_ia",
-        diversity.err_ia,
+        deferred("diversity", "err_ia"),
         "intent-aware ERR@k, novelty-discounted, over the ideal-ideal (ndeval's ERR-IA)",
         cutoff="required",
         params=_NOVELTY,
@@ -88,7 +88,7 @@ FAMILIES = [
     ),
     Family(
         "nerr_ia",
-        diversity.nerr_ia,
+        deferred("diversity", "nerr_ia"),
         "intent-aware ERR@k over that of the greedy ideal ranking (ndeval's nERR-IA)",
         cutoff="required",
         params=_NOVELTY,
@@ -96,7 +96,7 @@ FAMILIES = [
     ),
     Family(
         "nrbp",
-        diversity.nrbp,
+        deferred("diversity", "nrbp"),
         "novelty- and rank-biased precision over the whole list (ndeval's NRBP)",
         cutoff="none",
         params={"alpha": ALPHA, "beta": BETA, "min_rel": MIN_REL},
@@ -104,7 +104,7 @@ FAMILIES = [
     ),
     Family(
         "nnrbp",
-        diversity.nnrbp,
+        deferred("diversity", "nnrbp"),
         "NRBP over that of the greedy ideal ranking (ndeval's nNRBP)",
         cutoff="none",
         params={"alpha": ALPHA, "beta": BETA, "min_rel": MIN_REL},
@@ -112,7 +112,7 @@ FAMILIES = [
     ),
     Family(
         "map_ia",
-        diversity.map_ia,
+        deferred("diversity", "map_ia"),
         "intent-aware average precision: weighted mean over intents of AP per intent (ndeval's MAP-IA)",
         cutoff="none",
         params=_BINARY,
@@ -120,7 +120,7 @@ FAMILIES = [
     ),
     Family(
         "p_ia",
-        diversity.p_ia,
+        deferred("diversity", "p_ia"),
         "intent-aware precision@k: weighted mean over intents of P@k per intent (ndeval's P-IA)",
         cutoff="required",
         params=_BINARY,
@@ -128,7 +128,7 @@ FAMILIES = [
     ),
     Family(
         "strec",
-        diversity.strec,
+        deferred("diversity", "strec"),
         "subtopic recall@k: intents covered in the top k / intents with a relevant document",
         cutoff="required",
         params=_BINARY,
@@ -136,7 +136,7 @@ FAMILIES = [
     ),
     Family(
         "ndcg_ia",
-        diversity.ndcg_ia,
+        deferred("diversity", "ndcg_ia"),
         "intent-aware nDCG@k: weighted mean over intents of nDCG@k per intent (grades as gains)",
         params=_BINARY,
         reads="intents",

@@ -17,9 +17,9 @@ that computes the family on those backends. A new row declares none and takes
 the general path everywhere; each trait it declares is a claim that the tests
 check (``tests/measures/test_traits.py``, ``tests/frameworks/test_formula_table.py``).
 
-:data:`FAMILIES` and :data:`ALIASES` live in :mod:`rankmeter.measures._tables`,
-which imports this module (and so every kernel) only when a table is first
-used, and fills them from :func:`tables`; this module imports neither.
+:data:`FAMILIES` and :data:`ALIASES` are built here from :func:`tables` when this
+module is first imported, which :mod:`rankmeter.measures._tables` does when a
+table is first used.
 """
 
 from __future__ import annotations
@@ -403,8 +403,7 @@ _CORE_ALIASES: dict[str, str] = {
 def tables() -> tuple[dict[str, Family], dict[str, str]]:
     """Every family and alias: the core ones first, then trec_eval's (:mod:`~rankmeter.measures.trec_families`).
 
-    :mod:`rankmeter.measures._tables` fills :data:`~rankmeter.measures.FAMILIES` and
-    :data:`~rankmeter.measures.ALIASES` from these on first use.
+    :data:`FAMILIES` and :data:`ALIASES` are these, built once.
 
     >>> families, aliases = tables()
     >>> families["ndcg"].name, aliases["mrr"], "bpref" in families
@@ -425,3 +424,8 @@ def tables() -> tuple[dict[str, Family], dict[str, str]]:
         families[fam.name] = fam
     aliases = {**_CORE_ALIASES, **trec_families.ALIASES, **peer_names.ALIASES, **diversity_families.ALIASES}
     return families, {**aliases, **ir_families.ALIASES, **recsys_families.ALIASES, **beyond_families.ALIASES}
+
+
+FAMILIES, ALIASES = tables()
+"""Every measure family by canonical name, and the other spellings of family names (lower case) with the
+canonical family each stands for."""

@@ -21,12 +21,12 @@ from rankmeter.core.ranked_lists import RankedLists
 from rankmeter.core.semantics import Semantics
 from rankmeter.core.ties import tie_group_starts
 from rankmeter.errors import RankmeterError
+from rankmeter.io.load import BLOCK_BYTES
 from rankmeter.io.tables import Qrels, Run
 from rankmeter.io.trec import last_line_field
 from rankmeter.measures import FAMILIES, Measure
 from rankmeter.measures.kernels.context import Context
 from rankmeter.pipeline import evaluate_ranked
-from rankmeter.stream import BLOCK_BYTES
 from rankmeter.trec_eval.measures import Column, Requested, build_columns
 from rankmeter.trec_eval.readers import RunFile
 
