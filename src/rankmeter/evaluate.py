@@ -44,7 +44,6 @@ from rankmeter.io.recsys import is_lists
 from rankmeter.io.tables import Qrels, Run
 from rankmeter.measures import FAMILIES, Measure
 from rankmeter.measures.kernels.context import Context
-from rankmeter.negatives import SampledNegatives, sampled_arrays
 from rankmeter.pipeline import (
     MeasuresArg,
     alignment_metadata,
@@ -740,7 +739,9 @@ def evaluate_arrays(
     sem = Semantics.build(semantics, "dense", **options)
     ties, empty, seed = sem.tie_policy, sem.empty, sem.seed
     parsed = parse_measures(measures)
-    if sampled_negatives is not None:  # the exact expectation under sampled negatives (rankmeter.negatives)
+    if sampled_negatives is not None:  # the exact expectation under sampled negatives
+        from rankmeter.negatives import SampledNegatives, sampled_arrays
+
         sampler = SampledNegatives(sampled_negatives, sampling, parsed, ties, empty)
         if sample_weight is not None or items is not None:
             raise PolicyError(f"sampled_negatives= does not take {'items=' if items is not None else 'sample_weight'}")
