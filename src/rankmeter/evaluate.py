@@ -623,8 +623,8 @@ class DenseEvaluation:
             else evaluate_ranked(ranked, self.measures, empty=self.empty)
         )
         if removed is not None:  # lists that lost a relevant item and have none left
-            lost = lost_relevant(y, removed)
-            res.metadata["queries_relevant_all_excluded"] = int(np.count_nonzero(lost & ~relevant_in_ideal(ranked)))
+            left_none = np.flatnonzero(~relevant_in_ideal(ranked))  # of these, the lists that lost every one
+            res.metadata["queries_relevant_all_excluded"] = int(np.count_nonzero(lost_relevant(y, removed, left_none)))
         return res
 
 
@@ -740,9 +740,7 @@ def evaluate_arrays(
         y_true, y_score = dense_arrays(y_true, y_score, check_finite=False)
         removed = removed_items(mask, host_array(exclude) if not is_sparse(exclude) else exclude, y_true.shape)
         extra["items_excluded"] = removed.total
-        if removed.total and (
-            sample_weight is not None or ties == "shuffle" or removed.counts.max() == y_true.shape[1]
-        ):
+        if removed.total and (sample_weight is not None or ties == "shuffle" or removed.any_row_emptied()):
             extra.update(removal_counts(y_true, removed))
             mask, removed = removed.keep_matrix(), None  # ranked list by list (shuffle: keys of the items left)
         elif not removed.total:  # a mask that removes nothing: the call without it
