@@ -17,7 +17,7 @@ import numpy as np
 from rankmeter import stream
 from rankmeter.core import lists
 from rankmeter.core.align import align, prepare_qrels
-from rankmeter.core.candidates import CandidateChoice, record
+from rankmeter.core.candidates import CandidateChoice, candidate_choice, record
 from rankmeter.core.lists import (
     NonFiniteInput,
     map_blocks,
@@ -40,7 +40,7 @@ from rankmeter.io.exclude import RemovedItems, is_sparse, lost_relevant, removal
 from rankmeter.io.foreign import array_library, host_array, host_arrays
 from rankmeter.io.frames import is_frame
 from rankmeter.io.id_types import integer_query_ids
-from rankmeter.io.load import as_pairs, as_qrels, as_run
+from rankmeter.io.load import as_qrels, as_run
 from rankmeter.io.recsys import is_lists
 from rankmeter.io.tables import Qrels, Run
 from rankmeter.measures import FAMILIES, Measure
@@ -284,9 +284,6 @@ def evaluate(
         tables = [("qrels", qrels, qrels_columns), *(("run", one, run_columns) for one in run.values())]
         return with_groups(runs, group_by, parsed, tables=tables)
     tables = [("qrels", qrels, qrels_columns), ("run", run, run_columns)]
-    if choice is not None:  # the pairs are removed from the whole run (not streamed)
-        result = _evaluate_one(as_qrels(qrels, qrels_columns), run, parsed, sem, run_columns, threads, choice)
-        return _typed_and_grouped(result, parsed, group_by, tables)
     if stream.run_file_in_blocks(run):
         try:
             result = stream.evaluate_stream(
@@ -297,12 +294,14 @@ def evaluate(
                 block_bytes=stream.BLOCK_BYTES,
                 progress=progress,
                 threads=threads,
+                exclude=None if choice is None else choice.exclude,  # pairs read once (Qrels pass through)
+                candidates=None if choice is None else choice.given,
             )
             del result.metadata["streamed"]  # the same result as reading the run whole
             return _typed_and_grouped(result, parsed, group_by, [("qrels", qrels, qrels_columns), ("run", run, None)])
         except QueryOrderError:
             pass  # a query's lines are not together: read the whole run at once
-    result = _evaluate_one(as_qrels(qrels, qrels_columns), run, parsed, sem, run_columns, threads, None)
+    result = _evaluate_one(as_qrels(qrels, qrels_columns), run, parsed, sem, run_columns, threads, choice)
     return _typed_and_grouped(result, parsed, group_by, tables)
 
 
@@ -368,20 +367,6 @@ def _typed_and_grouped(
         result = with_integer_ids(result)
     grouped: EvaluationResult = with_groups(result, group_by, measures, tables=tables)
     return grouped
-
-
-def candidate_choice(exclude: Any, candidates: Any) -> CandidateChoice | None:
-    """The :class:`~rankmeter.core.candidates.CandidateChoice` of ``exclude=`` and ``candidates=`` (None: neither).
-
-    >>> candidate_choice({"u1": ["a"]}, None).name
-    'exclude'
-    """
-    if exclude is None and candidates is None:
-        return None
-    return CandidateChoice(
-        exclude=None if exclude is None else as_pairs(exclude, "exclude"),
-        given=None if candidates is None else as_pairs(candidates, "candidates"),
-    )
 
 
 def _diversity_call(measures: list[Measure]) -> bool:

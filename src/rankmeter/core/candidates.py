@@ -32,6 +32,7 @@ import numpy as np
 from rankmeter.core.align import qrels_rows
 from rankmeter.core.ids import document_keys, duplicate_rows, intern, match_pairs, subset
 from rankmeter.io.ids import as_ids
+from rankmeter.io.load import as_pairs
 from rankmeter.io.tables import Qrels, Run
 
 COUNTS = (
@@ -189,6 +190,20 @@ class CandidateChoice:
         kept_run, run_counts = self.restrict_run(run)
         counts.update(run_counts)
         return kept_qrels, kept_run, counts
+
+
+def candidate_choice(exclude: Any, candidates: Any) -> CandidateChoice | None:
+    """The :class:`CandidateChoice` of ``exclude=`` and ``candidates=`` in any form ``as_pairs`` reads (None: neither).
+
+    >>> candidate_choice({"u1": ["a"]}, None).name
+    'exclude'
+    """
+    if exclude is None and candidates is None:
+        return None
+    return CandidateChoice(
+        exclude=None if exclude is None else as_pairs(exclude, "exclude"),
+        given=None if candidates is None else as_pairs(candidates, "candidates"),
+    )
 
 
 def _absent(ids: np.ndarray, among: np.ndarray) -> np.ndarray:
