@@ -68,11 +68,12 @@ measures = sys.argv[3].split(';')
 rankmeter.evaluate_arrays(y[:100], s[:100], measures, **{k: v[:100] for k, v in kwargs.items()})
 plain, removed = [], []
 for _ in range(3):
-    t = time.perf_counter(); rankmeter.evaluate_arrays(y, s, measures); plain.append(time.perf_counter() - t)
-    t = time.perf_counter(); res = rankmeter.evaluate_arrays(y, s, measures, **kwargs)
-    removed.append(time.perf_counter() - t)
-ratio = sorted(r / p for r, p in zip(removed, plain))[1]
-print(json.dumps({'seconds': sorted(removed)[1], 'per_unmasked': ratio, **res.aggregate}))
+    t, c = time.perf_counter(), time.process_time(); rankmeter.evaluate_arrays(y, s, measures)
+    plain.append((time.perf_counter() - t, time.process_time() - c))
+    t, c = time.perf_counter(), time.process_time(); res = rankmeter.evaluate_arrays(y, s, measures, **kwargs)
+    removed.append((time.perf_counter() - t, time.process_time() - c))
+wall, cpu = (sorted(r[i] / p[i] for r, p in zip(removed, plain))[1] for i in (0, 1))
+print(json.dumps({'seconds': sorted(removed)[1][0], 'per_unmasked': wall, 'per_unmasked_cpu': cpu, **res.aggregate}))
 """
 
 
@@ -122,28 +123,30 @@ def main() -> None:
         print(f"# A/B: base {args.base} against head {args.head or 'working tree'}, {args.repeats} rounds\n")
         print(
             "| workload | base median s | head median s | head / base | base RSS MB | head RSS MB | values "
-            "| / the call without removed items: base, head |"
+            "| / the call without removed items, wall, CPU (range): base; head |"
         )
         print("|---|---:|---:|---:|---:|---:|---|---|")
         for label, code, child_args in workloads_of(set(args.only.upper().split(","))):
             seconds: dict[str, list[float]] = {name: [] for name in versions}
             rss: dict[str, float] = dict.fromkeys(versions, 0.0)
             values: dict[str, dict] = {}
-            per_unmasked: dict[str, list[float]] = {name: [] for name in versions}
+            per_unmasked: dict[str, list[tuple[float, float]]] = {name: [] for name in versions}
             for _ in range(args.repeats):  # both versions in turns
                 for name, env in versions.items():
                     found, wall, peak = run_child(code, *child_args, env=env)
                     timing = {key: found.pop(key) for key in ("seconds", "import", "first_call") if key in found}
                     if "per_unmasked" in found:
-                        per_unmasked[name].append(found.pop("per_unmasked"))
+                        per_unmasked[name].append((found.pop("per_unmasked"), found.pop("per_unmasked_cpu")))
                     # in-process time where the child reports one (W3: the evaluation; W4: import + first call)
                     seconds[name].append(timing["seconds"] if "seconds" in timing else sum(timing.values()) or wall)
                     rss[name] = max(rss[name], peak)
                     values[name] = found
             base_s, head_s = (statistics.median(seconds[name]) for name in versions)
             same = agree(values["base"], values["head"], tol=0.0)
-            ratios = ", ".join(
-                f"{statistics.median(r):.2f}x ({min(r):.2f}-{max(r):.2f})" for r in per_unmasked.values() if r
+            ratios = "; ".join(
+                ", ".join(f"{statistics.median(x):.2f}x ({min(x):.2f}-{max(x):.2f})" for x in zip(*r, strict=True))
+                for r in per_unmasked.values()
+                if r
             )
             print(
                 f"| {label} | {base_s:.3f} | {head_s:.3f} | {head_s / base_s:.2f} | {rss['base']:.0f} | "
