@@ -27,30 +27,30 @@ child from the loaded arrays to the values (imports and loading excluded); the p
   appended with score 0 so that the ideal and R see them; its ``RetrievalMAP(top_k)`` divides by the
   relevant items found in the top k, another measure, and is not run).
 
-Measured on 2026-11-27 on the project's 2-core machine while it was heavily shared (load average 14):
+Measured on 2026-11-27 on the project's 2-core machine while it was heavily shared (load average 11-14):
 the wall times are inflated by waiting for the cores, the CPU times (user + system) are the steadier
-figures. Two invocations, one run of each contender (the second left out Microsoft Recommenders and
-torchmetrics, and is the only one with ``ranked_lists``); every library's values agree with rankmeter's
-(to 1e-9, torchmetrics' float32 to 1e-5):
+figures. One run of each contender, Microsoft Recommenders and torchmetrics from an earlier invocation;
+every library's values agree with rankmeter's (to 1e-9, torchmetrics' float32 to 1e-5):
 
-=============================================================  ===============  =============  ===========
-contender                                                      CPU s (1st/2nd)  wall s         peak RSS MB
-=============================================================  ===============  =============  ===========
-rankmeter ``evaluate_arrays`` (hit matrix, missed appended)      2.06 / 1.93      8.7 / 5.1      922 / 909
-rankmeter ``evaluate``, pandas frames, categorical ids          10.19 / 10.13    82.3 / 39.2    2824 / 2498
-rankmeter ``evaluate``, pandas frames, integer ids              22.17 / 13.14    92.3 / 33.8    5487 / 2899
-rankmeter ``evaluate``, ``ranked_lists`` + ``interactions``       – / 13.44        – / 45.2       – / 2718
-RecBole ``metric_info`` on (pos_index, pos_len)                  1.60 / 1.46      7.4 / 6.0      922 / 909
-rectools ``calc_metrics``                                        7.74 / 6.94     28.8 / 27.8    2205 / 2205
-torchmetrics ``Retrieval*``                                     52.28 / –       196.3 / –       2465 / –
-Microsoft Recommenders ``python_evaluation``                    61.13 / –       239.1 / –       5752 / –
-=============================================================  ===============  =============  ===========
+=============================================================  ======  ======  ===========
+contender                                                      CPU s   wall s  peak RSS MB
+=============================================================  ======  ======  ===========
+rankmeter ``evaluate_arrays`` (hit matrix, missed appended)      1.52    12.1      922
+rankmeter ``evaluate``, pandas frames, categorical ids           7.57    81.4     2750
+rankmeter ``evaluate``, pandas frames, integer ids              13.76   171.1     2936
+rankmeter ``evaluate``, ``ranked_lists`` + ``interactions``     12.72   164.0     2770
+RecBole ``metric_info`` on (pos_index, pos_len)                  1.25    11.1      922
+rectools ``calc_metrics``                                        7.08    52.0     2190
+torchmetrics ``Retrieval*`` (earlier invocation)                52.28   196.3     2465
+Microsoft Recommenders ``python_evaluation`` (earlier)          61.13   239.1     5752
+=============================================================  ======  ======  ===========
 
-(The integer-id frames got faster between the two invocations: integer ids are no longer turned into
-text.) The goal (rankmeter at least 10x the fastest library) is not met: RecBole's functions on a
-precomputed hit matrix are the fastest, 1.3x faster than rankmeter's dense form; about 0.85 s of CPU of
-both is the shared conversion of item ids into that matrix, and rankmeter's own part (0.89 s) is on a par
-with RecBole's. From ids (frames, ``ranked_lists``) rankmeter takes 1.5-1.9x rectools' CPU.
+The first table (``--parts``) splits the hit-matrix contenders, 5 rounds in one process, CPU s medians:
+ids -> hit matrix 0.57, RecBole's ``metric_info`` 0.60, rankmeter's ``evaluate_arrays`` 0.96, and one
+NumPy pass computing the four measures over the same matrix 0.027 (the floor). The goal (rankmeter at
+least 10x the fastest library, RecBole here) cannot be met from item ids: 10x RecBole's 1.25 s is less
+than the 0.57 s that finding the relevant listed items takes. On the matrix alone RecBole's part is 22x
+the floor and rankmeter's general dense path (rows ranked, tied groups kept, ideals built) 36x.
 
 It needs the recommender libraries: run it in their environment (``.ci/run`` builds ``.venv-ci-recsys``
 from ``tests_recsys_oracles/requirements.txt``)::

@@ -46,8 +46,8 @@ class RemovedItems:
         """Removed items per row (int64)."""
         if self.row_counts is not None:
             return self.row_counts
-        if self.flat is not None:
-            return np.bincount(self.flat // max(self.shape[1], 1), minlength=self.shape[0]).astype(np.int64)
+        if self.flat is not None or "positions" in self.__dict__:  # the positions, when already found
+            return np.bincount(self.positions // max(self.shape[1], 1), minlength=self.shape[0]).astype(np.int64)
         assert self.keep is not None
         return self.shape[1] - np.count_nonzero(self.keep, axis=1).astype(np.int64)
 
