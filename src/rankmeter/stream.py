@@ -164,7 +164,7 @@ def evaluate_stream(
             for index, (run, done_bytes) in enumerate(blocks):
                 name = name or run.name
                 if choice is not None and counts is not None:  # a query with no row left is missing, as read whole
-                    run, removed = choice.restrict_run(run)
+                    run, removed = choice.restrict_run_part(run)
                     for key, value in removed.items():
                         counts[key] += value
                 yield index, run, judgments.of(run), done_bytes
