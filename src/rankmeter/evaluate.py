@@ -39,7 +39,7 @@ from rankmeter.io.exclude import RemovedItems, is_sparse, lost_relevant, removal
 from rankmeter.io.foreign import array_library, host_array, host_arrays
 from rankmeter.io.frames import is_frame
 from rankmeter.io.id_types import integer_query_ids
-from rankmeter.io.load import as_pairs, as_qrels, as_run
+from rankmeter.io.load import as_qrels, as_run
 from rankmeter.io.recsys import is_lists
 from rankmeter.io.tables import Qrels, Run
 from rankmeter.measures import FAMILIES, Measure
@@ -283,9 +283,6 @@ def evaluate(
         tables = [("qrels", qrels, qrels_columns), *(("run", one, run_columns) for one in run.values())]
         return with_groups(runs, group_by, parsed, tables=tables)
     tables = [("qrels", qrels, qrels_columns), ("run", run, run_columns)]
-    if choice is not None:  # the pairs are removed from the whole run (not streamed)
-        result = _evaluate_one(as_qrels(qrels, qrels_columns), run, parsed, sem, run_columns, threads, choice)
-        return _typed_and_grouped(result, parsed, group_by, tables)
     if load.run_file_in_blocks(run):
         from rankmeter import stream
 
@@ -298,12 +295,14 @@ def evaluate(
                 block_bytes=load.BLOCK_BYTES,
                 progress=progress,
                 threads=threads,
+                exclude=None if choice is None else choice.exclude,  # pairs read once (Qrels pass through)
+                candidates=None if choice is None else choice.given,
             )
             del result.metadata["streamed"]  # the same result as reading the run whole
             return _typed_and_grouped(result, parsed, group_by, [("qrels", qrels, qrels_columns), ("run", run, None)])
         except QueryOrderError:
             pass  # a query's lines are not together: read the whole run at once
-    result = _evaluate_one(as_qrels(qrels, qrels_columns), run, parsed, sem, run_columns, threads, None)
+    result = _evaluate_one(as_qrels(qrels, qrels_columns), run, parsed, sem, run_columns, threads, choice)
     return _typed_and_grouped(result, parsed, group_by, tables)
 
 
@@ -374,19 +373,16 @@ def _typed_and_grouped(
 
 
 def candidate_choice(exclude: Any, candidates: Any) -> CandidateChoice | None:
-    """The :class:`~rankmeter.core.candidates.CandidateChoice` of ``exclude=`` and ``candidates=`` (None: neither).
+    """:func:`rankmeter.core.candidates.candidate_choice`, imported only when ``exclude=`` or ``candidates=`` is given.
 
-    >>> candidate_choice({"u1": ["a"]}, None).name
-    'exclude'
+    >>> candidate_choice(None, None) is None
+    True
     """
     if exclude is None and candidates is None:
         return None
-    from rankmeter.core.candidates import CandidateChoice
+    from rankmeter.core import candidates as chosen
 
-    return CandidateChoice(
-        exclude=None if exclude is None else as_pairs(exclude, "exclude"),
-        given=None if candidates is None else as_pairs(candidates, "candidates"),
-    )
+    return chosen.candidate_choice(exclude, candidates)
 
 
 def _diversity_call(measures: list[Measure]) -> bool:
@@ -622,8 +618,8 @@ class DenseEvaluation:
             else evaluate_ranked(ranked, self.measures, empty=self.empty)
         )
         if removed is not None:  # lists that lost a relevant item and have none left
-            lost = lost_relevant(y, removed)
-            res.metadata["queries_relevant_all_excluded"] = int(np.count_nonzero(lost & ~relevant_in_ideal(ranked)))
+            left_none = np.flatnonzero(~relevant_in_ideal(ranked))  # of these, the lists that lost every one
+            res.metadata["queries_relevant_all_excluded"] = int(np.count_nonzero(lost_relevant(y, removed, left_none)))
         return res
 
 
@@ -778,9 +774,7 @@ def evaluate_arrays(
         y_true, y_score = dense_arrays(y_true, y_score, check_finite=False)
         removed = removed_items(mask, host_array(exclude) if not is_sparse(exclude) else exclude, y_true.shape)
         extra["items_excluded"] = removed.total
-        if removed.total and (
-            sample_weight is not None or ties == "shuffle" or removed.counts.max() == y_true.shape[1]
-        ):
+        if removed.total and (sample_weight is not None or ties == "shuffle" or removed.any_row_emptied()):
             extra.update(removal_counts(y_true, removed))
             mask, removed = removed.keep_matrix(), None  # ranked list by list (shuffle: keys of the items left)
         elif not removed.total:  # a mask that removes nothing: the call without it

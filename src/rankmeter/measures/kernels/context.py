@@ -74,10 +74,18 @@ class Context:
         return (rel & self.ranked.judged).astype(np.float64)
 
     def num_relevant(self, min_rel: float | None) -> np.ndarray:
-        """Number of relevant judged documents of each query (retrieved or not)."""
-        g = self.ranked.ideal_grades
-        rel = g > 0 if min_rel is None else g >= min_rel
-        return segment_sum(rel.astype(np.float64), self.ranked.ideal_offsets)
+        """Number of relevant judged documents of each query (retrieved or not); counted once per ``min_rel``.
+
+        The array is shared by every measure of the evaluation, so it is read-only.
+        """
+        key = ("num_relevant", min_rel)
+        if key not in self._cache:
+            g = self.ranked.ideal_grades
+            rel = g > 0 if min_rel is None else g >= min_rel
+            counts = segment_sum(rel.astype(np.float64), self.ranked.ideal_offsets)
+            counts.setflags(write=False)
+            self._cache[key] = counts
+        return self._cache[key]
 
     def graded(self) -> np.ndarray:
         """Non-negative grade of each ranked item (0 when unjudged or negative)."""
