@@ -8,6 +8,7 @@ touches both alike. Values are checked equal between the two versions before the
 Usage::
 
     python benchmarks/ab.py --base 95f7ada [--head HEAD] [--only W1,W2,W3,W4] [--repeats 7]
+    python benchmarks/ab.py --base main --only W3REMOVED    # mask= / exclude= on W3, and each / the call without
 
 ``--head`` defaults to the working tree; the table gives medians and head / base ratios (< 1: faster).
 """
@@ -53,6 +54,29 @@ def source_versions(base: str, head: str | None, tmp: Path) -> dict[str, dict[st
     return {name: {"PYTHONPATH": str(path)} for name, path in paths.items()}
 
 
+# W3 with 20 items of every row removed (``mask=`` or a scipy.sparse ``exclude=``, argv[4]), each call in turn with
+# the call without them, 3 times in the process: the median removed-item call and its median ratio to the other
+CHILD_DENSE_REMOVED = """
+import json, sys, time
+sys.path.insert(0, sys.argv[1]); import workloads, rankmeter, numpy as np
+from bench_dense import seen_items
+y, s = workloads.w3(int(sys.argv[2]))
+seen = seen_items(y.shape, 20)
+keep = np.ones(y.shape, dtype=bool); keep[seen.nonzero()] = False
+kwargs = {'mask': keep} if sys.argv[4] == 'mask' else {'exclude': seen}
+measures = sys.argv[3].split(';')
+rankmeter.evaluate_arrays(y[:100], s[:100], measures, **{k: v[:100] for k, v in kwargs.items()})
+plain, removed = [], []
+for _ in range(3):
+    t, c = time.perf_counter(), time.process_time(); rankmeter.evaluate_arrays(y, s, measures)
+    plain.append((time.perf_counter() - t, time.process_time() - c))
+    t, c = time.perf_counter(), time.process_time(); res = rankmeter.evaluate_arrays(y, s, measures, **kwargs)
+    removed.append((time.perf_counter() - t, time.process_time() - c))
+wall, cpu = (sorted(r[i] / p[i] for r, p in zip(removed, plain))[1] for i in (0, 1))
+print(json.dumps({'seconds': sorted(removed)[1][0], 'per_unmasked': wall, 'per_unmasked_cpu': cpu, **res.aggregate}))
+"""
+
+
 def workloads_of(only: set[str]) -> list[tuple[str, str, list[str]]]:
     """(label, child code, its arguments) of the chosen workloads."""
     chosen = []
@@ -77,6 +101,11 @@ def workloads_of(only: set[str]) -> list[tuple[str, str, list[str]]]:
                 [str(HERE), "20000", "ndcg@10;ndcg;map"],
             )
         )
+    if "W3REMOVED" in only:
+        for measures in ("ndcg@10", "ndcg;map"):
+            for form in ("mask", "exclude"):
+                label = f"W3 dense {measures.replace(';', ', ')}, {form}= (in-process)"
+                chosen.append((label, CHILD_DENSE_REMOVED, [str(HERE), "20000", measures, form]))
     if "W4" in only:
         chosen.append(("W4 tiny: import + first call (in-process)", CHILD_TINY, []))
     return chosen
@@ -92,25 +121,36 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         versions = source_versions(args.base, args.head, Path(tmp))
         print(f"# A/B: base {args.base} against head {args.head or 'working tree'}, {args.repeats} rounds\n")
-        print("| workload | base median s | head median s | head / base | base RSS MB | head RSS MB | values |")
-        print("|---|---:|---:|---:|---:|---:|---|")
+        print(
+            "| workload | base median s | head median s | head / base | base RSS MB | head RSS MB | values "
+            "| / the call without removed items, wall, CPU (range): base; head |"
+        )
+        print("|---|---:|---:|---:|---:|---:|---|---|")
         for label, code, child_args in workloads_of(set(args.only.upper().split(","))):
             seconds: dict[str, list[float]] = {name: [] for name in versions}
             rss: dict[str, float] = dict.fromkeys(versions, 0.0)
             values: dict[str, dict] = {}
+            per_unmasked: dict[str, list[tuple[float, float]]] = {name: [] for name in versions}
             for _ in range(args.repeats):  # both versions in turns
                 for name, env in versions.items():
                     found, wall, peak = run_child(code, *child_args, env=env)
                     timing = {key: found.pop(key) for key in ("seconds", "import", "first_call") if key in found}
+                    if "per_unmasked" in found:
+                        per_unmasked[name].append((found.pop("per_unmasked"), found.pop("per_unmasked_cpu")))
                     # in-process time where the child reports one (W3: the evaluation; W4: import + first call)
                     seconds[name].append(timing["seconds"] if "seconds" in timing else sum(timing.values()) or wall)
                     rss[name] = max(rss[name], peak)
                     values[name] = found
             base_s, head_s = (statistics.median(seconds[name]) for name in versions)
             same = agree(values["base"], values["head"], tol=0.0)
+            ratios = "; ".join(
+                ", ".join(f"{statistics.median(x):.2f}x ({min(x):.2f}-{max(x):.2f})" for x in zip(*r, strict=True))
+                for r in per_unmasked.values()
+                if r
+            )
             print(
                 f"| {label} | {base_s:.3f} | {head_s:.3f} | {head_s / base_s:.2f} | {rss['base']:.0f} | "
-                f"{rss['head']:.0f} | {same} |"
+                f"{rss['head']:.0f} | {same} | {ratios} |"
             )
 
 

@@ -14,7 +14,7 @@ files once, then times, with the median of ``--repeats`` runs:
 * ``rankmeter.evaluate`` end to end with ``ndcg@[10,20]`` alone and with ``err@[10,20]`` added in the
   same call (parsing excluded: the inputs are already read), so the extra cost of ERR is visible.
 
-The ratio printed is err / ndcg (the issue's goal: at most 1.5 in the same call).
+The ratio printed is err / ndcg (target: at most 1.5 in the same call).
 """
 
 from __future__ import annotations

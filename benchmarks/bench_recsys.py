@@ -27,12 +27,6 @@ child from the loaded arrays to the values (imports and loading excluded); the p
   appended with score 0 so that the ideal and R see them; its ``RetrievalMAP(top_k)`` divides by the
   relevant items found in the top k, another measure, and is not run).
 
-Measured on 2026-11-27 on the project's 2-core machine while it was heavily shared (load average 12-15):
-the wall times are inflated by waiting for the cores, the CPU times (user + system) are the steadier
-figures. One invocation (``--skip torchmetrics Microsoft``; rankmeter the median of 3 runs, each library
-one run); every library's values agree with rankmeter's (to 1e-9):
-
-=============================================================  =======  =======  ===========
 contender                                                      CPU s    wall s   peak RSS MB
 =============================================================  =======  =======  ===========
 rankmeter ``evaluate_arrays`` (hit matrix, missed appended)       1.52     4.1        922
@@ -50,6 +44,14 @@ from the same arrays and builds its hit matrix with one ``searchsorted`` of sort
 least work any tool starting from item ids does; rankmeter also checks for repeated pairs, ranks by
 score with the tie rule and keeps every input form. Integer ids are coded as integers (no row is written
 as text) and joined through their codes (``rankmeter.core.ids.coded_join``).
+=======
+Every library's values must agree with rankmeter's (to 1e-9, torchmetrics' float32 to 1e-5). The table
+gives wall and CPU time (the steadier figure on a shared machine) and peak RSS; the figures are on
+docs/performance.md.
+
+The first table (``--parts``) splits the hit-matrix contenders: turning item ids into the hit matrix,
+RecBole's ``metric_info``, rankmeter's ``evaluate_arrays``, and one NumPy pass computing the four
+measures over the same matrix (the floor), which bounds what any tool can gain over RecBole there.
 
 It needs the recommender libraries: run it in their environment (``.ci/run`` builds ``.venv-ci-recsys``
 from ``tests_recsys_oracles/requirements.txt``)::
@@ -251,6 +253,90 @@ print(json.dumps({**out, "seconds": time.perf_counter() - start, "cpu": time.pro
 """
 )
 
+# Where the time of the hit-matrix contenders goes, in one process, the parts in turns (argv[2] rounds): the
+# conversion of item ids into the hit matrix that both share, RecBole's metric_info on it, rankmeter's
+# evaluate_arrays on it (its dense rows built, then the call), and the floor: one NumPy pass over the same
+# matrix computing the four measures by their formulas (no ties, no checks, every user has R >= 1).
+PARTS = (
+    """
+import numpy as np
+setattr(np, "float", float); setattr(np, "bool", bool)  # aliases RecBole 1.2.1 still uses
+from recbole.evaluator import metrics
+import rankmeter
+"""
+    + LOAD
+    + """
+def cpu_of(fn):
+    c = time.process_time(); out = fn(); return time.process_time() - c, out
+
+def hits():
+"""
+    + "\n".join("    " + line for line in HITS.strip().splitlines())
+    + """
+    return hit
+
+def recbole(hit):
+    pos_len, out = np.diff(indptr), {}
+    config = {"topk": [10, 20], "metric_decimal_place": 15}
+    for cls, name, k in [("NDCG", "ndcg@10", 10), ("Recall", "r@20", 20), ("MAP", "map(divisor=min)@10", 10),
+                         ("Hit", "success@10", 10)]:
+        m = getattr(metrics, cls)(config)
+        rows = m.metric_info(hit[:, :20], pos_len) if cls != "Hit" else m.metric_info(hit[:, :20])
+        out[name] = float(m.topk_result(cls.lower(), rows)[f"{cls.lower()}@{k}"])
+    return out
+
+def rankmeter_dense(hit):
+    missed = np.diff(indptr) - hit.sum(axis=1)
+    width = k_list + int(missed.max(initial=0))
+    y_true = np.zeros((n_users, width), dtype=np.float32)
+    y_true[:, :k_list] = hit
+    y_true[:, k_list:] = np.arange(width - k_list)[None, :] < missed[:, None]
+    y_score = np.broadcast_to(np.arange(width, 0, -1, dtype=np.float32), (n_users, width))
+    return rankmeter.evaluate_arrays(y_true, y_score, ["ndcg@10", "r@20", "map(divisor=min)@10", "success@10"]).aggregate
+
+def floor(hit):
+    r = np.diff(indptr).astype(np.float64)
+    top = hit[:, :10].astype(np.float64)
+    disc = 1.0 / np.log2(np.arange(2, 12))
+    ideal = np.cumsum(disc)[np.minimum(r, 10).astype(np.int64) - 1]
+    precision = np.cumsum(top, axis=1) / np.arange(1, 11)
+    return {"ndcg@10": float(np.mean(top @ disc / ideal)),
+            "r@20": float(np.mean(np.count_nonzero(hit[:, :20], axis=1) / r)),
+            "map(divisor=min)@10": float(np.mean((precision * top).sum(axis=1) / np.minimum(r, 10))),
+            "success@10": float(np.mean(top.any(axis=1)))}
+
+parts = {"ids -> hit matrix": [], "RecBole metric_info": [], "rankmeter evaluate_arrays": [], "floor": []}
+for _ in range(int(sys.argv[2])):
+    seconds, hit = cpu_of(hits)
+    parts["ids -> hit matrix"].append(seconds)
+    for name, fn in (("RecBole metric_info", recbole), ("rankmeter evaluate_arrays", rankmeter_dense),
+                     ("floor", floor)):
+        seconds, values = cpu_of(lambda: fn(hit))
+        parts[name].append(seconds)
+        parts[name + " values"] = values
+print(json.dumps(parts))
+"""
+)
+
+
+def print_parts(path: str, rounds: int) -> None:
+    """The table of :data:`PARTS`: CPU seconds of each part (medians and range), and whether the values agree."""
+    found, _, peak = run_child(PARTS, path, str(rounds))
+    reference = found["floor values"]
+    print(
+        f"\n## Where the hit-matrix time goes (one process, the parts in turns, {rounds} rounds; peak RSS {peak:.0f} MB)\n"
+    )
+    print("| part | CPU s, median (range) | / the floor | values against the floor |")
+    print("|---|---:|---:|---|")
+    floor = float(np.median(found["floor"]))
+    for name in ("ids -> hit matrix", "RecBole metric_info", "rankmeter evaluate_arrays", "floor"):
+        cpu = found[name]
+        note = agree(reference, found[name + " values"], 1e-12) if name + " values" in found else ""
+        print(
+            f"| {name} | {np.median(cpu):.3f} ({min(cpu):.3f}-{max(cpu):.3f}) | {np.median(cpu) / floor:.1f}x | {note} |"
+        )
+
+
 CONTENDERS = [  # label, code, its argument, tolerance
     ("rankmeter (pandas frames, categorical ids)", RANKMETER, "category", 1e-12),
     ("rankmeter (pandas frames, integer ids)", RANKMETER, "int", 1e-12),
@@ -270,6 +356,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="runs of rankmeter (the median is shown)")
     parser.add_argument("--peer-rounds", type=int, default=1, help="runs of each library")
     parser.add_argument("--skip", nargs="*", default=[], help="contenders to leave out (by first word)")
+    parser.add_argument("--parts", type=int, default=5, help="rounds of the where-the-time-goes table (0: none)")
+    parser.add_argument("--parts-only", action="store_true", help="only the where-the-time-goes table")
     args = parser.parse_args()
     data = make_w5(args.users, args.items)
     n_truth = len(data["truth"])
@@ -280,6 +368,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = str(Path(tmp) / "w5.npz")
         np.savez(path, **data)
+        if args.parts:
+            print_parts(path, args.parts)
+        if args.parts_only:
+            return
         rows: list = []
         reference: dict | None = None
         for label, code, arg, tol in CONTENDERS:

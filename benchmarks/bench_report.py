@@ -1,7 +1,7 @@
 """Benchmark: size and render time of the HTML report for 20 systems x 5 measures x 1,000 queries.
 
-Goals (issue 18): the file weighs under 5 MB and renders in headless Chromium in
-under 2 s. Per-query values are synthetic (deterministic, no downloads): each
+Targets: the file weighs under 5 MB and renders in headless Chromium in under
+2 s. Per-query values are synthetic (deterministic, no downloads): each
 system is a noisy copy of a query difficulty, clipped to [0, 1], with full
 17-digit floats (the worst case for the JSON's size) and a share of exact ties
 at 0 and 1, as real measures have.

@@ -14,7 +14,7 @@ Contenders, each in its own subprocess (peak memory per process):
   values from distance-bucket counts, no sort;
 - ``rankmeter stable``: the same call with ties="stable" (the sorting path);
 - ``numpy argsort``: a vectorised, batched version of the seed's script
-  (shared/seeds/000): float32 matmul distances, ``np.argsort(kind="stable")``,
+  (docs/reference-values.md, R7): float32 matmul distances, ``np.argsort(kind="stable")``,
   cumulative sums; its values are the stable-tie values, not tie-aware;
 - ``scikit-learn``: ``ndcg_score(ignore_ties=False)`` (tie-averaged nDCG, the same
   semantics) query by query on a subset, time extrapolated linearly to all

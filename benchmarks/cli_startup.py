@@ -10,7 +10,7 @@ process, the variants in turns (so the machine's drift touches each alike), medi
   /tmp/trec_eval_build/trec_eval; its row is left out when there is none);
 - ``python -c "import numpy"``: the floor any NumPy program starts from (for reference).
 
-Goals (issue 17): the CLI <= 1.5x trec_eval's whole process and <= 1.1x the API script. Values are
+Targets: the CLI <= 1.5x trec_eval's whole process and <= 1.1x the API script. Values are
 checked first: the CLI's JSON equals the API's exactly, and trec_eval's four printed decimals.
 
 Usage::

@@ -103,7 +103,12 @@ def compared(labels: list[str], results: list[tuple[dict, float, float]]) -> lis
     ]
 
 
+TABLES: list[tuple[str, list]] = []
+"""Every table :func:`print_table` printed in this process, in order (title, rows): run_all.py's summary."""
+
+
 def print_table(title: str, rows: list) -> None:
+    TABLES.append((title, rows))
     base = rows[0][1] if rows and rows[0][1] else None
     print(f"\n## {title}\n")
     print("| tool | median s | peer / rankmeter | peak RSS MB | values |")

@@ -1,6 +1,6 @@
-"""Worked examples shared by several test packages (shared/REFERENCE_VALUES.md)."""
+"""Worked examples shared by several test packages (docs/reference-values.md)."""
 
-# R7. Seed 000: Hamming ranking, multi-label relevance, ties
+# R7. Hamming ranking, multi-label relevance, ties
 R7_QUERY_CODE = [1, 1, -1, -1]
 R7_QUERY_LABELS = [1, 1, 0]
 R7_CODES = [

@@ -143,3 +143,35 @@ def test_cli_starts_openblas_with_one_thread_for_commands_without_linear_algebra
         "print(json.dumps([skip_blas_threads('retrieval'), 'numpy' in sys.modules]))"
     )
     assert retrieval == [False, False]  # embeddings multiply matrices: OpenBLAS's default, decided before NumPy
+
+
+SMALL_JOB_UNUSED = (
+    "pyarrow",
+    "pandas",
+    "polars",
+    "scipy",
+    "rankmeter.stream",
+    "rankmeter.io.stream",
+    "rankmeter.core.candidates",
+    "rankmeter.xp.evaluate",
+    "rankmeter.measures.kernels.diversity",
+    "rankmeter.core.intents",
+)
+"""What a dict or a small TREC file evaluated for ndcg and map does not need: tables, the streaming
+reader, candidates, foreign arrays and the diversity kernels with intent qrels."""
+
+
+def test_a_dict_and_a_small_file_load_no_stream_machinery_nor_unused_families(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
+    qrels.write_text("q1 0 a 2\nq1 0 b 0\nq2 0 c 1\n")
+    run.write_text("q1 Q0 a 1 2.5 bm25\nq1 Q0 b 2 1.5 bm25\nq2 Q0 c 1 0.5 bm25\n")
+    for qrels_arg, run_arg in (
+        ({"q1": {"a": 2, "b": 0}, "q2": {"c": 1}}, {"q1": {"a": 2.5, "b": 1.5}, "q2": {"c": 0.5}}),
+        (str(qrels), str(run)),
+    ):
+        got = fresh(
+            "import json, sys, rankmeter\n"
+            f"res = rankmeter.evaluate({qrels_arg!r}, {run_arg!r}, ['ndcg@10', 'map'])\n"
+            f"print(json.dumps([res['ndcg@10'], res['map'], [m for m in {SMALL_JOB_UNUSED!r} if m in sys.modules]]))"
+        )
+        assert got == [1.0, 1.0, []]

@@ -1,4 +1,4 @@
-"""The public surface: what ``rankmeter.<tab>`` shows, that each name resolves, and the deprecated aliases."""
+"""The public surface: what ``rankmeter.<tab>`` shows, and that each name resolves."""
 
 from __future__ import annotations
 
@@ -42,32 +42,6 @@ def test_import_rankmeter_loads_no_lazy_public_module() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
-
-
-@pytest.mark.parametrize(
-    ("old", "new_module", "new_name", "instead"),
-    [
-        ("parse_measure", "rankmeter.measures", "parse", "rankmeter.parse"),
-        ("measure", "rankmeter.measures", "measure", "rankmeter.measures.measure"),
-        ("FAMILIES", "rankmeter.measures", "FAMILIES", "rankmeter.measures.FAMILIES"),
-        ("GainTable", "rankmeter.measures", "GainTable", "rankmeter.measures.GainTable"),
-        ("Jarvelin", "rankmeter.measures", "Jarvelin", "rankmeter.measures.Jarvelin"),
-        ("evaluate_ranked", "rankmeter.pipeline", "evaluate_ranked", "rankmeter.pipeline.evaluate_ranked"),
-    ],
-)
-def test_deprecated_aliases_warn_and_still_work(old: str, new_module: str, new_name: str, instead: str) -> None:
-    import importlib
-
-    with pytest.warns(DeprecationWarning, match=f"rankmeter.{old} is deprecated .*; use {instead}"):
-        value = getattr(rankmeter, old)
-    assert value is getattr(importlib.import_module(new_module), new_name)
-    assert old not in dir(rankmeter)
-
-
-def test_deprecated_parse_measure_gives_the_same_measure() -> None:
-    with pytest.warns(DeprecationWarning):
-        parse_measure = rankmeter.parse_measure
-    assert parse_measure("nDCG@10") == rankmeter.parse("ndcg@10")
 
 
 def test_unknown_attribute() -> None:

@@ -230,6 +230,20 @@ def shuffles(name: str) -> bool:
     return True
 
 
+def fast_paths(name: str) -> str:
+    """The paths the family's traits open (``Family.traits``), in words."""
+    t = FAMILIES[name].traits
+    named = [
+        ("dense rows ranked to their top k", t.top_k),
+        ("judged items only", t.judged_items),
+        ("positive grades only in dense ideals", t.positive_ideal),
+        (f"array API (`{t.array_api}` formula)", t.array_api),
+        (f"`rankmeter.keras.Metric` (`{t.keras}` formula)", t.keras),
+        (f"Hamming buckets (`{t.hamming}` formula)", t.hamming),
+    ]
+    return ", ".join(text for text, on in named if on) or "none: the general path everywhere"
+
+
 def page(name: str) -> str:
     fam = FAMILIES[name]
     aliases = sorted(a for a, f in ALIASES.items() if f == name)
@@ -245,6 +259,7 @@ def page(name: str) -> str:
         "|---|---|",
         f"| cutoff | {cut} |",
         f"| aggregated over queries by | {fam.aggregate} |",
+        f"| fast paths ([traits](../measures.md#adding-a-measure-family)) | {fast_paths(name)} |",
     ]
     if fam.trec_name:
         lines.append(f"| trec_eval name | `{fam.trec_name}` |")

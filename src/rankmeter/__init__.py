@@ -15,7 +15,8 @@ The public surface is this module's ``__all__`` (docs/api.md lists it):
   :class:`Run` with :func:`read_qrels` / :func:`read_run`;
 - namespaces: :mod:`rankmeter.measures` (the catalogue), :mod:`rankmeter.report`
   (tables and plots), :mod:`rankmeter.stats` (the statistics one by one),
-  :mod:`rankmeter.vectors` (curves and distances);
+  :mod:`rankmeter.vectors` (curves and distances), :mod:`rankmeter.sampled` (corrected estimates from
+  sampled ranks);
 - the errors, all subclasses of :class:`RankmeterError` (a ``ValueError``).
 
 Every other module is internal and may change between releases.
@@ -31,7 +32,6 @@ from __future__ import annotations
 import importlib
 import sys
 import types
-import warnings
 from typing import TYPE_CHECKING, Any
 
 from rankmeter._version import __version__
@@ -46,7 +46,7 @@ from rankmeter.errors import (
 )
 
 if TYPE_CHECKING:
-    from rankmeter import measures, report, stats, vectors
+    from rankmeter import measures, report, sampled, stats, vectors
     from rankmeter.core.semantics import Semantics
     from rankmeter.diversity import evaluate_diversity
     from rankmeter.evaluate import evaluate, evaluate_arrays, evaluate_lists
@@ -91,6 +91,7 @@ _LAZY = {
     "Items": ("rankmeter.io.items", "Items"),
     "report": ("rankmeter.report", None),
     "stats": ("rankmeter.stats", None),
+    "sampled": ("rankmeter.sampled", None),
     "vectors": ("rankmeter.vectors", None),
     "similarity": ("rankmeter.similarity", "similarity"),
     "ann_recall": ("rankmeter.similarity", "ann_recall"),
@@ -99,33 +100,15 @@ _LAZY = {
 """Public names imported on first use: ``import rankmeter`` loads neither NumPy nor any entry point, so a
 process can still choose settings read when NumPy loads (the command line limits OpenBLAS's threads)."""
 
-_DEPRECATED = {
-    "parse_measure": ("rankmeter.measures", "parse", "rankmeter.parse"),
-    "measure": ("rankmeter.measures", "measure", "rankmeter.measures.measure"),
-    "FAMILIES": ("rankmeter.measures", "FAMILIES", "rankmeter.measures.FAMILIES"),
-    "GainTable": ("rankmeter.measures", "GainTable", "rankmeter.measures.GainTable"),
-    "Jarvelin": ("rankmeter.measures", "Jarvelin", "rankmeter.measures.Jarvelin"),
-    "evaluate_ranked": ("rankmeter.pipeline", "evaluate_ranked", "rankmeter.pipeline.evaluate_ranked (internal)"),
-}
-"""Names that left the top level, kept one release: each access warns and names the new place."""
-
 
 def __getattr__(name: str) -> Any:
-    """The lazy public names of :data:`_LAZY` and the deprecated aliases of :data:`_DEPRECATED`."""
+    """The lazy public names of :data:`_LAZY`."""
     if name in _LAZY:
         module_name, attribute = _LAZY[name]
         module = importlib.import_module(module_name)
         value = module if attribute is None else getattr(module, attribute)
         globals()[name] = value
         return value
-    if name in _DEPRECATED:
-        module_name, attribute, instead = _DEPRECATED[name]
-        warnings.warn(
-            f"rankmeter.{name} is deprecated and will be removed in the next release; use {instead}",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return getattr(importlib.import_module(module_name), attribute)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -169,6 +152,7 @@ __all__ = [
     "read_qrels",
     "read_run",
     "report",
+    "sampled",
     "similarity",
     "stats",
     "system_correlation",
@@ -181,7 +165,7 @@ class _Package(types.ModuleType):
 
     Python binds a submodule to its package's attribute when it first loads; the function
     :func:`evaluate` and the module :mod:`rankmeter.evaluate` share the name, and ``rankmeter.evaluate``
-    is the function (as it was when this package imported it eagerly).
+    is the function.
     """
 
     def __setattr__(self, name: str, value: Any) -> None:

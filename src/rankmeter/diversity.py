@@ -22,7 +22,6 @@ from rankmeter.errors import MeasureSyntaxError
 from rankmeter.io.intents import as_intent_qrels
 from rankmeter.io.load import as_run
 from rankmeter.measures import FAMILIES, Measure
-from rankmeter.measures.diversity_families import NAMES
 from rankmeter.measures.kernels.diversity import IntentContext, ideal_depth
 from rankmeter.pipeline import MeasuresArg, alignment_metadata, parse_measures
 from rankmeter.results import EvaluationResult
@@ -40,7 +39,7 @@ def is_diversity(measure: Measure) -> bool:
     >>> is_diversity(parse("alpha_nDCG@20")), is_diversity(parse("ndcg@20"))
     (True, False)
     """
-    return measure.family in NAMES
+    return FAMILIES[measure.family].reads == "intents"
 
 
 def evaluate_intent_lists(

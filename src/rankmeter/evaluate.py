@@ -14,10 +14,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple, overload
 
 import numpy as np
 
-from rankmeter import stream
 from rankmeter.core import lists
 from rankmeter.core.align import align, prepare_qrels
-from rankmeter.core.candidates import CandidateChoice, record
 from rankmeter.core.lists import (
     NonFiniteInput,
     map_blocks,
@@ -35,12 +33,13 @@ from rankmeter.core.ranked_lists import RankedLists
 from rankmeter.core.semantics import Semantics, SemanticsOptions
 from rankmeter.core.ties import straddling_queries
 from rankmeter.errors import InputFormatError, MeasureSyntaxError, PolicyError, QueryOrderError, RankmeterError
+from rankmeter.io import load
 from rankmeter.io.dense import check_finite, dense_arrays, flatten_dense, flatten_ragged
 from rankmeter.io.exclude import RemovedItems, is_sparse, lost_relevant, removal_counts, removed_items
 from rankmeter.io.foreign import array_library, host_array, host_arrays
 from rankmeter.io.frames import is_frame
 from rankmeter.io.id_types import integer_query_ids
-from rankmeter.io.load import as_pairs, as_qrels, as_run
+from rankmeter.io.load import as_qrels, as_run
 from rankmeter.io.recsys import is_lists
 from rankmeter.io.tables import Qrels, Run
 from rankmeter.measures import FAMILIES, Measure
@@ -58,13 +57,13 @@ from rankmeter.pipeline import (
 from rankmeter.progress import progress_bar, wanted
 from rankmeter.results import EvaluationResult, SystemResults, with_integer_ids
 from rankmeter.segments import rows_grouped, with_groups
-from rankmeter.xp.arrays import padded_rows, placement
-from rankmeter.xp.evaluate import evaluate_on_device, route
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-_AUTO_PROGRESS_ITEMS = 200_000_000  # dense items from which evaluate_arrays draws a bar on a terminal (W3's 40M: 1 s)
+    from rankmeter.core.candidates import CandidateChoice
+
+_AUTO_PROGRESS_ITEMS = 200_000_000  # dense items from which evaluate_arrays draws a bar on a terminal
 
 
 @overload
@@ -227,7 +226,7 @@ def evaluate(
 
     Notes
     -----
-    A run file larger than :data:`rankmeter.stream.BLOCK_BYTES` is read in
+    A run file larger than :data:`rankmeter.io.load.BLOCK_BYTES` is read in
     blocks of whole queries of that size, parsed on one thread while earlier
     blocks are evaluated on the others, so memory stays bounded whatever the
     file's size; a run whose queries' lines are not together is read whole
@@ -284,25 +283,26 @@ def evaluate(
         tables = [("qrels", qrels, qrels_columns), *(("run", one, run_columns) for one in run.values())]
         return with_groups(runs, group_by, parsed, tables=tables)
     tables = [("qrels", qrels, qrels_columns), ("run", run, run_columns)]
-    if choice is not None:  # the pairs are removed from the whole run (not streamed)
-        result = _evaluate_one(as_qrels(qrels, qrels_columns), run, parsed, sem, run_columns, threads, choice)
-        return _typed_and_grouped(result, parsed, group_by, tables)
-    if stream.run_file_in_blocks(run):
+    if load.run_file_in_blocks(run):
+        from rankmeter import stream
+
         try:
             result = stream.evaluate_stream(
                 qrels if qrels_columns is None else as_qrels(qrels, qrels_columns),
                 run,
                 parsed,
                 semantics=sem,
-                block_bytes=stream.BLOCK_BYTES,
+                block_bytes=load.BLOCK_BYTES,
                 progress=progress,
                 threads=threads,
+                exclude=None if choice is None else choice.exclude,  # pairs read once (Qrels pass through)
+                candidates=None if choice is None else choice.given,
             )
             del result.metadata["streamed"]  # the same result as reading the run whole
             return _typed_and_grouped(result, parsed, group_by, [("qrels", qrels, qrels_columns), ("run", run, None)])
         except QueryOrderError:
             pass  # a query's lines are not together: read the whole run at once
-    result = _evaluate_one(as_qrels(qrels, qrels_columns), run, parsed, sem, run_columns, threads, None)
+    result = _evaluate_one(as_qrels(qrels, qrels_columns), run, parsed, sem, run_columns, threads, choice)
     return _typed_and_grouped(result, parsed, group_by, tables)
 
 
@@ -323,6 +323,8 @@ def _evaluate_one(
     ranked, info = align(q, r, sem, judged_items=judged_items_suffice(sem.tie_policy, parsed), threads=threads)
     extra = alignment_metadata(info, sem, q.source, r.source, r.name, qrels_columns=q.columns, run_columns=r.columns)
     if choice is not None and counts is not None:
+        from rankmeter.core.candidates import record
+
         record(extra, choice.name, counts)
     return evaluate_ranked(ranked, parsed, empty=sem.empty, metadata=extra)
 
@@ -371,24 +373,21 @@ def _typed_and_grouped(
 
 
 def candidate_choice(exclude: Any, candidates: Any) -> CandidateChoice | None:
-    """The :class:`~rankmeter.core.candidates.CandidateChoice` of ``exclude=`` and ``candidates=`` (None: neither).
+    """:func:`rankmeter.core.candidates.candidate_choice`, imported only when ``exclude=`` or ``candidates=`` is given.
 
-    >>> candidate_choice({"u1": ["a"]}, None).name
-    'exclude'
+    >>> candidate_choice(None, None) is None
+    True
     """
     if exclude is None and candidates is None:
         return None
-    return CandidateChoice(
-        exclude=None if exclude is None else as_pairs(exclude, "exclude"),
-        given=None if candidates is None else as_pairs(candidates, "candidates"),
-    )
+    from rankmeter.core import candidates as chosen
+
+    return chosen.candidate_choice(exclude, candidates)
 
 
 def _diversity_call(measures: list[Measure]) -> bool:
     """Whether every measure needs intent qrels (the call goes to ``evaluate_diversity``); mixing is an error."""
-    from rankmeter.measures.diversity_families import NAMES
-
-    diversity = [str(m) for m in measures if m.family in NAMES]
+    diversity = [str(m) for m in measures if FAMILIES[m.family].reads == "intents"]
     if not diversity:
         return False
     if len(diversity) < len(measures):
@@ -521,13 +520,9 @@ def _evaluate_runs(
     return SystemResults.of(results)
 
 
-# families whose value at a cutoff k depends only on the top k items and on the complete ideal list
-_TOP_K_FAMILIES = ("ndcg", "dcg", "idcg", "cg", "p", "r", "f1", "success", "rr", "map", "ap", "wap", "acg", "judged")
-
-
 def _top_k_only(measures: list[Measure], ties: str) -> int | None:
     """The largest cutoff when every measure only looks at the top k (dense fast path), else None."""
-    if ties == "shuffle" or any(m.cutoffs is None or m.family not in _TOP_K_FAMILIES for m in measures):
+    if ties == "shuffle" or any(m.cutoffs is None or not FAMILIES[m.family].traits.top_k for m in measures):
         return None
     return max(max(m.cutoffs or (0,)) for m in measures)
 
@@ -571,7 +566,7 @@ class DenseEvaluation:
         self.compact = positive_ideal_suffices(measures)
         self.widest = max((k for mm in measures for k in mm.cutoffs or ()), default=0)
         # with complete rows, measures that read only the top k of each list are computed on that top alone
-        self.head = [mm for mm in measures if mm.cutoffs and mm.family in _TOP_K_FAMILIES]
+        self.head = [mm for mm in measures if mm.cutoffs and FAMILIES[mm.family].traits.top_k]
         self.head_k = max((max(mm.cutoffs or (0,)) for mm in self.head), default=0)
         self.split = bool(self.head) and len(self.head) < len(measures) and 2 * self.head_k <= n_cols
         self.positives = self.top is None and n_cols > 0 and ties == "expected" and positive_items_suffice(measures)
@@ -623,8 +618,8 @@ class DenseEvaluation:
             else evaluate_ranked(ranked, self.measures, empty=self.empty)
         )
         if removed is not None:  # lists that lost a relevant item and have none left
-            lost = lost_relevant(y, removed)
-            res.metadata["queries_relevant_all_excluded"] = int(np.count_nonzero(lost & ~relevant_in_ideal(ranked)))
+            left_none = np.flatnonzero(~relevant_in_ideal(ranked))  # of these, the lists that lost every one
+            res.metadata["queries_relevant_all_excluded"] = int(np.count_nonzero(lost_relevant(y, removed, left_none)))
         return res
 
 
@@ -640,6 +635,9 @@ def evaluate_arrays(
     semantics: Semantics | None = None,
     progress: bool | None = None,
     group_by: Any = None,
+    items: Any = None,
+    sampled_negatives: int | None = None,
+    sampling: str = "per_positive",
     **options: Unpack[SemanticsOptions],
 ) -> EvaluationResult:
     """Evaluate dense score/label matrices, one ranked list per row.
@@ -686,6 +684,21 @@ def evaluate_arrays(
         ``{row: segment}``): each measure is also aggregated per segment
         (:meth:`EvaluationResult.by_group`; see :mod:`rankmeter.segments`).
         Not with ``sample_weight``.
+    items : rankmeter.Items, optional
+        For the beyond-accuracy measures (``catalog_coverage@10``, ...): each
+        row's top k is its list, column j is catalogue item j
+        (:mod:`rankmeter.beyond_dense`); values as :func:`rankmeter.evaluate`'s.
+    sampled_negatives : int, optional
+        Report, for each row and measure, the exact expected value when the
+        row's relevant items (grade > 0) are ranked against this many
+        negatives drawn uniformly without replacement from its other items
+        (not masked or excluded) -- a closed form, no sampling. The
+        full-catalogue aggregates are in ``metadata["full_catalogue"]``.
+        See :mod:`rankmeter.negatives` and the "Sampled metrics" page.
+    sampling : {"per_positive", "shared"}, default "per_positive"
+        With ``sampled_negatives``: each relevant item ranked alone against
+        its own n negatives (Krichene & Rendle, KDD 2020), or all of a row's
+        relevant items together against one draw of n negatives.
     **options
         Fields of :class:`~rankmeter.Semantics` one by one (``ties=``,
         ``empty=``, ``seed=``); they override ``semantics``.
@@ -722,15 +735,36 @@ def evaluate_arrays(
     sem = Semantics.build(semantics, "dense", **options)
     ties, empty, seed = sem.tie_policy, sem.empty, sem.seed
     parsed = parse_measures(measures)
+    if sampled_negatives is not None:  # the exact expectation under sampled negatives
+        from rankmeter.negatives import SampledNegatives, sampled_arrays
+
+        sampler = SampledNegatives(sampled_negatives, sampling, parsed, ties, empty)
+        if sample_weight is not None or items is not None:
+            raise PolicyError(f"sampled_negatives= does not take {'items=' if items is not None else 'sample_weight'}")
+        full = evaluate_arrays(y_true, y_score, parsed, mask=mask, exclude=exclude, semantics=sem, progress=progress)
+        return sampled_arrays(full, y_true, y_score, sampler, mask=mask, exclude=exclude)
+    if items is not None or any(FAMILIES[m.family].reads == "lists" for m in parsed):
+        from rankmeter.beyond_dense import DenseItemsCall, arrays_with_items, check_call
+
+        def accuracy(rest: list[Measure]) -> EvaluationResult:
+            return evaluate_arrays(y_true, y_score, rest, mask=mask, exclude=exclude, semantics=sem, progress=progress)
+
+        call = DenseItemsCall(parsed, items, sem, accuracy)
+        check_call(call, sample_weight)
+        return arrays_with_items(y_true, y_score, mask, exclude, call)
     extra: dict[str, Any] = {"input": "dense", "semantics": sem.as_dict()}
     if mask is not None or exclude is not None:
         extra["semantics"]["candidates"] = "+".join(
             n for n, x in (("mask", mask), ("exclude", exclude)) if x is not None
         )
     dense_exclude = None if is_sparse(exclude) else exclude
+    from rankmeter.xp.arrays import placement
+
     where = placement({"y_true": y_true, "y_score": y_score, "mask": mask, "exclude": dense_exclude,
                        "sample_weight": sample_weight})  # fmt: skip
     if where is not None:  # torch, JAX, CuPy: on their device, or NumPy's view of CPU arrays (see xp.evaluate.route)
+        from rankmeter.xp.evaluate import evaluate_on_device, route
+
         extra["array_api"] = route(where, parsed, ties, sample_weight)
         if extra["array_api"]["path"] == "device":
             return evaluate_on_device(where, y_true, y_score, mask, parsed, sem, extra, exclude=exclude)
@@ -740,9 +774,7 @@ def evaluate_arrays(
         y_true, y_score = dense_arrays(y_true, y_score, check_finite=False)
         removed = removed_items(mask, host_array(exclude) if not is_sparse(exclude) else exclude, y_true.shape)
         extra["items_excluded"] = removed.total
-        if removed.total and (
-            sample_weight is not None or ties == "shuffle" or removed.counts.max() == y_true.shape[1]
-        ):
+        if removed.total and (sample_weight is not None or ties == "shuffle" or removed.any_row_emptied()):
             extra.update(removal_counts(y_true, removed))
             mask, removed = removed.keep_matrix(), None  # ranked list by list (shuffle: keys of the items left)
         elif not removed.total:  # a mask that removes nothing: the call without it
@@ -806,7 +838,9 @@ def _evaluate_with_prefix(
         prefix.offsets, prefix.group_starts, sorted({c for m in head for c in m.cutoffs or ()}), []
     )
     rest_cutoffs = sorted({c for m in rest for c in m.cutoffs or ()})
-    per_query = [Context(ranked).num_relevant(m.param("min_rel")) for m in rest if m.family == "rprec"]
+    per_query = [
+        Context(ranked).num_relevant(m.param("min_rel")) for m in rest if FAMILIES[m.family].traits.cut_at_relevant
+    ]
     if rest_cutoffs or per_query:
         straddle |= straddling_queries(ranked.offsets, ranked.group_starts, rest_cutoffs, per_query)
     meta = {**whole.metadata, "measures": names, "queries_with_ties_at_cutoff": int(straddle.sum())}
@@ -850,8 +884,12 @@ def evaluate_lists(
     sem = Semantics.build(semantics, "ragged", **options)
     parsed = parse_measures(measures)
     extra: dict[str, Any] = {"input": "ragged", "semantics": sem.as_dict()}
+    from rankmeter.xp.arrays import padded_rows, placement
+
     where = placement({"y_true": _first_list(y_true), "y_score": _first_list(y_score)})
     if where is not None:  # torch, JAX, CuPy: on their device, or NumPy's view of CPU arrays (see xp.evaluate.route)
+        from rankmeter.xp.evaluate import evaluate_on_device, route
+
         extra["array_api"] = route(where, parsed, sem.tie_policy)
         if extra["array_api"]["path"] == "device":
             return evaluate_on_device(where, *padded_rows(where, y_true, y_score), parsed, sem, extra)

@@ -25,17 +25,20 @@ from typing import Any
 import numpy as np
 
 from rankmeter.aggregate import GMEAN_FLOOR
+from rankmeter.beyond import ListsPartial, as_items, check_distributed, combine_lists, lists_partial, reads_lists
 from rankmeter.core.align import AlignInfo, align, merge_infos, missing_queries_error
 from rankmeter.core.candidates import COUNTS, CandidateChoice, record
 from rankmeter.core.semantics import Semantics
 from rankmeter.errors import RankmeterError
 from rankmeter.io.frames import qrels_from_frame, run_from_frame
+from rankmeter.io.items import Items
 from rankmeter.io.recsys import check_ranks
 from rankmeter.io.tables import Qrels, Run
 from rankmeter.io.trec import parse_qrels_bytes, parse_run_bytes
 from rankmeter.measures import Measure
 from rankmeter.pipeline import alignment_metadata, concatenate_results, evaluate_ranked, judged_items_suffice
 from rankmeter.results import EvaluationResult
+from rankmeter.segments import SegmentMap
 
 QRELS, RUN, EXCLUDE, CANDIDATE = 0, 1, 2, 3
 """Values of the ``role`` column: a judgment, a ranked document, an excluded (user, item) pair, a candidate pair."""
@@ -75,6 +78,10 @@ class EngineResult:
     def __getitem__(self, name: str) -> float:
         return self.result[name]
 
+    def by_group(self, measure: str) -> dict[Any, float]:
+        """``{segment: value}`` of one measure, as :meth:`EvaluationResult.by_group` (with ``group_by=``)."""
+        return self.result.by_group(measure)
+
 
 @dataclass(frozen=True)
 class Sources:
@@ -100,6 +107,23 @@ class Partial:
     error: RankmeterError | None = None
     error_at: tuple[str, int] = ("", 0)  # (source, line) of the partition's first row, to report errors in file order
     candidates: dict[str, int] = field(default_factory=dict)  # what the candidate set removed here
+    lists: ListsPartial | None = None  # the beyond-accuracy measures of the partition's users (items=)
+
+
+@dataclass(frozen=True)
+class ListsJob:
+    """The beyond-accuracy part of a distributed call: ``items=`` and, with ``group_by=``, each user's segment."""
+
+    items: Items
+    segments: dict[str, Any] | None = None
+
+
+def lists_job(measures: list[Measure], sem: Semantics, items: Any, segments: SegmentMap | None) -> ListsJob | None:
+    """The :class:`ListsJob` of a call (None without list-reading measures or ``items=``); refusals on the driver."""
+    if items is None and not reads_lists(measures):
+        return None
+    check_distributed(measures, sem)
+    return ListsJob(as_items(items), None if segments is None else segments.of)
 
 
 def distributed_semantics(sem: Semantics) -> Semantics:
@@ -115,7 +139,9 @@ def distributed_semantics(sem: Semantics) -> Semantics:
     return sem
 
 
-def evaluate_partition(table: Any, measures: list[Measure], sem: Semantics, sources: Sources) -> bytes:
+def evaluate_partition(
+    table: Any, measures: list[Measure], sem: Semantics, sources: Sources, lists: ListsJob | None = None
+) -> bytes:
     """Evaluate the whole queries of one partition; returns a pickled :class:`Partial` for the driver.
 
     Parameters
@@ -126,6 +152,9 @@ def evaluate_partition(table: Any, measures: list[Measure], sem: Semantics, sour
     sem : Semantics
         The call's semantics (from :func:`distributed_semantics`).
     sources : Sources
+    lists : ListsJob, optional
+        For the list-reading measures of ``measures`` (``items=``): their per-user values and the
+        list-set states (:func:`rankmeter.beyond.lists_partial`).
 
     Returns
     -------
@@ -151,9 +180,14 @@ def evaluate_partition(table: Any, measures: list[Measure], sem: Semantics, sour
             if run.name is not None:
                 partial.run_name = (int(run.lines[0]) if run.lines is not None else 0, run.name)
         local = sem.replace(missing="skip") if sem.missing == "error" else sem  # reported on the driver
+        listed = reads_lists(measures)
+        ranked_measures = [m for m in measures if m not in listed]
         ranked, partial.info = align(qrels, run, local, judged_items=judged_items_suffice(sem.tie_policy, measures))
-        if ranked.n_queries:
-            partial.result = evaluate_ranked(ranked, measures, empty=sem.empty)
+        if ranked.n_queries and ranked_measures:
+            partial.result = evaluate_ranked(ranked, ranked_measures, empty=sem.empty)
+        if listed:
+            job = lists or ListsJob(Items())
+            partial.lists = lists_partial(qrels, run, listed, job.items, sem, job.segments)
     except RankmeterError as exc:
         partial.error = exc
     return pickle.dumps(partial, protocol=pickle.HIGHEST_PROTOCOL)
@@ -231,8 +265,13 @@ def relocate(message: str, source: str, lines: np.ndarray) -> str:
     return pattern.sub(lambda m: f"{source}:{int(lines[int(m.group(1)) - 1])}:", message, count=1)
 
 
-def combine(payloads: list[bytes], measures: list[Measure], sem: Semantics, sources: Sources) -> EvaluationResult:
+def combine(
+    payloads: list[bytes], measures: list[Measure], sem: Semantics, sources: Sources, lists: ListsJob | None = None
+) -> EvaluationResult:
     """The result of every partition's :class:`Partial`: per-query values stacked, aggregates computed once.
+
+    The list-reading measures (``lists``): per-user values stacked, list-set values from the partitions'
+    merged states (:func:`rankmeter.beyond.combine_lists`).
 
     Raises the partitions' first error in (source, line) order, or, under
     ``missing="error"``, the error naming every judged query absent from the run.
@@ -259,11 +298,23 @@ def combine(payloads: list[bytes], measures: list[Measure], sem: Semantics, sour
     )
     if sources.candidates is not None:
         record(extra, sources.candidates, counts)
+    listed = reads_lists(measures)
+    ranked = [m for m in measures if m not in listed]
     parts = [p.result for p in partials if p.result is not None]
-    if not parts:  # nothing to evaluate: the empty result still carries every metadata field
-        nothing = align(_no_qrels(sources.qrels), Run.empty(sources.run), sem)[0]
-        parts = [evaluate_ranked(nothing, measures, empty=sem.empty)]
-    return concatenate_results(parts, measures, extra, sort_by_query=True)
+    if not ranked:  # list-reading measures only
+        empty = np.zeros((0, 0))
+        result = EvaluationResult(np.zeros(0, dtype=str), [], empty, empty.astype(bool), {}, extra)
+    else:
+        if not parts:  # nothing to evaluate: the empty result still carries every metadata field
+            nothing = align(_no_qrels(sources.qrels), Run.empty(sources.run), sem)[0]
+            parts = [evaluate_ranked(nothing, ranked, empty=sem.empty)]
+        result = concatenate_results(parts, ranked, extra, sort_by_query=True)
+    if not listed:
+        if lists is not None:  # items= with accuracy measures only, recorded as evaluate records it
+            result.metadata.update(items=lists.items.describe(), list_set_measures=[])
+        return result
+    found = [p.lists for p in partials if p.lists is not None]
+    return combine_lists(result, found, listed, (lists or ListsJob(Items())).items)
 
 
 def partial_sum(

@@ -22,7 +22,7 @@ from rankmeter.core.ranked_lists import RankedLists
 from rankmeter.core.semantics import Semantics
 from rankmeter.core.ties import straddling_queries
 from rankmeter.errors import MeasureSyntaxError, PolicyError
-from rankmeter.measures import FAMILIES, Measure, parse
+from rankmeter.measures import FAMILIES, Measure, parse, traits_of
 from rankmeter.measures.kernels.context import Context
 from rankmeter.measures.kernels.segments import segment_sum
 from rankmeter.measures.params import GainTable, Jarvelin, gain_values
@@ -30,8 +30,6 @@ from rankmeter.results import EvaluationResult
 
 MeasuresArg = str | Measure | Iterable[str | Measure]
 """One measure or several: names (``"ndcg@10"``) or :class:`Measure` values."""
-_GRADED = ("ndcg", "dcg", "idcg", "cg")
-_UNNORMALISED_GAINS = ("dcg", "idcg", "cg")
 
 
 def parse_measures(measures: MeasuresArg) -> list[Measure]:
@@ -48,7 +46,7 @@ def parse_measures(measures: MeasuresArg) -> list[Measure]:
 
 def _empty_mask(ctx: Context, m: Measure, values: np.ndarray) -> np.ndarray:
     """Queries with no relevant document for measure ``m`` (or where it is undefined)."""
-    if m.family in _GRADED and m.param("ideal", "judged") == "retrieved" and not ctx.ranked.ideal_is_list:
+    if traits_of(m).graded and m.param("ideal", "judged") == "retrieved" and not ctx.ranked.ideal_is_list:
         count = segment_sum(ctx.relevant(None), ctx.ranked.offsets)
     else:
         count = ctx.num_relevant(m.param("min_rel"))
@@ -59,28 +57,11 @@ def _list_weights(ctx: Context, m: Measure) -> np.ndarray | None:
     ranked = ctx.ranked
     if ranked.item_weights is None:
         return ranked.list_weights
-    if m.family in _GRADED:
+    if traits_of(m).graded:
         relevance = np.where(ranked.judged, gain_values(m.param("gain", "linear"), ranked.grades), 0.0)
     else:
         relevance = ctx.relevant(m.param("min_rel"))
     return keras_list_weights(ranked.item_weights, relevance, ranked.offsets)
-
-
-# families whose value reads the ranking only through judged items (their ranks and grades) and each list's
-# length: unjudged items have gain, relevance and judged count 0 (see RankedLists.judged_items)
-JUDGED_ITEM_FAMILIES = (
-    "ndcg", "dcg", "idcg", "cg", "p", "r", "f1", "success", "rr", "map", "ap", "wap", "acg", "judged",
-    "rprec", "num_q", "num_ret", "num_rel", "num_rel_ret",
-    "err", "nerr",
-)  # fmt: skip
-
-
-POSITIVE_IDEAL_FAMILIES = (
-    "ndcg", "dcg", "idcg", "cg", "p", "r", "f1", "success", "rr", "map", "ap", "wap", "acg", "judged",
-    "rprec", "num_q", "num_ret", "num_rel", "num_rel_ret",
-)  # fmt: skip
-"""Families that read the ideal of dense lists at most through the number of relevant items and, for ndcg
-and idcg, the ideal DCG (nothing else about the items with grade <= 0)."""
 
 
 def _zero_at_or_below_zero(gain: Any) -> bool:
@@ -104,9 +85,10 @@ def positive_ideal_suffices(measures: list[Measure]) -> bool:
     (False, False)
     """
     for m in measures:
-        if m.family not in POSITIVE_IDEAL_FAMILIES or (m.param("min_rel") is not None and m.param("min_rel") <= 0):
+        traits = traits_of(m)
+        if not traits.positive_ideal or (m.param("min_rel") is not None and m.param("min_rel") <= 0):
             return False
-        if m.family in ("ndcg", "idcg") and not (
+        if traits.ideal_dcg and not (
             _zero_at_or_below_zero(m.param("gain", "linear"))
             and (m.param("discount", "log2") == "log2" or isinstance(m.param("discount"), Jarvelin))
         ):
@@ -128,7 +110,8 @@ def positive_items_suffice(measures: list[Measure]) -> bool:
     (False, False)
     """
     return positive_ideal_suffices(measures) and all(
-        m.family != "judged" and (m.family not in _GRADED or _zero_at_or_below_zero(m.param("gain", "linear")))
+        not traits_of(m).counts_judged
+        and (not traits_of(m).graded or _zero_at_or_below_zero(m.param("gain", "linear")))
         for m in measures
     )
 
@@ -150,7 +133,7 @@ def judged_items_suffice(ties: str, measures: list[Measure]) -> bool:
     if ties == "expected":
         return False
     for m in measures:
-        if m.family not in JUDGED_ITEM_FAMILIES or m.param("ideal", "judged") == "retrieved":
+        if not traits_of(m).judged_items or m.param("ideal", "judged") == "retrieved":
             return False
         if not isinstance(m.param("discount", "log2"), str | Jarvelin):
             return False
@@ -246,10 +229,10 @@ def evaluate_ranked(
         block = family.kernel(ctx, m)
         if m.cutoffs:
             cutoffs.update(m.cutoffs)
-        if m.family == "rprec":
+        if family.traits.cut_at_relevant:
             per_query_cutoffs.append(ctx.num_relevant(m.param("min_rel")))
         weights = _list_weights(ctx, m)
-        if ranked.item_weights is not None and m.family in _UNNORMALISED_GAINS and weights is not None:
+        if ranked.item_weights is not None and family.traits.gain_sum and weights is not None:
             # item weights already scale the gains; divide them out of the per-list value (keras-rs's DCG)
             block = np.divide(block, weights[:, None], out=np.zeros_like(block), where=weights[:, None] > 0)
         pools = family.pool(ctx, m).T if family.pool is not None else [weights] * block.shape[1]

@@ -213,6 +213,10 @@ class EvaluationResult(_TidyExport):
         For measures with a pooled aggregate (``implicit_p``, ``gauc``): each
         query's weight, so that the aggregate is
         :math:`\\sum_q w_q v_q / \\sum_q w_q` over included queries.
+    list_sets : callable, optional
+        For list-set measures (``gini@10``, ...): ``(segments, member,
+        query_ids) -> ({measure: value per segment}, lists per segment)``,
+        called by ``group_by=`` (see :mod:`rankmeter.segments`).
 
     Examples
     --------
@@ -232,6 +236,7 @@ class EvaluationResult(_TidyExport):
     metadata: dict[str, Any]
     groups: Groups | None = field(default=None, repr=False, compare=False)
     pool_weights: dict[str, np.ndarray] = field(default_factory=dict)
+    list_sets: Any = field(default=None, repr=False, compare=False)
 
     def __getitem__(self, measure: str) -> float:
         """Aggregate value of a measure (by canonical name or anything :func:`parse` accepts)."""
@@ -300,6 +305,12 @@ class EvaluationResult(_TidyExport):
             from rankmeter.errors import PolicyError
 
             raise PolicyError("by_group: this result has no segments; evaluate with group_by=")
+        if measure not in self.aggregate:
+            from rankmeter.measures import parse
+
+            measure = str(parse(measure))
+        if measure in self.groups.list_sets:  # a list-set value of each segment's lists
+            return dict(zip(self.groups.segments, self.groups.list_sets[measure].tolist(), strict=True))
         mi = self._measure_index(measure)
         return dict(zip(self.groups.segments, self.groups.values[:, mi].tolist(), strict=True))
 
@@ -308,10 +319,25 @@ class EvaluationResult(_TidyExport):
         if self.groups is None:
             return []
         g = self.groups
+        lists = g.lists if g.lists is not None else np.zeros(len(g.segments), dtype=np.int64)
         return [
-            {"segment": seg, "measure": name, "value": float(g.values[si, mi]), "n_queries": int(g.counts[si, mi])}
+            row
             for si, seg in enumerate(g.segments)
-            for mi, name in enumerate(self.measure_names)
+            for row in [
+                *(
+                    {
+                        "segment": seg,
+                        "measure": name,
+                        "value": float(g.values[si, mi]),
+                        "n_queries": int(g.counts[si, mi]),
+                    }
+                    for mi, name in enumerate(self.measure_names)
+                ),
+                *(
+                    {"segment": seg, "measure": name, "value": float(v[si]), "n_queries": int(lists[si])}
+                    for name, v in g.list_sets.items()
+                ),
+            ]
         ]
 
     def to_dict(self) -> dict[str, Any]:

@@ -121,6 +121,11 @@ class Groups:
     metadata : dict
         ``source``, ``missing`` policy, queries per segment, queries without
         a segment, segments without queries.
+    list_sets : dict of str to ndarray, shape (S,)
+        Each list-set measure (coverage, Gini, ...) over the lists of each
+        segment's users (:func:`rankmeter.beyond.segment_list_sets`).
+    lists : ndarray of int64, shape (S,)
+        Users with a list in each segment (what ``list_sets`` read).
     """
 
     segments: list[Any]
@@ -129,6 +134,8 @@ class Groups:
     counts: np.ndarray
     queries: np.ndarray
     metadata: dict[str, Any]
+    list_sets: dict[str, np.ndarray] = field(default_factory=dict)
+    lists: np.ndarray | None = None
 
 
 def _ordered(labels: list[Any]) -> list[Any]:
@@ -432,6 +439,9 @@ def grouped_result(result: EvaluationResult, segments: SegmentMap, measures: lis
         result.query_ids, result.values, result.included, [kinds.get(n, "mean") for n in result.measure_names],
         segments, [pools.get(n) for n in result.measure_names],
     )  # fmt: skip
+    if result.list_sets is not None:  # list-set values of each segment's lists
+        values, lists = result.list_sets(groups.segments, groups.member, result.query_ids)
+        groups = replace(groups, list_sets=values, lists=lists)
     return replace(result, metadata={**result.metadata, "groups": groups.metadata}, groups=groups)
 
 

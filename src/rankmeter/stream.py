@@ -22,10 +22,11 @@ from rankmeter.core.align import (
     merge_infos,
     qrels_rows,
 )
+from rankmeter.core.candidates import candidate_choice, record
 from rankmeter.core.lists import map_blocks
 from rankmeter.core.semantics import Semantics, SemanticsOptions
 from rankmeter.errors import InputFormatError, PolicyError
-from rankmeter.io.load import as_qrels, table_format
+from rankmeter.io.load import BLOCK_BYTES, as_qrels, table_format
 from rankmeter.io.tables import Qrels, Run
 from rankmeter.pipeline import (
     MeasuresArg,
@@ -41,32 +42,6 @@ from rankmeter.results import EvaluationResult
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-BLOCK_BYTES = 8 << 20
-"""Bytes of run text parsed at a time when a run file is read in blocks.
-
-``python benchmarks/run.py --only CHOICES`` on W1 (255 MB, 2 cores): 2 MiB
-1.06 s, 4 MiB 0.97 s, 8 MiB 0.92 s, 16 MiB 0.95 s, 32 MiB 1.07 s per process,
-peak RSS growing from 142 to 467 MB.
-"""
-
-
-def run_file_in_blocks(run: Any) -> bool:
-    """Whether ``run`` names a TREC text run file of more than one block, which :func:`rankmeter.evaluate` streams.
-
-    Standard input, named pipes and table files (CSV, TSV, Parquet, Feather / Arrow, whatever their
-    size: size never changes how a file is read) are read whole.
-
-    >>> run_file_in_blocks({"q": {"d": 1.0}}), run_file_in_blocks("-"), run_file_in_blocks("big.parquet")
-    (False, False, False)
-    """
-    return (
-        isinstance(run, str | os.PathLike)
-        and str(run) != "-"
-        and table_format(run) is None
-        and os.path.isfile(run)
-        and os.path.getsize(run) > BLOCK_BYTES
-    )
-
 
 def evaluate_stream(
     qrels: Any,
@@ -77,6 +52,8 @@ def evaluate_stream(
     block_bytes: int = BLOCK_BYTES,
     progress: bool | None = None,
     threads: int | None = None,
+    exclude: Any = None,
+    candidates: Any = None,
     **options: Unpack[SemanticsOptions],
 ) -> EvaluationResult:
     """Evaluate a TREC run file in blocks of whole queries, with memory bounded by ``block_bytes``.
@@ -100,6 +77,12 @@ def evaluate_stream(
         Show a progress bar on stderr (default: for files over 256 MiB when stderr is a terminal).
     threads : int, optional
         Blocks ranked and evaluated at once (default: one per CPU, at most 8).
+    exclude, candidates : table, dict, path or Qrels, optional
+        As for :func:`rankmeter.evaluate`: (user, item) pairs removed from
+        every ranking and from the ideal, and the pairs each ranking is
+        restricted to. The qrels are restricted once; each block of the run
+        as it is read. ``metadata["candidates"]`` counts what they removed
+        (the run's rows summed over the blocks).
     **options
         Fields of :class:`~rankmeter.Semantics` one by one (``ties=``,
         ``empty=``, ...); they override ``semantics``.
@@ -112,6 +95,9 @@ def evaluate_stream(
     >>> res = evaluate_stream({"1": {"b": 1}, "2": {"a": 1}}, f.name, "rr", block_bytes=16)
     >>> res.by_query("rr")
     {'1': 0.5, '2': 1.0}
+    >>> seen = evaluate_stream({"1": {"b": 1}, "2": {"a": 1}}, f.name, "rr", block_bytes=16, exclude={"1": ["a"]})
+    >>> seen.by_query("rr"), seen.metadata["candidates"]["run_rows_excluded"]
+    ({'1': 1.0, '2': 1.0}, 1)
     >>> os.unlink(f.name)
     """
     from rankmeter.io.stream import iter_run_chunks, read_ahead  # the TREC reader, only when a file is streamed
@@ -124,7 +110,11 @@ def evaluate_stream(
     sem = Semantics.build(semantics, "qrels", **options)
     ties, empty, missing, seed = sem.tie_policy, sem.empty, sem.missing, sem.seed
     parsed = parse_measures(measures)
-    q, qrels_dropped = dedupe_qrels(as_qrels(qrels), sem.duplicates)
+    choice = candidate_choice(exclude, candidates)
+    q, counts = as_qrels(qrels), None
+    if choice is not None:  # before duplicates are resolved, as when the run is read whole
+        q, counts = choice.restrict_qrels(q)
+    q, qrels_dropped = dedupe_qrels(q, sem.duplicates)
     judgments = JudgmentsByQuery(q)
     try:
         size = Path(run_path).stat().st_size
@@ -147,6 +137,10 @@ def evaluate_stream(
             blocks = read_ahead(iter_run_chunks(run_path, block_bytes=block_bytes, check_piece=check))
             for index, (run, done_bytes) in enumerate(blocks):
                 name = name or run.name
+                if choice is not None and counts is not None:  # a query with no row left is missing, as read whole
+                    run, removed = choice.restrict_run_part(run)
+                    for key, value in removed.items():
+                        counts[key] += value
                 yield index, run, judgments.of(run), done_bytes
         except Exception as exc:  # handed over, raised in its turn
             yield exc
@@ -187,5 +181,7 @@ def evaluate_stream(
     info.duplicates_dropped += qrels_dropped
     extra = alignment_metadata(info, sem, q.source, str(run_path), name, qrels_columns=q.columns)
     extra.update({"ties": ties, "streamed": True})
+    if choice is not None and counts is not None:
+        record(extra, choice.name, counts)
     extra["empty"] = empty
     return concatenate_results(parts, parsed, extra, sort_by_query=True)

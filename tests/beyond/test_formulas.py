@@ -229,8 +229,11 @@ def test_per_user_measures_by_segment() -> None:
     # novelty: a seen by both training users (0 bits), b by one (1 bit), c unseen (as seen by one: 1 bit)
     assert res.by_group("novelty@2") == {"warm": (0.5 + 0.5) / 2, "cold": 1.0}
     assert res.by_group("rr") == {"warm": (1 + 0.5) / 2, "cold": 0.5}
+    # gini of each segment's lists over the whole catalogue: warm counts (a, b, c) = (2, 1, 0 + 1), cold (0, 1, 1)
+    gini = res.by_group("gini@2")
+    assert math.isclose(gini["warm"], (-2 * 1 + 0 * 1 + 2 * 2) / 4 / 3) and math.isclose(gini["cold"], 2 / 2 / 3)
     with pytest.raises(PolicyError, match="gini@2 is a list-set value"):
-        res.by_group("gini@2")
+        res.by_query("gini@2")
 
 
 def test_integer_user_ids_stay_integers() -> None:
@@ -242,4 +245,4 @@ def test_integer_user_ids_stay_integers() -> None:
 
 def test_dense_entry_points_refuse_list_measures() -> None:
     with pytest.raises(PolicyError, match=r"novelty@2: a beyond-accuracy measure reads each user's top-k list"):
-        rankmeter.evaluate_arrays([[1, 0]], [[0.5, 0.2]], "novelty@2")
+        rankmeter.evaluate_lists([[1, 0]], [[0.5, 0.2]], "novelty@2")

@@ -1,8 +1,8 @@
 """Shared fixtures of the core test layer: where the shared fixtures live, TREC files and parsers.
 
-The real data (``shared/realdata``) and the seeds (``shared/seeds``) are not part of the
-repository; they are looked up in ``$RANKMETER_SHARED``, ``<repo>/shared`` and ``/work/shared``
-(first that exists). Tests that need them are skipped, with the reason, when none is found.
+The real data are in ``tests/realdata`` (data files copied unchanged from public repositories, with
+their licences; ``tests/realdata/SOURCES.md``); ``$RANKMETER_SHARED`` may name another folder holding a
+``realdata`` folder of the same layout.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def _shared_dir() -> Path | None:
-    candidates = [os.environ.get("RANKMETER_SHARED"), REPO / "shared", "/work/shared"]
+    candidates = [os.environ.get("RANKMETER_SHARED"), REPO / "tests"]
     for c in candidates:
         if c and (Path(c) / "realdata" / "trec_eval_test").is_dir():
             return Path(c)
@@ -38,7 +38,7 @@ def shared_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def trec_eval_dir(shared_dir: Path) -> Path:
-    """``shared/realdata/trec_eval_test``: trec_eval's own test files (NIST, unchanged)."""
+    """``tests/realdata/trec_eval_test``: trec_eval's own test files (NIST, unchanged)."""
     return shared_dir / "realdata" / "trec_eval_test"
 
 

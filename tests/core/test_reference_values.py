@@ -1,6 +1,6 @@
-"""Layer 1: worked examples (shared/REFERENCE_VALUES.md R1-R7) and trec_eval's own test outputs.
+"""Layer 1: worked examples (docs/reference-values.md, R1-R7) and trec_eval's own test outputs.
 
-Every expected value is written as a formula; the 6-decimal numbers of REFERENCE_VALUES.md are
+Every expected value is written as a formula; the 6-decimal numbers of that page are
 checked as well (absolute tolerance 5e-7, half a unit of the last printed digit).
 """
 
@@ -79,7 +79,7 @@ def test_r1_wikipedia_dcg(entry: str) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# R2. Seed 004: the ideal comes from every judged document, not only the retrieved ones
+# R2. the ideal comes from every judged document, not only the retrieved ones
 # ---------------------------------------------------------------------------------------------
 R2_QRELS = {"q": {"d1": 3, "d2": 2, "d3": 3, "d4": 0, "d5": 1, "d6": 2, "u1": 3, "u2": 0}}
 R2_RUN = {"q": {"d1": 6.0, "d2": 5.0, "d3": 4.0, "d4": 3.0, "d5": 2.0, "d6": 1.0}}
@@ -108,7 +108,7 @@ def test_r2_through_cli_files(write, capsys) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# R3. Seed 002: the Järvelin-Kekäläinen discount (no discount below rank b = 2, then 1/log2(i))
+# R3. the Järvelin-Kekäläinen discount (no discount below rank b = 2, then 1/log2(i))
 # ---------------------------------------------------------------------------------------------
 R3_DCG = 3 + 2 / log2(2) + 3 / log2(3) + 0 / log2(4) + 1 / log2(5) + 2 / log2(6)
 R3_IDCG = 3 + 3 / log2(2) + 2 / log2(3) + 2 / log2(4) + 1 / log2(5) + 0 / log2(6)
@@ -132,7 +132,7 @@ def test_r3_jarvelin_discount(spelling: str) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# R4. Seed 002: MAP over two topics
+# R4. MAP over two topics
 # ---------------------------------------------------------------------------------------------
 def _r4_inputs() -> tuple[dict, dict]:
     qrels: dict[str, dict[str, int]] = {"t1": {}, "t2": {}}
@@ -171,15 +171,15 @@ def test_r4_map() -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# R5. Seed 001: per-user nDCG@5 of two recommenders; all nine songs are judged
+# R5. per-user nDCG@5 of two recommenders; all nine songs are judged
 # ---------------------------------------------------------------------------------------------
 SONGS = "ABCDEFGHI"
-R5_GRADES = {  # seed 001, relevance_true (grade of songs A..I)
+R5_GRADES = {  # the tutorial's relevance_true (grade of songs A..I)
     "USER1": [3, 3, 2, 2, 1, 1, 0, 0, 0],
     "USER2": [3, 2, 1, 1, 2, 0, 1, 1, 1],
     "USER3": [0, 1, 0, 1, 2, 3, 3, 1, 0],
 }
-R5_SYSTEMS = {  # seed 001, s1_prediction and s2_prediction (top 5, best first)
+R5_SYSTEMS = {  # the tutorial's s1_prediction and s2_prediction (top 5, best first)
     "S1": {"USER1": "AECDF", "USER2": "GEABD", "USER3": "CGFBE"},
     "S2": {"USER1": "ABCGE", "USER2": "BAGEF", "USER3": "EGFBI"},
 }
@@ -210,7 +210,7 @@ def test_r5_seed001_recommenders() -> None:
 
 
 def test_r5_binary_gain_of_seed001_is_not_exp_gain() -> None:
-    # seed 001's "binary" DCG uses 2^r (not 2^r - 1): it would give irrelevant songs a gain of 1.
+    # the tutorial's "binary" DCG uses 2^r (not 2^r - 1): it would give irrelevant songs a gain of 1.
     # rankmeter's exp gain gives them 0, so a list of irrelevant songs scores DCG 0.
     res = rankmeter.evaluate_arrays([[0, 0, 1]], [[3, 2, 1]], ["dcg(gain=exp)", "dcg"])
     assert res["dcg(gain=exp)"] == approx_exact((2**1 - 1) / log2(4))
@@ -258,7 +258,7 @@ def test_r6_sklearn_ties() -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# R7. Seed 000: Hamming ranking, multi-label relevance, ties
+# R7. Hamming ranking, multi-label relevance, ties
 # ---------------------------------------------------------------------------------------------
 R7_HAMMING = [sum(a != b for a, b in zip(R7_QUERY_CODE, c, strict=True)) for c in R7_CODES]
 R7_REL = [sum(a * b for a, b in zip(R7_QUERY_LABELS, lab, strict=True)) for lab in R7_LABELS]
@@ -353,7 +353,7 @@ def test_r7_expected_acg() -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# trec_eval's own test outputs (usnistgov/trec_eval test/, NIST; shared/realdata/trec_eval_test)
+# trec_eval's own test outputs (usnistgov/trec_eval test/, NIST; tests/realdata/trec_eval_test)
 # ---------------------------------------------------------------------------------------------
 # (output file, qrels, run, evaluate keyword arguments, trec_eval -l) -- the commands are those of
 # trec_eval's Makefile `quicktest`; -c is missing="zero" (rankmeter's default), -M100 is depth=100.

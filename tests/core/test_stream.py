@@ -78,7 +78,7 @@ def test_stream_equals_in_memory(tmp_path, seed, block) -> None:
 )
 def test_evaluate_reads_run_files_in_blocks(tmp_path, monkeypatch, seed, options) -> None:
     """``evaluate(qrels, path)`` reads the file in blocks: the result is the whole-run one, metadata included."""
-    evaluate_module = importlib.import_module("rankmeter.stream")
+    evaluate_module = importlib.import_module("rankmeter.io.load")
     monkeypatch.setattr(evaluate_module, "BLOCK_BYTES", 700)  # many blocks
     qpath, rpath = _random_files(tmp_path, seed, gz=seed == 3)
     if "duplicates" in options:  # repeated pairs in both files
@@ -94,7 +94,7 @@ def test_evaluate_reads_run_files_in_blocks(tmp_path, monkeypatch, seed, options
 
 def test_evaluate_reads_an_interleaved_run_whole(tmp_path, monkeypatch) -> None:
     """A run whose query lines are not together cannot be read in blocks; evaluate reads it at once instead."""
-    evaluate_module = importlib.import_module("rankmeter.stream")
+    evaluate_module = importlib.import_module("rankmeter.io.load")
     monkeypatch.setattr(evaluate_module, "BLOCK_BYTES", 16)
     run = tmp_path / "run.txt"
     run.write_text("a Q0 d1 1 2.0 t\nb Q0 d1 1 2.0 t\na Q0 d2 2 1.0 t\n")
@@ -238,7 +238,7 @@ def test_read_ahead_stops_when_the_consumer_fails() -> None:
     ],
 )  # fmt: skip
 def test_block_and_whole_reads_report_the_same_error(tmp_path, monkeypatch, qrels_text, run_text, message) -> None:
-    monkeypatch.setattr(importlib.import_module("rankmeter.stream"), "BLOCK_BYTES", 16)
+    monkeypatch.setattr(importlib.import_module("rankmeter.io.load"), "BLOCK_BYTES", 16)
     qpath, rpath = tmp_path / "qrels.txt", tmp_path / "run.txt"
     qpath.write_text(qrels_text)
     rpath.write_text(run_text)
@@ -254,7 +254,7 @@ def test_progress_bar_on_request(tmp_path, monkeypatch, capsys) -> None:
     """evaluate(progress=True) on a run file read in blocks, and rankmeter evaluate --progress, draw a bar on stderr."""
     from rankmeter.cli.main import main
 
-    monkeypatch.setattr(importlib.import_module("rankmeter.stream"), "BLOCK_BYTES", 200)
+    monkeypatch.setattr(importlib.import_module("rankmeter.io.load"), "BLOCK_BYTES", 200)
     qpath, rpath = _random_files(tmp_path, 0)
     quiet = rankmeter.evaluate(qpath, rpath, "map")
     assert capsys.readouterr().err == ""  # not a terminal: no bar by default

@@ -6,7 +6,7 @@ must then give the NumPy result -- values, inclusion, means and tie
 diagnostics -- to 1e-12 in float64 and 1e-6 in float32, on tie-heavy inputs
 (scores rounded to 1 decimal) made ragged by masks, without converting any
 input array to NumPy: only per-query vectors come back. CuPy is not
-installed in the tests (no GPU is lent to them); its path is the same code.
+installed in the tests (they run without a GPU); its path is the same code.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ By default CPU arrays are viewed by NumPy without a copy and take NumPy's
 kernels (test_array_api.py checks the array-API kernels against them).
 
 The result must be the NumPy input's, exactly, for tensors that track
-gradients too. (CuPy is not installed in the tests; no GPU is lent to them.)
+gradients too. (CuPy is not installed in the tests, which run without a GPU.)
 """
 
 from __future__ import annotations

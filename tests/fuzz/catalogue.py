@@ -402,11 +402,6 @@ def _recsys() -> list[Case]:
             "sparse truth with a users vector of another length",
             lambda: rankmeter.interactions(sp.csr_matrix((2, 3)), users=["u"]),
         ),
-        (
-            "cli",
-            "rankmeter evaluate --exclude with --stream",
-            _cli(["evaluate", "qrels.txt", "run.txt", "-m", "map", "--exclude", "qrels.txt", "--stream"]),
-        ),
     ]
 
 

@@ -331,7 +331,7 @@ def test_tables_are_never_streamed_as_trec_text(tmp_path: Path, monkeypatch: pyt
     qrels = {f"q{q}": {f"d{d}": 1 for d in range(0, 20, 3)} for q in range(30)}
     paths = _table_files(tmp_path)
     small = {fmt: rankmeter.evaluate(qrels, path, ["map", "ndcg@5"]).aggregate for fmt, path in paths.items()}
-    monkeypatch.setattr(rankmeter.stream, "BLOCK_BYTES", 64)  # every file is now "large"
+    monkeypatch.setattr(rankmeter.io.load, "BLOCK_BYTES", 64)  # every file is now "large"
     for fmt, path in paths.items():
         assert rankmeter.evaluate(qrels, path, ["map", "ndcg@5"]).aggregate == small[fmt] == small["csv"], fmt
 

@@ -13,5 +13,5 @@ __all__ = ["realdata", "shared_dir"]
 
 @pytest.fixture(scope="session")
 def realdata(shared_dir: Path) -> Path:
-    """``shared/realdata``: data files copied unchanged from public repositories (see its SOURCES.md)."""
+    """``tests/realdata``: data files copied unchanged from public repositories (see its SOURCES.md)."""
     return shared_dir / "realdata"

@@ -2,7 +2,7 @@
 
 ir_measures' ``tests/test_compat.py`` (terrierteam/ir_measures at dc04a88; values "based on a manual
 execution of https://github.com/claclark/Compatibility", checked there to 1e-9) on ``compat.qrels`` /
-``compat.run``, copied unchanged to ``shared/realdata/ir_measures_cast2019``.
+``compat.run``, copied unchanged to ``tests/realdata/ir_measures_cast2019``.
 """
 
 from __future__ import annotations

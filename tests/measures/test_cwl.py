@@ -2,7 +2,7 @@
 
 The expected values are those of ir_measures' ``tests/test_cwl_eval.py`` (terrierteam/ir_measures at
 dc04a88, "based on a manual execution of cwl-eval", checked there to 1e-4) on its ``cwl.qrels`` /
-``cwl.run``, copied unchanged to ``shared/realdata/ir_measures_cwl``. The provider itself (ir_measures
+``cwl.run``, copied unchanged to ``tests/realdata/ir_measures_cwl``. The provider itself (ir_measures
 with the ``cwl-eval`` package) is then run on random graded cases.
 """
 

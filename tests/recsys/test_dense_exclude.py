@@ -27,11 +27,13 @@ from rankmeter.pipeline import evaluate_ranked
 
 TIES = ["expected", "stable", "trec", "optimistic", "pessimistic", "shuffle"]
 
-# every family of the registry (diversity families read intent qrels: not dense), with cutoffs where they take
-# them, and parameters that change which dense path is taken (min_rel <= 0 and gains at grade 0 need whole ideals)
+# every family of the registry (diversity families read intent qrels: not dense; the beyond-accuracy ones read
+# top-k lists, tests/beyond/test_entry_points.py), with cutoffs where they take them, and parameters that change
+# which dense path is taken (min_rel <= 0 and gains at grade 0 need whole ideals)
+RANKED = [f for f in FAMILIES if f not in NAMES and FAMILIES[f].reads != "lists"]
 MEASURES = sorted(
-    {f"{f}@[1,3,20]" for f in FAMILIES if f not in NAMES}
-    | {f for f in FAMILIES if f not in NAMES}
+    {f"{f}@[1,3,20]" for f in RANKED}
+    | set(RANKED)
     | {"ndcg(gain=exp)@[2,5]", "p(min_rel=2)@4", "r(min_rel=0)@5", "ndcg(gain={0:1,1:2,2:4})", "map(min_rel=2)"}
 )
 
@@ -380,3 +382,32 @@ def test_top_items_selects_among_sampled_candidates(monkeypatch: pytest.MonkeyPa
     assert lists.top_items(s, 10, removed_items(None, scipy.sparse.csr_array(gone), s.shape)).tolist() == want
     assert lists.top_items(s, 10, from_mask(~gone)).tolist() == want
     assert len(widths) == 2 and max(widths) < 3000 // 4
+
+
+@pytest.mark.parametrize("measures", [["ndcg@10", "p@5"], ["ndcg", "map"], ["ndcg@10", "ndcg", "auroc"]])
+def test_a_mask_removing_few_items_equals_the_sparse_exclude_across_blocks(
+    measures: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A mask removing 1% of the items, long rows in many blocks: the values and counts of exclude= and of a by-hand removal."""
+    from rankmeter.core import lists
+
+    monkeypatch.setattr(lists, "EVALUATION_BLOCK_ITEMS", 30 * 700)
+    monkeypatch.setattr(lists, "BLOCK_ITEMS", 7 * 700)
+    rng = np.random.default_rng(11)
+    n, m = 200, 700
+    y = np.where(rng.random((n, m)) < 0.01, rng.integers(1, 4, (n, m)), 0).astype(np.float64)
+    s = rng.random((n, m), dtype=np.float32)
+    gone = rng.random((n, m)) < 0.01
+    gone[5] |= y[5] > 0  # lists that lose every relevant item, in different blocks
+    gone[77] |= y[77] > 0
+    gone[150] |= y[150] > 0
+    keep = ~gone
+    masked = rankmeter.evaluate_arrays(y, s, measures, mask=keep, empty="nan")
+    sparse = rankmeter.evaluate_arrays(y, s, measures, exclude=scipy.sparse.csr_array(gone), empty="nan")
+    assert masked.values.tobytes() == sparse.values.tobytes()
+    _same(masked.values, _by_row(y, s, keep, measures, "expected"))
+    emptied = (y > 0).any(axis=1) & ~((y > 0) & keep).any(axis=1)
+    assert int(emptied.sum()) >= 3
+    for res in (masked, sparse):
+        assert res.metadata["items_excluded"] == int(gone.sum())
+        assert res.metadata["queries_relevant_all_excluded"] == int(emptied.sum())

@@ -16,6 +16,7 @@ import rankmeter
 from rankmeter import stream
 from rankmeter.cli.main import main
 from rankmeter.errors import InputFormatError, PolicyError
+from rankmeter.io import load
 from tests.recsys.data import as_dict, rank_frame, split
 
 S = split(seed=3)
@@ -184,11 +185,11 @@ def _trec(path: Path, recs: pd.DataFrame) -> Path:
 
 
 def test_a_run_file_read_in_blocks_keeps_the_exclude(tmp_path, monkeypatch) -> None:
-    """A run file large enough to be streamed is read whole when pairs are excluded: the same values."""
+    """A run file large enough to be streamed is streamed with the pairs removed block by block: the same values."""
     recs = rank_frame(S.top, S.users)
     path = _trec(tmp_path / "run.txt", recs)
-    monkeypatch.setattr(stream, "BLOCK_BYTES", 256)
-    assert stream.run_file_in_blocks(path)
+    monkeypatch.setattr(load, "BLOCK_BYTES", 256)
+    assert load.run_file_in_blocks(path)
     got = rankmeter.evaluate(S.test, path, MEASURES, exclude=SEEN)
     expected = rankmeter.evaluate(S.test, recs, MEASURES, exclude=SEEN)
     np.testing.assert_array_equal(got.values, expected.values)
@@ -218,13 +219,50 @@ def test_cli_exclude_end_to_end(tmp_path, capsys) -> None:
     )
 
 
-def test_cli_exclude_with_stream_is_refused(tmp_path, capsys) -> None:
-    test, seen = tmp_path / "test.csv", tmp_path / "seen.csv"
+def test_cli_exclude_with_stream(tmp_path, capsys) -> None:
+    """``--stream`` with ``--exclude`` / ``--candidates``: the values and counts of the run read whole."""
+    import json
+
+    test, seen, given = tmp_path / "test.csv", tmp_path / "seen.csv", tmp_path / "given.csv"
     S.test.to_csv(test, index=False)
     SEEN.to_csv(seen, index=False)
-    run_file = _trec(tmp_path / "run.txt", rank_frame(S.top, S.users))
-    assert main(["evaluate", str(test), str(run_file), "-m", "rr", "--exclude", str(seen), "--stream"]) == 2
-    assert "--exclude and --candidates read the run whole; they do not go with --stream" in capsys.readouterr().err
+    recs = rank_frame(S.top, S.users)
+    recs[recs["rank"] <= 8][["user_id", "item_id"]].to_csv(given, index=False)
+    run_file = _trec(tmp_path / "run.txt", recs)
+    for extra in (
+        ["--exclude", str(seen)],
+        ["--candidates", str(given)],
+        ["--exclude", str(seen), "--candidates", str(given)],
+    ):
+        outputs = []
+        for stream_args in ([], ["--stream", "--block-mb", "1"]):
+            argv = ["evaluate", str(test), str(run_file), "-m", "r@5", "-m", "rr", "--per-query", "--format", "json"]
+            assert main([*argv, *extra, *stream_args]) == 0
+            outputs.append(json.loads(capsys.readouterr().out))
+        whole, streamed = outputs
+        assert streamed["per_query"] == whole["per_query"]
+        assert streamed["aggregate"] == whole["aggregate"]
+        assert streamed["metadata"]["candidates"] == whole["metadata"]["candidates"]
+        assert streamed["metadata"]["semantics"]["candidates"] == whole["metadata"]["semantics"]["candidates"]
+
+
+@pytest.mark.parametrize("missing", ["skip", "zero"])
+def test_evaluate_stream_exclude_and_candidates_equal_the_run_read_whole(tmp_path, missing: str) -> None:
+    """Blocks of a few queries: every value and count equals the in-memory call's, users left with no run row too."""
+    recs = rank_frame(S.top, S.users)
+    path = _trec(tmp_path / "run.txt", recs)
+    gone = recs[recs["user_id"] == S.users[1]][["user_id", "item_id"]]  # every run row of a user
+    pairs = pd.concat([SEEN, gone], ignore_index=True)
+    given = recs[recs["rank"] <= 8][["user_id", "item_id"]]
+    for kwargs in ({"exclude": pairs}, {"candidates": given}, {"exclude": pairs, "candidates": given}):
+        got = stream.evaluate_stream(S.test, path, MEASURES, block_bytes=300, missing=missing, **kwargs)
+        want = rankmeter.evaluate(S.test, path, MEASURES, missing=missing, **kwargs)
+        assert [str(q) for q in got.query_ids] == [str(q) for q in want.query_ids]
+        np.testing.assert_array_equal(got.values, want.values)
+        assert got.metadata["candidates"] == want.metadata["candidates"]
+        assert got.metadata["semantics"]["candidates"] == want.metadata["semantics"]["candidates"]
+        assert got.metadata["queries_missing"] == want.metadata["queries_missing"]
+    assert got.metadata["candidates"]["run_rows_excluded"] > len(gone)
 
 
 # -- errors, one test per message -------------------------------------------------------------------------------

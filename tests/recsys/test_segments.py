@@ -329,15 +329,15 @@ def test_cli_evaluate_group_by_a_file_or_a_column(tmp_path, capsys) -> None:
 
 
 def test_a_run_file_read_in_blocks_gives_the_same_typed_and_grouped_result(tmp_path, monkeypatch) -> None:
-    from rankmeter import stream
+    from rankmeter.io import load
 
     qrels = {q: {f"d{d}": int((q + d) % 3 == 0) for d in range(6)} for q in range(1, 13)}
     path = tmp_path / "run.txt"
     path.write_text("".join(f"{q} Q0 d{d} {r} {6 - r} x\n" for q in range(1, 13) for r, d in enumerate(range(6), 1)))
     segments = {q: q % 2 for q in range(1, 13)}
     whole = rankmeter.evaluate(qrels, str(path), ["rr", "ndcg@3"], group_by=segments)
-    monkeypatch.setattr(stream, "BLOCK_BYTES", 200)
-    assert stream.run_file_in_blocks(str(path))
+    monkeypatch.setattr(load, "BLOCK_BYTES", 200)
+    assert load.run_file_in_blocks(str(path))
     blocks = rankmeter.evaluate(qrels, str(path), ["rr", "ndcg@3"], group_by=segments)
     assert blocks.query_ids.tolist() == whole.query_ids.tolist() == list(range(1, 13))
     assert blocks.by_group("ndcg@3") == whole.by_group("ndcg@3")

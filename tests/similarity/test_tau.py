@@ -122,3 +122,53 @@ def test_system_correlation_errors() -> None:
         rankmeter.system_correlation({"x": {"m": 1.0}, "y": {"m": 2.0}}, {"x": {"m": 1.0}, "y": {"m": float("nan")}})
     with pytest.raises(rankmeter.PolicyError, match="systems: tau_ap needs strict orderings and the first"):
         rankmeter.system_correlation({"x": {"m": 1.0}, "y": {"m": 1.0}}, {"x": {"m": 1.0}, "y": {"m": 2.0}}, "tau_ap")
+
+
+@pytest.mark.parametrize("n", [2, 7, 256, 257, 1500])
+def test_kendall_tau_by_sorting_and_by_every_pair_equal_scipy_with_ties(
+    n: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both ways of counting (every pair; sorting, above tau.PAIRS_MAX items) give scipy's tau_b, heavy ties included."""
+    from rankmeter.similarity import tau
+
+    rng = np.random.default_rng(n)
+    for levels in (2, 5, 10 * n):
+        x = rng.integers(0, levels, n).astype(float)
+        y = (x + rng.integers(0, 3, n)).astype(float)
+        want = stats.kendalltau(x, y).statistic
+        by_default = np.array([tau.kendall_tau(x, y), tau.kendall_tau(x, y, ties="expected")])
+        for pairs_max in (0, 10**6):  # always by sorting; always every pair
+            monkeypatch.setattr(tau, "PAIRS_MAX", pairs_max)
+            both = np.array([tau.kendall_tau(x, y), tau.kendall_tau(x, y, ties="expected")])
+            assert np.array_equal(both, by_default, equal_nan=True)
+        monkeypatch.undo()
+        assert by_default[0] == pytest.approx(want, abs=1e-12, nan_ok=True)
+
+
+def test_greater_before_counts_the_earlier_greater_values() -> None:
+    from rankmeter.similarity.tau import greater_before
+
+    rng = np.random.default_rng(9)
+    for n in (0, 1, 300, 700):
+        v = rng.integers(0, 40, n).astype(float)
+        want = [sum(v[i] > v[j] for i in range(j)) for j in range(n)]
+        assert greater_before(v).tolist() == want
+
+
+def test_tau_ap_on_long_lists_equals_the_papers_formula() -> None:
+    rng = np.random.default_rng(10)
+    items = [f"d{i}" for i in range(400)]  # above tau.PAIRS_MAX: counted by sorting
+    ref, other = list(rng.permutation(items)), list(rng.permutation(items))
+    res = rankmeter.similarity(_run({"q": ref}), _run({"q": other}), "tau_ap")
+    assert res["tau_ap"] == pytest.approx(tau_ap_plain(ref, other), abs=1e-12)
+
+
+def test_kendall_tau_of_nan_is_nan_and_equal_infinities_are_tied() -> None:
+    from rankmeter.similarity.tau import kendall_tau
+
+    assert np.isnan(kendall_tau(np.array([1.0, np.nan, 2.0]), np.array([1.0, 2.0, 3.0])))
+    for n in (4, 400):
+        x = np.arange(n, dtype=float)
+        x[:2] = np.inf
+        y = np.arange(n, dtype=float)[::-1].copy()
+        assert kendall_tau(x, y) == pytest.approx(stats.kendalltau(x, y).statistic, abs=1e-12)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import math
 import sys
@@ -277,21 +278,23 @@ class FakeResult:
     metadata: dict[str, Any]
 
 
-def test_compare_calls_evaluate_per_run(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_compare_evaluates_every_run_in_one_call(monkeypatch: pytest.MonkeyPatch) -> None:
     pq = make_per_query(n=15)
     calls = []
 
-    def fake_evaluate(qrels: Any, run: Any, measures: Any) -> FakeResult:
-        calls.append((qrels, run, list(measures)))
-        qids, names, values = pq[run]
-        return FakeResult(np.array(qids), list(names), np.asarray(values), {})
+    def fake_evaluate(qrels: Any, runs: Any, measures: Any) -> dict[str, FakeResult]:
+        calls.append((qrels, dict(runs), list(measures)))
+        return {
+            name: FakeResult(np.array(pq[r][0]), list(pq[r][1]), np.asarray(pq[r][2]), {}) for name, r in runs.items()
+        }
 
     module = types.ModuleType("rankmeter.evaluate")
     module.evaluate = fake_evaluate  # type: ignore[attr-defined]
+    module.is_runs = importlib.import_module("rankmeter.evaluate").is_runs  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "rankmeter.evaluate", module)
     runs = {"bm25": "bm25", "rm3": "rm3", "dense": "dense"}
     cmp = compare("qrels.txt", runs, MEASURES, test="bootstrap", n_resamples=300, seed=5)
-    assert calls == [("qrels.txt", name, MEASURES) for name in runs]
+    assert calls == [("qrels.txt", runs, MEASURES)]  # the qrels read once, the runs on the many-runs path
     assert cmp == compare_per_query(pq, test="bootstrap", n_resamples=300, seed=5)
 
 

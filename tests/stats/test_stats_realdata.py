@@ -22,7 +22,7 @@ from rankmeter.stats.intervals import result_intervals
 
 def _shared() -> Path:
     here = Path(__file__).resolve()
-    for candidate in (here.parents[2].parent / "shared", Path("/work/shared")):
+    for candidate in (here.parents[1],):  # tests/realdata
         if (candidate / "realdata" / "trec_eval_test").is_dir():
             return candidate / "realdata" / "trec_eval_test"
     pytest.skip("shared/realdata not found")

@@ -12,7 +12,7 @@ import pytest
 import rankmeter
 from rankmeter.cli.main import main as rankmeter_main
 from rankmeter.errors import MeasureSyntaxError, PolicyError
-from rankmeter.measures.kernels.trec._common import prefix_at, segment_suffix_max
+from rankmeter.measures.kernels.trec._common import segment_suffix_max
 from rankmeter.trec_eval.app import run_trec_eval
 
 QRELS = {"q": {"a": 1, "b": 0, "c": 1, "d": 0, "e": 1, "f": -1}, "z": {"u": 0}}
@@ -184,7 +184,6 @@ def test_helpers() -> None:
     off = np.array([0, 3, 3, 6])
     v = np.array([0.2, 0.9, 0.1, 0.5, 0.4, 0.6])
     assert segment_suffix_max(v, off).tolist() == [0.9, 0.9, 0.1, 0.6, 0.6, 0.6]
-    assert prefix_at(v, off, np.array([1, 5, 2])).tolist() == pytest.approx([0.2, 0.0, 0.9])
 
 
 def test_11pt_avg_adds_the_levels_as_trec_eval_does(tmp_path) -> None:

@@ -1,7 +1,7 @@
 """trec_eval 10's ``make quicktest``, run through ``rankmeter trec_eval``: the output must match byte for byte.
 
 The fixtures and expected outputs are trec_eval's own ``test/`` folder
-(``shared/realdata/trec_eval_test``, commit f425365, trec_eval 10.0-rc3). The
+(``tests/realdata/trec_eval_test``, usnistgov/trec_eval f425365, trec_eval 10.0-rc3). The
 index this project can read holds the 10.0-rc2 Makefile, whose quicktest has 12
 commands; 10.0-rc3 added three that reuse expected outputs with commented
 inputs, so the 15 commands below are the rc2 ones with line 2 corrected
@@ -25,7 +25,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def _shared() -> Path | None:
-    for c in (os.environ.get("RANKMETER_SHARED"), REPO / "shared", "/work/shared"):
+    for c in (os.environ.get("RANKMETER_SHARED"), REPO / "tests"):
         if c and (Path(c) / "realdata" / "trec_eval_test").is_dir():
             return Path(c) / "realdata" / "trec_eval_test"
     return None

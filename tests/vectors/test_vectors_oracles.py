@@ -2,7 +2,7 @@
 
 - scikit-learn's tie-averaged ``ndcg_score`` (linear gain, ideal from the row)
   on relevance vs minus the distance: the same semantics as ``ndcg@k`` here;
-- a seed-style NumPy script (shared/seeds/000: ``np.argsort`` of the distance,
+- the NumPy script of R7's tutorial (docs/reference-values.md: ``np.argsort`` of the distance,
   made stable) for ``ties="stable"``;
 - the core's dense entry point ``evaluate_arrays`` on the materialised grade and
   distance matrices, for every measure family and tie policy: the Hamming bucket
@@ -67,7 +67,7 @@ def test_sklearn_exp_gain_and_euclidean() -> None:
 
 # --- a seed-style NumPy script ------------------------------------------------------------------
 def seed_multi_ndcg(dist: np.ndarray, rel: np.ndarray, ks: list[int]) -> np.ndarray:
-    """shared/seeds/000 ``multi_nDCG`` (gain 2^rel - 1, log2 discount), with a stable argsort."""
+    """R7's tutorial's ``multi_nDCG`` (docs/reference-values.md; gain 2^rel - 1, log2 discount), with a stable argsort."""
     n, m = dist.shape
     gains = 2.0**rel - 1
     disc = np.log2(2 + np.arange(m))

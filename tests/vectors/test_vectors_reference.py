@@ -1,4 +1,4 @@
-"""Layer 1: the seed's Hamming example (shared/REFERENCE_VALUES.md, R7) through evaluate_vectors, every tie policy.
+"""Layer 1: the Hamming example (docs/reference-values.md, R7) through evaluate_vectors, every tie policy.
 
 The eight database items fall into distance groups {0}, {1, 2, 3}, {5, 6, 7}, {4}
 (distances 0, 1, 2, 4). Grades are l_q^T l_i = [1, 1, 2, 0, 1, 0, 1, 2].
@@ -18,7 +18,7 @@ QUERY = np.array([R7_QUERY_CODE])
 DATABASE = np.array(R7_CODES)
 QUERY_LABELS = np.array([R7_QUERY_LABELS])
 DATABASE_LABELS = np.array(R7_LABELS)
-# REFERENCE_VALUES.md R7: nDCG@k (gain 2^r - 1, ideal from all 8 items) and AP@k (binary rel > 0, / R = 6)
+# docs/reference-values.md R7: nDCG@k (gain 2^r - 1, ideal from all 8 items) and AP@k (binary rel > 0, / R = 6)
 R7 = R7_TABLE  # k: (ndcg expected, pessimistic, optimistic, ap expected, pessimistic, optimistic)
 MEASURES = ["ndcg(gain=exp)@[1,3,5,8]", "map@[1,3,5,8]", "acg@[3,5]", "ndcg(gain=exp)", "map"]
 

@@ -73,6 +73,14 @@ def add_comparison_options(p: argparse.ArgumentParser) -> None:
         choices=("error", "intersect"),
         help="when runs cover different queries: fail, or keep the common ones (default: error)",
     )
+    p.add_argument(
+        "--workers",
+        type=options.integer(1, options.MAX_PARALLEL),
+        default=None,
+        metavar="N",
+        help="processes, each evaluating a run at a time (default: one per CPU; 1: one run after the other); "
+        "values do not depend on it",
+    )
     add_group_options(p)
 
 
@@ -91,6 +99,7 @@ def comparison_options(args: argparse.Namespace) -> dict[str, Any]:
         "query_sets": args.query_sets,
         "semantics": semantics_from_args(args, seed=args.seed if args.ties == "shuffle" else None),
         "group_by": group_by_from_args(args),
+        "evaluate_options": None if args.workers is None else {"workers": args.workers},
     }
 
 

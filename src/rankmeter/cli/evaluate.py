@@ -313,11 +313,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _candidate_options(args: argparse.Namespace) -> dict[str, Any]:
-    """``exclude=`` and ``candidates=`` of the call; refused with ``--stream``, which does not read them."""
-    given = {"exclude": args.exclude, "candidates": args.candidates}
-    if args.stream and any(v is not None for v in given.values()):
-        raise PolicyError("--exclude and --candidates read the run whole; they do not go with --stream")
-    return given
+    """``exclude=`` and ``candidates=`` of the call (with ``--stream`` too: each block of the run is restricted)."""
+    return {"exclude": args.exclude, "candidates": args.candidates}
 
 
 def _evaluate_one(args: argparse.Namespace, qrels: Any, path: str, measures: list[str], semantics: Any) -> Any:
@@ -336,6 +333,7 @@ def _evaluate_one(args: argparse.Namespace, qrels: Any, path: str, measures: lis
             progress=progress,
             threads=args.threads,
             semantics=semantics,
+            **pairs,
         )
     from rankmeter.evaluate import evaluate
 

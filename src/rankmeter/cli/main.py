@@ -68,9 +68,9 @@ def keep_freed_memory() -> bool:
 
     An evaluation allocates and frees arrays of a few megabytes one after the other; by default glibc
     maps each anew and returns it when freed, so every one is faulted in page by page (slow on VMs).
-    Keeping up to 512 MiB of freed heap and mapping only blocks over 32 MiB separately cut the page
-    faults of ``rankmeter evaluate`` on W2 from 14.9k to 9.9k and on W1 from 240k to 156k (system
-    time 0.92 to 0.46 s; peak RSS 241 to 248 MB). Only the command line does this: the library leaves
+    Keeping up to 512 MiB of freed heap and mapping only blocks over 32 MiB separately cuts the page
+    faults of ``rankmeter evaluate`` by about a third, and its system time with them, for a few MB more
+    of peak memory (``python benchmarks/run.py --only CHOICES``). Only the command line does this: the library leaves
     its host process's allocator alone. Returns whether it was applied (glibc only).
 
     >>> keep_freed_memory() == (sys.platform == "linux" and bool(os.confstr("CS_GNU_LIBC_VERSION")))
@@ -94,9 +94,8 @@ NO_BLAS_COMMANDS = frozenset({"evaluate", "measures", "trec_eval", "ndeval"})
 def skip_blas_threads(command: str | None) -> bool:
     """Start NumPy's OpenBLAS with one thread for a command that does no linear algebra.
 
-    OpenBLAS starts a thread per core when NumPy loads; on the 2-core VM of docs/performance.md that
-    took ~50 ms of wall and ~0.1 s of CPU of the W2 process (``python -c "import numpy"``: 0.13 s,
-    0.08 s with one thread). It must be decided before NumPy loads, which ``import rankmeter`` does not
+    OpenBLAS starts a thread per core when NumPy loads, a noticeable share of a small command's start-up
+    (``python benchmarks/cli_startup.py``). It must be decided before NumPy loads, which ``import rankmeter`` does not
     do. A value the user set is kept; ``retrieval`` (matrix products of embeddings), ``compare`` and
     ``report`` keep OpenBLAS's default. Returns whether the setting was made.
 

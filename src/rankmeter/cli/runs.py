@@ -12,7 +12,6 @@ import argparse
 import glob
 import os
 from collections import Counter
-from pathlib import Path
 
 from rankmeter.errors import InputFormatError, PolicyError
 
@@ -31,9 +30,9 @@ def expand_runs(arguments: list[str], *, qrels: str | None = None) -> list[str]:
     >>> import tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp())
     >>> for name in ("b.txt", "a.txt", ".hidden", "c.gz"): _ = (d / name).write_text("")
-    >>> [Path(p).name for p in expand_runs([str(d)])]
+    >>> [pathlib.Path(p).name for p in expand_runs([str(d)])]
     ['a.txt', 'b.txt', 'c.gz']
-    >>> [Path(p).name for p in expand_runs([str(d / "*.txt"), "-"])]
+    >>> [pathlib.Path(p).name for p in expand_runs([str(d / "*.txt"), "-"])]
     ['a.txt', 'b.txt', '-']
     """
     paths: list[str] = []
@@ -64,6 +63,26 @@ def expand_runs(arguments: list[str], *, qrels: str | None = None) -> list[str]:
     return paths
 
 
+def _file_name(path: str) -> str:
+    """The last part of ``path``, as ``pathlib.Path(path).name`` (pathlib's import is spared).
+
+    >>> _file_name("runs/bm25.txt"), _file_name("runs/dense/"), _file_name("-")
+    ('bm25.txt', 'dense', '-')
+    """
+    return os.path.basename(path.rstrip("/" + os.sep))
+
+
+def _stem(path: str) -> str:
+    """The file name less its last suffix, as ``pathlib.Path(path).stem``.
+
+    >>> _stem("runs/bm25.txt"), _stem("runs/run.tar.gz"), _stem(".hidden"), _stem("run.")
+    ('bm25', 'run.tar', '.hidden', 'run.')
+    """
+    name = _file_name(path)
+    dot = name.rfind(".")
+    return name[:dot] if 0 < dot < len(name) - 1 else name
+
+
 def system_names(paths: list[str]) -> list[str]:
     """Name each run after its file stem, falling back to file name, then to the path.
 
@@ -78,7 +97,7 @@ def system_names(paths: list[str]) -> list[str]:
     >>> system_names(["a/bm25.txt", "b/bm25.txt"])
     ['a/bm25.txt', 'b/bm25.txt']
     """
-    for naming in (lambda p: Path(p).stem, lambda p: Path(p).name, str):
+    for naming in (_stem, _file_name, str):
         names = [naming(p) for p in paths]
         if len(set(names)) == len(names):
             return names

@@ -1,8 +1,7 @@
 """Plain-text tables for the terminal, drawn with box characters, without importing a rendering library.
 
 ``rankmeter evaluate`` prints one table per call; drawing it here keeps the command's start-up free of
-a library whose import costs more than the table (about 27 ms for rich against a few hundred
-microseconds here, measured with ``python -X importtime``).
+a library whose import costs far more than drawing the table (``python -X importtime``).
 """
 
 from __future__ import annotations

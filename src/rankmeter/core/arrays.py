@@ -8,8 +8,8 @@ import numpy as np
 def sorted_unique(values: np.ndarray) -> np.ndarray:
     """The distinct values, ascending: ``np.unique(values)``.
 
-    NumPy 2's ``np.unique`` imports ``numpy.ma`` on first use (about 6 ms of
-    every small job); a sort and a comparison of neighbours do not.
+    NumPy 2's ``np.unique`` imports ``numpy.ma`` on first use (a cost every
+    small job would pay); a sort and a comparison of neighbours do not.
 
     >>> sorted_unique(np.array(["b", "a", "b"])).tolist()
     ['a', 'b']

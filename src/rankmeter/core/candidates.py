@@ -32,6 +32,7 @@ import numpy as np
 from rankmeter.core.align import qrels_rows
 from rankmeter.core.ids import HASH_MIN_ROWS, coded_join, document_keys, duplicate_rows, intern, match_pairs, subset
 from rankmeter.io.ids import as_ids
+from rankmeter.io.load import as_pairs
 from rankmeter.io.tables import Qrels, Run
 
 COUNTS = (
@@ -125,6 +126,39 @@ def _distinct(ids: Any) -> np.ndarray:
     return np.sort(coded.dictionary.text()[np.unique(coded.codes)])
 
 
+@dataclass(frozen=True)
+class PairsByUser:
+    """(user, item) pairs sorted by user, to take the pairs of a few users at a time.
+
+    >>> index = PairsByUser.build(Qrels(np.array(["u2", "u1", "u2"]), np.array(["a", "b", "c"]), np.ones(3)))
+    >>> index.pairs_of(np.array(["u2", "u9"])).doc_ids.tolist()
+    ['a', 'c']
+    """
+
+    pairs: Qrels
+    order: np.ndarray  # rows of ``pairs`` by user
+    users: np.ndarray  # each of those rows' user, as text (sorted)
+
+    @classmethod
+    def build(cls, pairs: Qrels) -> PairsByUser:
+        """The index of ``pairs`` (one sort of their users' ids)."""
+        text = as_ids(pairs.query_ids).text()
+        order = np.argsort(text, kind="stable")
+        return cls(pairs, order, text[order])
+
+    def rows_of(self, users: np.ndarray) -> np.ndarray:
+        """The rows of the pairs of ``users`` (distinct ids as text), ascending."""
+        lo, hi = np.searchsorted(self.users, users, "left"), np.searchsorted(self.users, users, "right")
+        sizes = hi - lo
+        ends = np.cumsum(sizes)
+        at = np.arange(int(ends[-1]) if len(ends) else 0) + np.repeat(hi - ends, sizes)
+        return np.sort(self.order[at])
+
+    def pairs_of(self, users: np.ndarray) -> Qrels:
+        """The pairs of ``users`` (distinct ids as text)."""
+        return qrels_rows(self.pairs, self.rows_of(users))
+
+
 @dataclass
 class CandidateChoice:
     """The candidate set of an evaluation: pairs to exclude, pairs to keep, or both (as :class:`Qrels`).
@@ -136,6 +170,7 @@ class CandidateChoice:
     exclude: Qrels | None = None
     given: Qrels | None = None
     _last: tuple[Qrels, Qrels, dict[str, int]] | None = field(default=None, repr=False, compare=False)
+    _index: dict[str, PairsByUser] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def name(self) -> str:
@@ -189,12 +224,52 @@ class CandidateChoice:
             keep &= inside
         return (run if keep.all() else _run_rows(run, keep)), counts
 
+    def restrict_run_part(self, run: Run) -> tuple[Run, dict[str, int]]:
+        """:meth:`restrict_run` for a part of a run (a block of a streamed file), reading only its users' pairs.
+
+        The pairs are sorted by user once; each part then takes the pairs of
+        its own users by binary search, so a long stream does not read every
+        pair once per block. The counts are those of :meth:`restrict_run`.
+
+        >>> pairs = Qrels(np.array(["u1", "u2", "u1"]), np.array(["a", "a", "b"]), np.ones(3))
+        >>> part = Run(np.array(["u1", "u1", "u1"]), np.array(["a", "c", "b"]), np.array([3.0, 2.0, 1.0]))
+        >>> kept, counts = CandidateChoice(exclude=pairs).restrict_run_part(part)
+        >>> kept.doc_ids.tolist(), counts["run_rows_excluded"]
+        (['c'], 2)
+        """
+        users = _distinct(run.query_ids)
+        local = CandidateChoice(
+            exclude=None if self.exclude is None else self._by_user("exclude", self.exclude).pairs_of(users),
+            given=None if self.given is None else self._by_user("given", self.given).pairs_of(users),
+        )
+        return local.restrict_run(run)
+
+    def _by_user(self, name: str, pairs: Qrels) -> PairsByUser:
+        """The :class:`PairsByUser` index of ``exclude`` or ``given``, built on first use."""
+        if name not in self._index:
+            self._index[name] = PairsByUser.build(pairs)
+        return self._index[name]
+
     def apply(self, qrels: Qrels, run: Run) -> tuple[Qrels, Run, dict[str, int]]:
         """Both restrictions, with the counts of :data:`COUNTS`."""
         kept_qrels, counts = self.restrict_qrels(qrels)
         kept_run, run_counts = self.restrict_run(run)
         counts.update(run_counts)
         return kept_qrels, kept_run, counts
+
+
+def candidate_choice(exclude: Any, candidates: Any) -> CandidateChoice | None:
+    """The :class:`CandidateChoice` of ``exclude=`` and ``candidates=`` in any form ``as_pairs`` reads (None: neither).
+
+    >>> candidate_choice({"u1": ["a"]}, None).name
+    'exclude'
+    """
+    if exclude is None and candidates is None:
+        return None
+    return CandidateChoice(
+        exclude=None if exclude is None else as_pairs(exclude, "exclude"),
+        given=None if candidates is None else as_pairs(candidates, "candidates"),
+    )
 
 
 def _absent(ids: np.ndarray, among: np.ndarray) -> np.ndarray:

@@ -34,9 +34,8 @@ AnyIds = Any  # an IdColumn, or NumPy / pyarrow strings (converted on the way in
 HASH_MIN_ROWS = 1 << 10
 """Fewest rows whose documents are matched and checked for repeats through hash keys.
 
-Fewer rows go through exact string codes, which takes fewer NumPy calls:
-a thousand two-query jobs (``benchmarks/run.py --only W4``) take 0.65 s
-that way against 0.80 s through keys.
+Fewer rows go through exact string codes, which takes fewer NumPy calls
+(``benchmarks/run.py --only W4``: a thousand two-query jobs are quicker that way).
 """
 
 

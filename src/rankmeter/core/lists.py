@@ -238,10 +238,10 @@ def top_items(scores: np.ndarray, k: int, removed: RemovedItems | None = None) -
     n, m = scores.shape
     if m >= 4 * k * SAMPLE_STRIDE:
         sample = scores[:, ::SAMPLE_STRIDE]
-        if removed is not None:
-            sample = removed.masked_scores(sample, SAMPLE_STRIDE)
+        sample = np.array(sample) if removed is None else removed.masked_scores(sample, SAMPLE_STRIDE)  # a copy
         j = sample.shape[1] - k
-        floor = np.partition(sample, j, axis=1)[:, j]  # at most the k-th largest score of each row's items left
+        sample.partition(j, axis=1)  # in place: the copy above is the only one
+        floor = sample[:, j]  # at most the k-th largest score of each row's items left
         candidates = np.flatnonzero(scores >= floor[:, None])
         if removed is not None:
             candidates = candidates[removed.kept(candidates)]

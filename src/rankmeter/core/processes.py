@@ -36,7 +36,7 @@ def forks() -> bool:
     >>> forks() if sys.platform.startswith("linux") else True  # Linux forks
     True
     """
-    import multiprocessing  # here, not at import: 20-30 ms that a single run does not need
+    import multiprocessing  # here, not at import: a cost that a single run does not need
 
     return sys.platform != "darwin" and "fork" in multiprocessing.get_all_start_methods()
 

@@ -14,11 +14,17 @@ policy          order inside a query
 ``pessimistic`` score descending, then lowest grade first (lower bound)
 ==============  ============================================================
 
-Scores are compared exactly as float64; nothing is nudged by an epsilon.
+Scores are compared exactly as float64 (``-0.0`` equals ``0.0``); nothing is nudged by an epsilon.
+Scores that are not finite (NaN, infinities) are refused before any ranking. :data:`TIE_RULES` states
+each rule as the sort key of one tied item and :func:`reference_order` applies it in plain Python: that
+is the specification which every ranking (these NumPy functions, :mod:`rankmeter.xp.ranking`,
+:mod:`rankmeter.keras.ranking`, :mod:`rankmeter.vectors.ranking`) is tested against, one table of
+policies, backends and cases.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -27,6 +33,76 @@ import numpy as np
 from rankmeter.core.arrays import sorted_unique
 from rankmeter.core.semantics import TIE_POLICIES, choose
 from rankmeter.errors import PolicyError
+
+
+@dataclass(frozen=True)
+class TiedItem:
+    """One item of a tied group, as a tie rule sees it.
+
+    Attributes
+    ----------
+    position : int
+        Input position (the last key of every rule: equal keys keep input order).
+    grade : float
+        Relevance grade (``optimistic`` / ``pessimistic``; negative grades gain like 0).
+    judged : bool
+        Whether the document is judged (``optimistic``: judged first among equal grades; ``pessimistic``: last).
+    doc : int
+        The document id's code in string order (``trec``); for arrays, the column.
+    noise : float
+        The item's random key (``shuffle``).
+    """
+
+    position: int
+    grade: float = 0.0
+    judged: bool = True
+    doc: int = 0
+    noise: float = 0.0
+
+
+@dataclass(frozen=True)
+class TieRule:
+    """How one policy orders a tied group: ``key(item)`` ascending, then the input position."""
+
+    text: str
+    key: Callable[[TiedItem], tuple[float, ...]]
+
+
+TIE_RULES: dict[str, TieRule] = {
+    "trec": TieRule("document id descending (string order)", lambda item: (-item.doc,)),
+    "stable": TieRule("input order", lambda item: ()),
+    "expected": TieRule(
+        "every order of the group equally likely: kernels read the whole group, listed in input order",
+        lambda item: (),
+    ),
+    "shuffle": TieRule("a seeded random key per item", lambda item: (item.noise,)),
+    "optimistic": TieRule(
+        "grade clipped at 0 descending, then judged first", lambda item: (-max(item.grade, 0.0), -float(item.judged))
+    ),
+    "pessimistic": TieRule(
+        "grade clipped at 0 ascending, then unjudged first", lambda item: (max(item.grade, 0.0), float(item.judged))
+    ),
+}
+"""The ordering rule of every tie policy, once: inside a group of equal scores, items go by ``key`` ascending."""
+
+
+def reference_order(scores: list[float], ties: str, items: list[TiedItem] | None = None) -> list[int]:
+    """One list ranked under ``ties`` by :data:`TIE_RULES`, in plain Python: the specification of every ranking.
+
+    Score descending, then the policy's key, then the input position
+    (``items[i]`` describes item ``i``; by default its column is its document
+    code and its grade 0).
+
+    >>> reference_order([1.0, 2.0, 1.0, -0.0, 0.0], "trec")
+    [1, 2, 0, 4, 3]
+    >>> reference_order([1.0, 1.0], "optimistic", [TiedItem(0, grade=1.0), TiedItem(1, grade=3.0)])
+    [1, 0]
+    """
+    if not all(math.isfinite(x) for x in scores):
+        raise PolicyError("scores must be finite to be ranked")
+    rule = TIE_RULES[check_policy(ties)].key
+    items = items if items is not None else [TiedItem(i, doc=i) for i in range(len(scores))]
+    return sorted(range(len(scores)), key=lambda i: (-scores[i], *rule(items[i]), i))
 
 
 def check_policy(ties: str) -> str:

@@ -30,14 +30,17 @@ from rankmeter.partitions import (
     QRELS,
     RUN,
     EngineResult,
+    ListsJob,
     Sources,
     combine,
     distributed_semantics,
     evaluate_partition,
+    lists_job,
     tidy_table,
 )
 from rankmeter.pipeline import MeasuresArg, parse_measures
 from rankmeter.results import EvaluationResult, with_integer_ids
+from rankmeter.segments import GroupBy, segment_map, with_groups
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -62,6 +65,8 @@ def evaluate(
     partitions: int | None = None,
     exclude: Any = None,
     candidates: Any = None,
+    items: Any = None,
+    group_by: Any = None,
     **options: Unpack[SemanticsOptions],
 ) -> DaskResult:
     """Evaluate a run against qrels with dask: the values of :func:`rankmeter.evaluate`, whatever the partitioning.
@@ -84,6 +89,14 @@ def evaluate(
         every ranking and the ideal, or the only pairs ranked and judged. A
         dask DataFrame's user and item columns are found by name; other
         forms are read here. Their rows are shuffled with their user's.
+    items : rankmeter.Items, optional
+    group_by : mapping, table, path or column name, optional
+        As for :func:`rankmeter.evaluate` (a column of a DataFrame given as
+        ``qrels`` or ``run``: its distinct (user, segment) pairs are
+        collected to the driver): the beyond-accuracy measures
+        (per-user values computed with their users; list-set values merged
+        from each partition's per-item sums) and the aggregates per segment
+        (``result.by_group``), list-set values included.
 
     Returns
     -------
@@ -97,13 +110,18 @@ def evaluate(
     sem = distributed_semantics(Semantics.build(semantics, "qrels", **options))
     parsed = parse_measures(measures)
     pairs = _pair_rows(exclude, candidates)
+    tables = [("qrels", qrels, qrels_columns), ("run", run, run_columns)]
+    segments = None if group_by is None else segment_map(_column_segments(group_by, tables), tables=tables)
+    lists = lists_job(parsed, sem, items, segments)
+    call = (qrels, run, parsed, sem, qrels_columns, run_columns, partitions, pairs, lists)
     try:
-        result, n = _evaluate(qrels, run, parsed, sem, qrels_columns, run_columns, partitions, pairs, exact_lines=False)
+        result, n = _evaluate(*call, exact_lines=False)
     except RankmeterError:  # number the rows exactly (one more pass) so the error names them as evaluate does
-        result, n = _evaluate(qrels, run, parsed, sem, qrels_columns, run_columns, partitions, pairs, exact_lines=True)
+        result, n = _evaluate(*call, exact_lines=True)
     result.metadata.update({"engine": "dask", "partitions": n})
     if integer_query_ids(qrels, "qrels", qrels_columns):
         result = with_integer_ids(result)
+    result = with_groups(result, segments, parsed)
     return DaskResult(tidy_table(result).to_pandas(), result)
 
 
@@ -116,6 +134,7 @@ def _evaluate(
     run_columns: Mapping[str, str] | None,
     partitions: int | None,
     pairs: tuple[list[Any], str | None],
+    lists: ListsJob | None,
     *,
     exact_lines: bool,
 ) -> tuple[EvaluationResult, int]:
@@ -134,12 +153,12 @@ def _evaluate(
         payloads = []
         if len(frame):
             table = pa.Table.from_pandas(frame[list(COLUMNS)], schema=_arrow_schema(), preserve_index=False)
-            payloads.append(evaluate_partition(table, measures, sem, sources))
+            payloads.append(evaluate_partition(table, measures, sem, sources, lists))
         return pd.DataFrame({"payload": pd.Series(payloads, dtype=object)})
 
     meta = pd.DataFrame({"payload": pd.Series([], dtype=object)})
     payloads = spread.map_partitions(evaluate_frame, meta=meta).compute()["payload"].tolist()
-    return combine(payloads, measures, sem, sources), n
+    return combine(payloads, measures, sem, sources, lists), n
 
 
 def _pair_rows(exclude: Any, candidates: Any) -> tuple[list[Any], str | None]:
@@ -345,3 +364,20 @@ def _block_frame(data: bytes, start: int, role: int) -> Any:
             "line": np.array([n for n, _ in kept], dtype=np.int64),
         }
     )
+
+
+def _column_segments(group_by: Any, tables: list[tuple[str, Any, Any]]) -> Any:
+    """``group_by`` naming a column of a dask DataFrame: its distinct (user, segment) pairs as a local table."""
+    import dask.dataframe as dd
+
+    if not isinstance(group_by, str):
+        return group_by
+    import pandas as pd
+
+    frames = []
+    for kind, frame, columns in tables:
+        if isinstance(frame, dd.DataFrame) and group_by in frame.columns:
+            user = find_columns([str(c) for c in frame.columns], kind, columns, f"{kind}_columns")["query_id"]
+            pairs = frame[[user, group_by]].drop_duplicates().compute()
+            frames.append(pd.DataFrame({"query_id": pairs[user].to_numpy(), "segment": pairs[group_by].to_numpy()}))
+    return GroupBy(pd.concat(frames), key="query_id", segment="segment") if frames else group_by

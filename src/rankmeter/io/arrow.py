@@ -24,10 +24,9 @@ def memory_pool() -> Any:
 
     pyarrow's default mimalloc pool hands the CSV reader's freed blocks back
     to the system and faults them in again; jemalloc keeps them for reuse.
-    ``python benchmarks/run.py --only CHOICES`` measures it on W1 (255 MB):
-    read whole, peak RSS 817 MB against 924 MB, times from equal to 16%
-    faster depending on the machine's state; read in blocks, 242 against
-    259 MB. Passing the pool to each call changes nothing for other pyarrow
+    ``python benchmarks/run.py --only CHOICES`` measures it on W1: a lower
+    peak memory, read whole or in blocks, and equal or shorter times.
+    Passing the pool to each call changes nothing for other pyarrow
     users in the process.
     """
     import pyarrow as pa
@@ -95,7 +94,7 @@ def dictionary_array(codes: np.ndarray, values: np.ndarray) -> Any:
 
 
 def take_rows(arr: Any, rows: np.ndarray) -> Any:
-    """``arr.take(rows)`` for a null-free string or dictionary array, without importing ``pyarrow.compute`` (50 ms).
+    """``arr.take(rows)`` for a null-free string or dictionary array, without importing ``pyarrow.compute``.
 
     >>> import pyarrow as pa
     >>> take_rows(pa.array(["ab", "", "cde"]).slice(1), np.array([1, 0, 1])).to_pylist()
@@ -130,30 +129,3 @@ def take_rows(arr: Any, rows: np.ndarray) -> Any:
     chars = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
     gather = np.arange(int(bounds[-1])) + np.repeat(starts - bounds[:-1], lengths)
     return pa.StringArray.from_buffers(len(rows), pa.py_buffer(bounds.astype(np.int32)), pa.py_buffer(chars[gather]))
-
-
-def validity(arr: Any) -> np.ndarray:
-    """Boolean mask of the non-null entries of a pyarrow array."""
-    bitmap = arr.buffers()[0]
-    if bitmap is None:
-        return np.ones(len(arr), dtype=bool)
-    bits = np.unpackbits(np.frombuffer(bitmap, dtype=np.uint8), bitorder="little")
-    return bits[arr.offset : arr.offset + len(arr)].astype(bool)
-
-
-def bool_to_numpy(arr: Any) -> np.ndarray:
-    """A null-free pyarrow boolean array as a NumPy bool array."""
-
-    arr = combined(arr)
-    bits = np.unpackbits(np.frombuffer(arr.buffers()[1], dtype=np.uint8), bitorder="little")
-    return bits[arr.offset : arr.offset + len(arr)].astype(bool)
-
-
-def change_points(arr: Any) -> np.ndarray:
-    """Indices i > 0 where ``arr[i] != arr[i - 1]`` (no per-row Python objects)."""
-    import pyarrow.compute as pc
-
-    n = len(arr)
-    if n < 2:
-        return np.zeros(0, dtype=np.int64)
-    return np.flatnonzero(bool_to_numpy(pc.not_equal(arr.slice(1), arr.slice(0, n - 1)))) + 1

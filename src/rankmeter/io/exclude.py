@@ -26,29 +26,65 @@ class RemovedItems:
     ----------
     shape : tuple of int
         ``(n, m)``.
-    counts : ndarray of int64, shape (n,)
-        Removed items per row.
     keep : ndarray of bool, shape (n, m), or None
         Dense form: True where an item stays.
     flat : ndarray of int64 or None
         Sparse form: the sorted flat positions ``row * m + column`` of the
         removed items, rows counted from 0 for this matrix.
+    row_counts : ndarray of int64, shape (n,), or None
+        Removed items per row when known at construction (else counted on
+        first use of :attr:`counts`).
     """
 
     shape: tuple[int, int]
-    counts: np.ndarray
     keep: np.ndarray | None = None
     flat: np.ndarray | None = None
+    row_counts: np.ndarray | None = None
 
-    @property
+    @cached_property
+    def counts(self) -> np.ndarray:
+        """Removed items per row (int64)."""
+        if self.row_counts is not None:
+            return self.row_counts
+        if self.flat is not None or "positions" in self.__dict__:  # the positions, when already found
+            return np.bincount(self.positions // max(self.shape[1], 1), minlength=self.shape[0]).astype(np.int64)
+        assert self.keep is not None
+        return self.shape[1] - np.count_nonzero(self.keep, axis=1).astype(np.int64)
+
+    @cached_property
     def total(self) -> int:
-        """Removed items in all rows."""
+        """Removed items in all rows (the dense form counts them without a count per row)."""
+        if self.row_counts is None and self.keep is not None:
+            return int(self.keep.size - np.count_nonzero(self.keep))
         return int(self.counts.sum())
 
     @property
     def kept_counts(self) -> np.ndarray:
         """Items left in each row."""
         return self.shape[1] - self.counts
+
+    def any_row_emptied(self) -> bool:
+        """Whether a row has no item left.
+
+        >>> from_mask(np.array([[True, False], [False, False]])).any_row_emptied()
+        True
+        """
+        n, m = self.shape
+        if self.keep is not None and self.row_counts is None:  # a row lost m items only if m were removed
+            return n > 0 and (m == 0 or self.total >= m and not bool(self.keep.any(axis=1).all()))
+        return bool(n and self.counts.max() == m)
+
+    @cached_property
+    def positions(self) -> np.ndarray:
+        """The sorted flat positions ``row * m + column`` of the removed items (the dense form: found on first use).
+
+        >>> from_mask(np.array([[True, False], [False, True]])).positions.tolist()
+        [1, 2]
+        """
+        if self.flat is not None:
+            return self.flat
+        assert self.keep is not None
+        return np.flatnonzero(~self.keep)
 
     def rows(self, a: int, b: int) -> RemovedItems:
         """The removed items of rows ``a`` to ``b`` (exclusive), as a matrix of their own.
@@ -59,14 +95,19 @@ class RemovedItems:
         """
         n, m = self.shape
         a, b = max(0, a), min(b, n)
+        known = self.__dict__.get("counts")  # sliced when already counted
         if self.keep is not None:
-            return RemovedItems((b - a, m), self.counts[a:b], keep=self.keep[a:b])
+            return RemovedItems((b - a, m), keep=self.keep[a:b], row_counts=None if known is None else known[a:b])
         assert self.flat is not None
         lo, hi = np.searchsorted(self.flat, [a * m, b * m])
-        return RemovedItems((b - a, m), self.counts[a:b], flat=self.flat[lo:hi] - a * m)
+        return RemovedItems((b - a, m), flat=self.flat[lo:hi] - a * m, row_counts=self.counts[a:b])
 
     def masked_scores(self, scores: np.ndarray, stride: int = 1) -> np.ndarray:
         """A copy of ``scores`` with ``-inf`` at every removed item; ``scores`` holds every ``stride``-th column.
+
+        A dense form that removes few items (at most one in :data:`SPARSE_SHARE`)
+        is copied and written over at its removed items' positions, like the
+        sparse form; otherwise the two matrices are selected from.
 
         >>> r = from_sparse_positions(np.array([1, 4]), (2, 3))
         >>> r.masked_scores(np.array([[0.5, 0.2, 0.9], [0.1, 0.3, 0.4]])).tolist()
@@ -76,11 +117,10 @@ class RemovedItems:
         >>> from_mask(np.array([[True, False, True]])).masked_scores(np.array([[0.5, 0.9]]), stride=2).tolist()
         [[0.5, 0.9]]
         """
-        if self.keep is not None:
+        if self.keep is not None and (stride > 1 or self.total * SPARSE_SHARE > self.keep.size):
             return np.where(self.keep[:, ::stride], scores, scores.dtype.type(-np.inf))
         out = np.array(scores, copy=True, order="C")
-        flat = self.flat
-        assert flat is not None
+        flat = self.positions
         if stride > 1:
             cols = flat % self.shape[1]
             sampled = cols % stride == 0
@@ -115,33 +155,27 @@ class RemovedItems:
 
 
 SPARSE_SHARE = 8
-"""A mask removing at most one item in this many is kept as the flat positions of its removed items."""
+"""A block whose mask removes at most one item in this many has its scores copied and written over at those items."""
 
 
-def from_mask(keep: np.ndarray, block_rows: int = 1024) -> RemovedItems:
+def from_mask(keep: np.ndarray) -> RemovedItems:
     """The items where the boolean matrix ``keep`` is False.
 
-    A mask that removes few items (at most one in :data:`SPARSE_SHARE`) is
-    turned into the positions of those items, read ``block_rows`` rows at a
-    time: the ranking then copies each block of scores and writes ``-inf``
-    at a few places, rather than selecting between two matrices.
+    The mask itself is kept: nothing is counted or searched until a block of
+    rows asks (its removed items' positions, its counts per row). The top-k
+    path reads the mask only at the sampled columns and at the candidates.
 
     >>> keep = np.ones((2, 20), dtype=bool); keep[1, 3] = False
     >>> r = from_mask(keep)
-    >>> r.flat.tolist(), r.counts.tolist(), r.keep is None
-    ([23], [0, 1], True)
+    >>> r.total, r.positions.tolist(), r.counts.tolist()
+    (1, [23], [0, 1])
     """
-    n, m = keep.shape
-    if (keep.size - np.count_nonzero(keep)) * SPARSE_SHARE > keep.size:
-        return RemovedItems(keep.shape, m - np.count_nonzero(keep, axis=1).astype(np.int64), keep=keep)
-    parts = [np.flatnonzero(~keep[a : a + block_rows]) + a * m for a in range(0, n, block_rows)]
-    return from_sparse_positions(np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64), keep.shape)
+    return RemovedItems(keep.shape, keep=keep)
 
 
 def from_sparse_positions(flat: np.ndarray, shape: tuple[int, int]) -> RemovedItems:
     """The items at the sorted, distinct flat positions ``flat`` (``row * m + column``)."""
-    counts = np.bincount(flat // max(shape[1], 1), minlength=shape[0]).astype(np.int64)
-    return RemovedItems(shape, counts, flat=flat.astype(np.int64, copy=False))
+    return RemovedItems(shape, flat=flat.astype(np.int64, copy=False))
 
 
 def _mask_matrix(mask: Any, shape: tuple[int, int], name: str) -> np.ndarray:
@@ -215,21 +249,36 @@ def removed_items(mask: Any, exclude: Any, shape: tuple[int, int]) -> RemovedIte
     return from_mask(~dense if keep is None else keep & ~dense)
 
 
-def lost_relevant(y_true: np.ndarray, removed: RemovedItems) -> np.ndarray:
-    """Whether each row had an item with a grade > 0 removed (only the removed items' grades are read).
+def lost_relevant(y_true: np.ndarray, removed: RemovedItems, rows: np.ndarray | None = None) -> np.ndarray:
+    """Whether each row (or each of ``rows``) had an item with a grade > 0 removed.
+
+    The sparse form reads only the removed items' grades; the dense form
+    reads the mask and the grades of ``rows`` alone (all rows when None).
 
     >>> y = np.array([[1, 0, 2], [1, 0, 0]])
     >>> lost_relevant(y, removed_items(None, np.array([[0, 1, 0], [0, 0, 1]]) > 0, (2, 3))).tolist()
     [False, False]
     >>> lost_relevant(y, removed_items(np.array([[0, 1, 1], [1, 1, 1]]) > 0, None, (2, 3))).tolist()
     [True, False]
+    >>> lost_relevant(y, removed_items(np.array([[0, 1, 1], [1, 1, 1]]) > 0, None, (2, 3)), np.array([1])).tolist()
+    [False]
+    >>> import scipy.sparse
+    >>> seen = scipy.sparse.csr_array([[1, 1, 0], [1, 0, 1]])
+    >>> lost_relevant(y, removed_items(None, seen, (2, 3)), np.array([1, 0])).tolist()
+    [True, True]
     """
     n, m = removed.shape
-    if removed.flat is not None:
-        hit = removed.flat[y_true.reshape(-1)[removed.flat] > 0]
+    if rows is None:
+        where = removed.positions
+        hit = where[y_true.reshape(-1)[where] > 0]
         return np.bincount(hit // max(m, 1), minlength=n) > 0
-    rows, cols = np.nonzero(~removed.keep_matrix())
-    return np.bincount(rows[y_true[rows, cols] > 0], minlength=n) > 0
+    if removed.keep is not None:
+        return np.asarray(((y_true[rows] > 0) & ~removed.keep[rows]).any(axis=1))
+    assert removed.flat is not None
+    lo, hi = np.searchsorted(removed.flat, rows * m), np.searchsorted(removed.flat, (rows + 1) * m)
+    owner = np.repeat(np.arange(len(rows)), hi - lo)  # the removed items of those rows, row by row
+    where = removed.flat[np.arange(len(owner)) - np.repeat(np.cumsum(hi - lo) - hi, hi - lo)]
+    return np.bincount(owner[y_true.reshape(-1)[where] > 0], minlength=len(rows)) > 0
 
 
 def removal_counts(y_true: np.ndarray, removed: RemovedItems, block_rows: int = 256) -> dict[str, int]:

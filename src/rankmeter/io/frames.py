@@ -118,7 +118,7 @@ def _ids(frame: Any, name: str, qids: Any = None) -> Any:
     if pa.types.is_floating(col.type):
         return np.asarray(col.to_pylist()).astype(str)
     chunks = col.chunks if isinstance(col, pa.ChunkedArray) else [col]
-    if pa.types.is_large_string(col.type):  # pandas' str dtype: no pyarrow.compute import (~80 ms) for the cast
+    if pa.types.is_large_string(col.type):  # pandas' str dtype: no pyarrow.compute import for the cast
         chunks = [_narrow_offsets(chunk) for chunk in chunks]
     elif not pa.types.is_string(col.type):
         chunks = [chunk.cast(pa.string()) for chunk in chunks]
@@ -157,8 +157,8 @@ def _is_text(arrow_type: Any) -> bool:
 
 LARGE_DICTIONARY = 1 << 16
 """Dictionary-encoded ids with more distinct values are read as text: the core uses a dictionary's codes
-only once it knows the values distinct, which takes a sort of their text (1.4 s for 700,000 document ids),
-more than Arrow's gather of every row's bytes."""
+only once it knows the values distinct, which takes a sort of their text; for large dictionaries that
+costs more than Arrow's gather of every row's bytes."""
 
 
 def _text_dictionary(col: Any) -> Any:

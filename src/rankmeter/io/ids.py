@@ -7,22 +7,21 @@ of distinct ids. :func:`as_ids` builds one from whatever a reader has, once:
 a pyarrow column (the fast TREC reader, tables) lends its buffers without a
 copy; NumPy strings (dicts, the exact TREC parser) are encoded without
 importing pyarrow; integers are coded by value and only their distinct
-values are written as text (:func:`integer_column`). The core then has one path for every id
-operation: keys and sort words read the buffers, interning reads the codes.
+values are written as text (:func:`integer_column`). The core then has one
+path for every id operation: keys and sort words read the buffers,
+interning reads the codes.
 
-Why this representation, measured on this machine (2 cores, Python 3.11):
+Why this representation, against the alternatives (measured with the benchmarks' W1 and W4):
 
-* Arrow arrays everywhere: NumPy ids would need pyarrow, whose import costs
-  28 ms after NumPy (``import rankmeter, pyarrow`` 144 ms against 67 ms for
-  ``import rankmeter``) -- against 4.6 ms for the first call of a two-query
-  dict job, which today never imports pyarrow.
-* NumPy codes and a sorted vocabulary for every column: W1's 7M document
-  ids (6.98M distinct) take 1.19 s to dictionary-encode with pyarrow, 1.5 s
-  more to bring the dictionary to NumPy and 3.1 s to sort it (np.unique on
-  the NumPy strings: 1.6 s to convert, 5.0 s to sort), against 0.26 s to
-  hash the Arrow buffers -- and W1 runs in 0.98 s end to end.
+* Arrow arrays everywhere: NumPy ids would need pyarrow, whose import alone
+  costs several times the first call of a two-query dict job, which never
+  imports pyarrow.
+* NumPy codes and a sorted vocabulary for every column: dictionary-encoding
+  W1's 7M document ids, bringing the dictionary to NumPy and sorting it
+  costs several times the whole evaluation; hashing the Arrow buffers is a
+  fraction of it.
 * Arrow's layout in NumPy (this module): a pyarrow column's views cost
-  nothing, hashing stays 0.26 s on W1, and NumPy strings are encoded
+  nothing, hashing reads the buffers as they are, and NumPy strings are encoded
   without pyarrow (ASCII ids a column at a time). Query ids are coded at
   the boundary (their dictionary comes with the TREC reader's column).
 """

@@ -13,6 +13,7 @@ the Gini index are taken over, and a group map gives the groups that exposure is
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from typing import Any
 
@@ -153,6 +154,17 @@ class Items:
         order = np.argsort(ids, kind="stable")
         names, codes = np.unique(labels, return_inverse=True)
         return names, (ids[order], codes[order].astype(np.int64))
+
+    def with_catalog(self, ids: Any) -> Items:
+        """These items with ``ids`` as the catalogue (for scores whose columns are the catalogue).
+
+        >>> Items(interactions={"u": ["a"]}).with_catalog(["a", "b"]).catalog_size
+        2
+        """
+        out = copy.copy(self)
+        out.catalog = _ids(ids, "catalog")
+        out._catalog_sorted = np.argsort(out.catalog, kind="stable")
+        return out
 
     @property
     def catalog_size(self) -> int:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rankmeter.errors import InputFormatError, RankmeterError
@@ -37,12 +36,39 @@ def table_format(path: str | os.PathLike[str]) -> str | None:
     >>> table_format("runs/bm25.parquet"), table_format("qrels.tsv.gz"), table_format("run.txt")
     ('parquet', 'tsv', None)
     """
-    suffixes = [s.lower() for s in Path(path).suffixes]
+    name = os.path.basename(os.fspath(path).rstrip("/" + os.sep)).lower()  # pathlib.Path(path).suffixes
+    suffixes = [] if name.endswith(".") else [f".{s}" for s in name.lstrip(".").split(".")[1:]]
     if suffixes and suffixes[-1] == ".gz":
         suffixes = suffixes[:-1]
         found = TABLE_SUFFIXES.get(suffixes[-1]) if suffixes else None
         return found if found in ("csv", "tsv") else None
     return TABLE_SUFFIXES.get(suffixes[-1]) if suffixes else None
+
+
+BLOCK_BYTES = 8 << 20
+"""Bytes of run text parsed at a time when a run file is read in blocks (:mod:`rankmeter.stream`).
+
+Chosen with ``python benchmarks/run.py --only CHOICES`` (W1, blocks of 2 to 32 MiB): larger blocks
+cost memory, smaller ones time.
+"""
+
+
+def run_file_in_blocks(run: Any) -> bool:
+    """Whether ``run`` names a TREC text run file of more than one block, which :func:`rankmeter.evaluate` streams.
+
+    Standard input, named pipes and table files (CSV, TSV, Parquet, Feather / Arrow, whatever their
+    size: size never changes how a file is read) are read whole.
+
+    >>> run_file_in_blocks({"q": {"d": 1.0}}), run_file_in_blocks("-"), run_file_in_blocks("big.parquet")
+    (False, False, False)
+    """
+    return (
+        isinstance(run, str | os.PathLike)
+        and str(run) != "-"
+        and table_format(run) is None
+        and os.path.isfile(run)
+        and os.path.getsize(run) > BLOCK_BYTES
+    )
 
 
 def read_table(path: str | os.PathLike[str], fmt: str, id_columns: tuple[str, ...] = ()) -> Any:

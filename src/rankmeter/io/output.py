@@ -18,10 +18,11 @@ from __future__ import annotations
 import errno
 import os
 import stat
-import tempfile
 from collections.abc import Callable
-from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def encode_text(text: str) -> bytes:
@@ -59,6 +60,9 @@ def write_atomic(path: str | os.PathLike[str], write: Callable[[BinaryIO], Any])
     ...
     FileNotFoundError: [Errno 2] cannot write file: directory ... does not exist (rankmeter creates no directories): ...
     """
+    import tempfile  # here: a command that prints to stdout loads neither
+    from pathlib import Path
+
     target = Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)
     try:
         mode = os.stat(target).st_mode

@@ -1,9 +1,9 @@
 """A NumPy-only parser for plain TREC files: single spaces, ``\\n`` line ends, ASCII, the exact column count.
 
 This is what retrieval systems write, and for files of a few megabytes it is
-quicker to parse them with NumPy than to import pyarrow's CSV reader (W2's
-7.3 MB run: 35-40 ms of CPU on a busy 2-core machine, against 80-100 ms for
-importing pyarrow with its CSV and compute modules alone). Anything else -- a tab, a doubled or edge
+quicker to parse them with NumPy than to import pyarrow's CSV reader (on
+W2's 7.3 MB run, parsing takes less than importing pyarrow with its CSV and
+compute modules alone). Anything else -- a tab, a doubled or edge
 space, a blank or comment line, a byte over 127, a line too long, a field
 count that differs, a value that is not a plain decimal -- gives None and
 the caller's other parsers (pyarrow's, then the exact line-by-line one, which

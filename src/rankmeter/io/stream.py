@@ -195,7 +195,7 @@ def _has_rows(block: bytes) -> bool:
     """Whether ``block`` has a line that is neither blank nor a comment.
 
     A search that stops at the first such line (usually the block's first), not a split of the
-    block into lines: 20 ms for every 8 MiB block of W1 before.
+    block into lines.
 
     >>> _has_rows(b"# c\\n\\n  \\n"), _has_rows(b"# c\\n1 Q0 a 1 1 t\\n"), _has_rows(b"  # a row\\n")
     (False, True, True)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -323,10 +322,19 @@ def read_run(path: PathLike) -> Run:
     return Run(qids, dids, scores, source=str(path), lines=lines, name=name)
 
 
+def _gzipped(path: PathLike) -> bool:
+    """Whether the file's suffix is ``.gz`` (as ``pathlib.Path(path).suffix == ".gz"``, without importing pathlib).
+
+    >>> _gzipped("run.txt.gz"), _gzipped("run.gz.txt"), _gzipped(".gz")
+    (True, False, False)
+    """
+    return os.path.splitext(os.fspath(path))[1] == ".gz"
+
+
 def _file_or_bytes(path: PathLike) -> bytes | None:
     """None for a regular file (parsed through a memory map), else the bytes, read once (standard input, ``.gz``,
     a named pipe or a device: opened once, so that a pipe's writer is not cut off)."""
-    regular = Path(path).suffix != ".gz" and is_regular_path(path)
+    regular = not _gzipped(path) and is_regular_path(path)
     return None if regular else _read_bytes(path)
 
 
@@ -495,7 +503,7 @@ def last_line_field(path: PathLike, index: int) -> str | None:
     'last'
     >>> os.unlink(f.name)
     """
-    if Path(path).suffix == ".gz" or str(path) == "-":
+    if _gzipped(path) or str(path) == "-":
         data = _read_bytes(path)
     else:
         with open(path, "rb") as fh:

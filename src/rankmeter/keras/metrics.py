@@ -20,7 +20,7 @@ from rankmeter.errors import MeasureSyntaxError, PolicyError
 from rankmeter.keras import kernels
 from rankmeter.keras.inputs import Batch, standardise
 from rankmeter.keras.ranking import Ranked, divide_no_nan, relu
-from rankmeter.measures import parse
+from rankmeter.measures import FAMILIES, parse, traits_of
 from rankmeter.measures.base import Measure
 from rankmeter.measures.params import discount_values
 
@@ -267,8 +267,6 @@ class RecallAtK(KerasRsMetric):
 
 # --------------------------------------------------------------------------- any rankmeter measure
 
-FAMILIES = ("ndcg", "dcg", "cg", "p", "r", "rr", "map", "ap", "success")
-_GRADED = ("ndcg", "dcg", "cg")
 _PARAMS = {"gain", "discount", "ideal", "min_rel"}
 
 
@@ -278,9 +276,10 @@ def _keras_measures(measures: Any) -> list[Measure]:
         raise MeasureSyntaxError("no measures given; e.g. Metric('ndcg@10')")
     parsed = [m if isinstance(m, Measure) else parse(m) for m in items]
     for m in parsed:
-        if m.family not in FAMILIES:
+        if traits_of(m).keras is None:
+            known = ", ".join(name for name, family in FAMILIES.items() if family.traits.keras is not None)
             raise MeasureSyntaxError(
-                f"measures: {str(m)!r} is not available in rankmeter.keras; choose among {', '.join(FAMILIES)} "
+                f"measures: {str(m)!r} is not available in rankmeter.keras; choose among {known} "
                 "(every measure: rankmeter.evaluate_arrays after training)"
             )
         extra = sorted({k for k, _ in m.params} - _PARAMS)
@@ -379,7 +378,8 @@ class Metric(RankingMetric):
         cutoffs: list[int | None] = list(m.cutoffs) if m.cutoffs is not None else [None]
         valid = ops.cast(batch.valid, self.dtype)
         labels = batch.labels
-        if m.family in _GRADED:
+        formula = traits_of(m).keras
+        if traits_of(m).graded:
             if m.param("gain", "linear") == "exp":
                 gain = ops.where(labels > 0, ops.power(2.0, relu(labels)) - 1.0, ops.zeros_like(labels))
             else:
@@ -387,7 +387,7 @@ class Metric(RankingMetric):
             weighted = gain * batch.weights
             ranked = self._ranked(batch, gain, f"gain={m.param('gain', 'linear')}", ranked_by)
             count = ops.sum(ops.cast(labels > 0, self.dtype) * valid, axis=1)
-            if m.family == "cg":
+            if formula == "cg":
                 discount = ops.ones_like(ranked.positions)
             else:
                 width = int(ops.shape(labels)[1])
@@ -395,7 +395,7 @@ class Metric(RankingMetric):
                 discount = kernels.discounts(discount_values(m.param("discount", "log2"), ranks), ranked)
             value = kernels.dcg_at(ranked, weighted, discount, cutoffs)
             weight = ops.expand_dims(kernels.list_weights(batch.weights, gain), 1)
-            if m.family == "ndcg":
+            if formula == "ndcg":
                 value = divide_no_nan(value, kernels.ideal_at(ranked, weighted, discount, cutoffs))
             else:
                 value = divide_no_nan(value, weight)  # item weights scale the gains: divided out (keras-rs)
@@ -405,17 +405,17 @@ class Metric(RankingMetric):
         ranked = self._ranked(batch, rel, f"min_rel={min_rel}", ranked_by)
         count = ops.sum(rel, axis=1)
         big_r = ops.expand_dims(count, 1)
-        if m.family == "p":
+        if formula == "p":
             sizes = [ops.sum(valid, axis=1) if k is None else ops.full_like(count, float(k)) for k in cutoffs]
             value = divide_no_nan(kernels.relevant_at(ranked, rel, cutoffs), ops.stack(sizes, axis=1))
-        elif m.family == "r":
+        elif formula == "r":
             value = divide_no_nan(kernels.relevant_at(ranked, rel, cutoffs), big_r)
-        elif m.family in ("map", "ap"):  # keras-rs's item-weighted AP (plain AP with equal weights)
+        elif formula == "map":  # keras-rs's item-weighted AP (plain AP with equal weights)
             weighted = rel * batch.weights
             total = ops.sum(weighted, axis=1, keepdims=True)
             value = divide_no_nan(kernels.precision_sum_at(ranked, weighted, rel, cutoffs), total)
         else:
-            value = kernels.first_hit_at(ranked, rel, cutoffs, reciprocal=m.family == "rr")
+            value = kernels.first_hit_at(ranked, rel, cutoffs, reciprocal=formula == "rr")
         return value, rel, count
 
     def _ranked(self, batch: Batch, grades: Tensor, key: str, ranked_by: dict[str, Ranked]) -> Ranked:

@@ -4,5 +4,15 @@ from rankmeter.measures._tables import ALIASES, FAMILIES
 from rankmeter.measures.base import Measure
 from rankmeter.measures.grammar import measure, parse
 from rankmeter.measures.params import GainTable, Jarvelin
+from rankmeter.measures.traits import Traits
 
-__all__ = ["ALIASES", "FAMILIES", "GainTable", "Jarvelin", "Measure", "measure", "parse"]
+__all__ = ["ALIASES", "FAMILIES", "GainTable", "Jarvelin", "Measure", "Traits", "measure", "parse", "traits_of"]
+
+
+def traits_of(measure: Measure | str) -> Traits:
+    """The traits of a measure's family (``measure``: a :class:`Measure` or a family name).
+
+    >>> traits_of(parse("ndcg@10")).top_k, traits_of("bpref").top_k, traits_of(parse("ap@5")).array_api
+    (True, False, 'map')
+    """
+    return FAMILIES[measure if isinstance(measure, str) else measure.family].traits

@@ -19,6 +19,7 @@ import numpy as np
 from rankmeter.errors import MeasureSyntaxError
 from rankmeter.measures.family import Family, Param
 from rankmeter.measures.kernels import beyond, beyond_expected, beyond_relevance
+from rankmeter.measures.traits import Traits
 
 
 def _choice(name: str, options: tuple[str, ...], doc: str) -> Param:
@@ -232,6 +233,7 @@ FAMILIES += [
         params={"patience": EE_PATIENCE},
         reads="lists",
         needs_relevant=False,
+        traits=Traits(sampled_rankings=True),
     )
     for name, kernel, what in [
         ("ee_loss", beyond_expected.ee_loss, "EE-L, squared distance to the ideal stochastic ranker's exposure"),
@@ -239,9 +241,6 @@ FAMILIES += [
         ("ee_relevance", beyond_expected.ee_relevance, "EE-R, 2 x expected . target exposure"),
     ]
 ]
-SAMPLED = frozenset({"ee_loss", "ee_disparity", "ee_relevance"})
-"""The families defined over several sampled rankings per user (a run given as a list of runs)."""
-
 NAMES = frozenset(f.name for f in FAMILIES)
 
 ALIASES = {

@@ -37,7 +37,7 @@ from typing import Any
 
 from rankmeter.errors import MeasureSyntaxError
 from rankmeter.measures.family import MIN_REL, Family, Param
-from rankmeter.measures.kernels import diversity
+from rankmeter.measures.kernels import deferred
 
 
 def _probability(what: str) -> Param:
@@ -64,72 +64,82 @@ _BINARY = {"min_rel": MIN_REL}
 FAMILIES = [
     Family(
         "alpha_ndcg",
-        diversity.alpha_ndcg,
+        deferred("diversity", "alpha_ndcg"),
         "alpha-nDCG@k: novelty-discounted DCG over that of the greedy ideal ranking (ndeval)",
         cutoff="required",
         params=_NOVELTY,
+        reads="intents",
     ),
     Family(
         "alpha_dcg",
-        diversity.alpha_dcg,
+        deferred("diversity", "alpha_dcg"),
         "alpha-DCG@k over the ideal-ideal (every intent covered at every rank; ndeval's alpha-DCG)",
         cutoff="required",
         params=_NOVELTY,
+        reads="intents",
     ),
     Family(
         "err_ia",
-        diversity.err_ia,
+        deferred("diversity", "err_ia"),
         "intent-aware ERR@k, novelty-discounted, over the ideal-ideal (ndeval's ERR-IA)",
         cutoff="required",
         params=_NOVELTY,
+        reads="intents",
     ),
     Family(
         "nerr_ia",
-        diversity.nerr_ia,
+        deferred("diversity", "nerr_ia"),
         "intent-aware ERR@k over that of the greedy ideal ranking (ndeval's nERR-IA)",
         cutoff="required",
         params=_NOVELTY,
+        reads="intents",
     ),
     Family(
         "nrbp",
-        diversity.nrbp,
+        deferred("diversity", "nrbp"),
         "novelty- and rank-biased precision over the whole list (ndeval's NRBP)",
         cutoff="none",
         params={"alpha": ALPHA, "beta": BETA, "min_rel": MIN_REL},
+        reads="intents",
     ),
     Family(
         "nnrbp",
-        diversity.nnrbp,
+        deferred("diversity", "nnrbp"),
         "NRBP over that of the greedy ideal ranking (ndeval's nNRBP)",
         cutoff="none",
         params={"alpha": ALPHA, "beta": BETA, "min_rel": MIN_REL},
+        reads="intents",
     ),
     Family(
         "map_ia",
-        diversity.map_ia,
+        deferred("diversity", "map_ia"),
         "intent-aware average precision: weighted mean over intents of AP per intent (ndeval's MAP-IA)",
         cutoff="none",
         params=_BINARY,
+        reads="intents",
     ),
     Family(
         "p_ia",
-        diversity.p_ia,
+        deferred("diversity", "p_ia"),
         "intent-aware precision@k: weighted mean over intents of P@k per intent (ndeval's P-IA)",
         cutoff="required",
         params=_BINARY,
+        reads="intents",
     ),
     Family(
         "strec",
-        diversity.strec,
+        deferred("diversity", "strec"),
         "subtopic recall@k: intents covered in the top k / intents with a relevant document",
         cutoff="required",
         params=_BINARY,
+        reads="intents",
     ),
     Family(
         "ndcg_ia",
-        diversity.ndcg_ia,
+        deferred("diversity", "ndcg_ia"),
         "intent-aware nDCG@k: weighted mean over intents of nDCG@k per intent (grades as gains)",
         params=_BINARY,
+        reads="intents",
     ),
 ]
 """The diversity families; :func:`rankmeter.measures.registry.tables` adds them to the catalogue."""

@@ -21,6 +21,7 @@ import numpy as np
 from rankmeter.errors import MeasureSyntaxError
 from rankmeter.io.validate import UnreadableNumber, as_float
 from rankmeter.measures.params import GainTable, Jarvelin
+from rankmeter.measures.traits import Traits
 
 
 @dataclass(frozen=True)
@@ -245,9 +246,11 @@ class Family:
     example: str = ""  # parameters an example must give: those with no default, e.g. "(max_rel=3)"
     pool: Kernel | None = None  # per-query weights of a pooled aggregate, shape (Q, C)
     # "grades": the kernel reads RankedLists' grades; "lists": it reads the top-k item lists and the side
-    # information of rankmeter.Items (rankmeter.beyond), through a ListsContext
+    # information of rankmeter.Items (rankmeter.beyond), through a ListsContext; "intents": intent qrels, through
+    # an IntentContext (rankmeter.diversity)
     reads: str = "grades"
     list_set: bool = False  # a value of the whole set of lists (coverage, Gini), no per-user value
+    traits: Traits = Traits()  # the shortcuts its values allow (rankmeter.measures.traits); none by default
 
     @property
     def is_count(self) -> bool:

@@ -4,9 +4,22 @@ The API, the CLI (``rankmeter measures``), the docs and the invariance tests
 all iterate :data:`FAMILIES`. Adding a measure = one :class:`Family` row, one
 kernel and one row of reference values in the tests.
 
-:data:`FAMILIES` and :data:`ALIASES` live in :mod:`rankmeter.measures._tables`,
-which imports this module (and so every kernel) only when a table is first
-used, and fills them from :func:`tables`; this module imports neither.
+Every fact a fast path needs is a :class:`~rankmeter.measures.traits.Traits`
+field of the row, and the paths read only those (no module keeps a list of
+family names): ``top_k`` lets dense rows rank only their top k,
+``judged_items`` lets aligned lists keep only the judged items,
+``positive_ideal`` / ``ideal_dcg`` / ``counts_judged`` decide the positive-only
+dense lists, ``graded`` / ``gain_sum`` how relevance and item weights are read,
+``full_as_cutoff`` and ``cut_at_relevant`` how the vector paths merge cutoffs
+and count ties, ``sampled_rankings`` whether a run may be several sampled
+rankings per user, and ``array_api`` / ``keras`` / ``hamming`` name the formula
+that computes the family on those backends. A new row declares none and takes
+the general path everywhere; each trait it declares is a claim that the tests
+check (``tests/measures/test_traits.py``, ``tests/frameworks/test_formula_table.py``).
+
+:data:`FAMILIES` and :data:`ALIASES` are built here from :func:`tables` when this
+module is first imported, which :mod:`rankmeter.measures._tables` does when a
+table is first used.
 """
 
 from __future__ import annotations
@@ -32,6 +45,7 @@ from rankmeter.measures.family import (
     all_relevant_param,
 )
 from rankmeter.measures.kernels import average_precision, counts, dcg, err, label_ranking, precision, reciprocal_rank
+from rankmeter.measures.traits import Traits
 
 _GRADED = {"gain": GAIN, "discount": DISCOUNT, "ideal": IDEAL}
 _BINARY = {"min_rel": MIN_REL}
@@ -45,6 +59,17 @@ _CORE_FAMILIES: dict[str, Family] = {
             "normalised discounted cumulative gain, DCG@k / IDCG@k",
             params=_GRADED,
             trec_name="ndcg / ndcg_cut.k",
+            traits=Traits(
+                graded=True,
+                ideal_dcg=True,
+                full_as_cutoff=True,
+                top_k=True,
+                judged_items=True,
+                positive_ideal=True,
+                array_api="ndcg",
+                keras="ndcg",
+                hamming="ndcg",
+            ),
         ),
         Family(
             "dcg",
@@ -52,21 +77,84 @@ _CORE_FAMILIES: dict[str, Family] = {
             "discounted cumulative gain, sum of g(r_i) d(i) over the top k",
             params={"gain": GAIN, "discount": DISCOUNT},
             trec_name="dcg",
+            traits=Traits(
+                graded=True,
+                gain_sum=True,
+                full_as_cutoff=True,
+                top_k=True,
+                judged_items=True,
+                positive_ideal=True,
+                defined_without_relevant=True,
+                array_api="dcg",
+                keras="dcg",
+                hamming="dcg",
+            ),
         ),
-        Family("idcg", dcg.idcg, "DCG of the ideal ranking at k", params=_GRADED, trec_name="ideal_dcg"),
-        Family("cg", dcg.cg, "cumulative gain, sum of g(r_i) over the top k (no discount)", params={"gain": GAIN}),
+        Family(
+            "idcg",
+            dcg.idcg,
+            "DCG of the ideal ranking at k",
+            params=_GRADED,
+            trec_name="ideal_dcg",
+            traits=Traits(
+                graded=True,
+                gain_sum=True,
+                ideal_dcg=True,
+                full_as_cutoff=True,
+                top_k=True,
+                judged_items=True,
+                positive_ideal=True,
+                array_api="idcg",
+                hamming="idcg",
+            ),
+        ),
+        Family(
+            "cg",
+            dcg.cg,
+            "cumulative gain, sum of g(r_i) over the top k (no discount)",
+            params={"gain": GAIN},
+            traits=Traits(
+                graded=True,
+                gain_sum=True,
+                full_as_cutoff=True,
+                top_k=True,
+                judged_items=True,
+                positive_ideal=True,
+                array_api="cg",
+                keras="cg",
+                hamming="cg",
+            ),
+        ),
         Family(
             "map",
             average_precision.average_precision,
             "average precision: sum of precision at each relevant rank <= k, / R (divisor=min: / min(R, k))",
             params={**_BINARY, "divisor": AP_DIVISOR},
             trec_name="map / map_cut.k",
+            traits=Traits(
+                full_as_cutoff=True,
+                top_k=True,
+                judged_items=True,
+                positive_ideal=True,
+                array_api="map",
+                keras="map",
+                hamming="map",
+            ),
         ),
         Family(
             "ap",
             average_precision.average_precision,
             "average precision (same as map; per-query name)",
             params={**_BINARY, "divisor": AP_DIVISOR},
+            traits=Traits(
+                full_as_cutoff=True,
+                top_k=True,
+                judged_items=True,
+                positive_ideal=True,
+                array_api="map",
+                keras="map",
+                hamming="map",
+            ),
         ),
         Family(
             "p",
@@ -75,6 +163,7 @@ _CORE_FAMILIES: dict[str, Family] = {
             cutoff="required",
             params={**_BINARY, "divisor": P_DIVISOR},
             trec_name="P.k",
+            traits=Traits(top_k=True, judged_items=True, positive_ideal=True, array_api="p", keras="p", hamming="p"),
         ),
         Family(
             "r",
@@ -82,14 +171,38 @@ _CORE_FAMILIES: dict[str, Family] = {
             "recall: relevant in the top k / number relevant",
             params=_BINARY,
             trec_name="recall.k",
+            traits=Traits(
+                full_as_cutoff=True,
+                top_k=True,
+                judged_items=True,
+                positive_ideal=True,
+                array_api="r",
+                keras="r",
+                hamming="r",
+            ),
         ),
-        Family("f1", precision.f1, "F1 of p@k and r@k: 2 rel@k / (k + R)", params=_BINARY),
+        Family(
+            "f1",
+            precision.f1,
+            "F1 of p@k and r@k: 2 rel@k / (k + R)",
+            params=_BINARY,
+            traits=Traits(top_k=True, judged_items=True, positive_ideal=True, array_api="f1", hamming="f1"),
+        ),
         Family(
             "rr",
             reciprocal_rank.reciprocal_rank,
             "reciprocal rank of the first relevant document (0 past k)",
             params=_BINARY,
             trec_name="recip_rank",
+            traits=Traits(
+                full_as_cutoff=True,
+                top_k=True,
+                judged_items=True,
+                positive_ideal=True,
+                array_api="rr",
+                keras="rr",
+                hamming="rr",
+            ),
         ),
         Family(
             "rprec",
@@ -98,6 +211,9 @@ _CORE_FAMILIES: dict[str, Family] = {
             cutoff="none",
             params=_BINARY,
             trec_name="Rprec",
+            traits=Traits(
+                judged_items=True, positive_ideal=True, cut_at_relevant=True, array_api="rprec", hamming="rprec"
+            ),
         ),
         Family(
             "success",
@@ -106,6 +222,15 @@ _CORE_FAMILIES: dict[str, Family] = {
             cutoff="required",
             params=_BINARY,
             trec_name="success.k",
+            traits=Traits(
+                full_as_cutoff=True,
+                top_k=True,
+                judged_items=True,
+                positive_ideal=True,
+                array_api="success",
+                keras="success",
+                hamming="success",
+            ),
         ),
         Family(
             "judged",
@@ -114,15 +239,40 @@ _CORE_FAMILIES: dict[str, Family] = {
             cutoff="required",
             params={"divisor": P_DIVISOR},
             needs_relevant=False,
+            traits=Traits(
+                top_k=True,
+                judged_items=True,
+                positive_ideal=True,
+                counts_judged=True,
+                array_api="judged",
+                hamming="judged",
+            ),
         ),
-        Family("acg", precision.acg, "average cumulative gain: mean grade of the top k", cutoff="required"),
+        Family(
+            "acg",
+            precision.acg,
+            "average cumulative gain: mean grade of the top k",
+            cutoff="required",
+            traits=Traits(top_k=True, judged_items=True, positive_ideal=True, array_api="acg", hamming="acg"),
+        ),
         Family(
             "wap",
             average_precision.weighted_average_precision,
             "weighted average precision: AP with ACG@i in place of precision@i (multi-level relevance)",
             params=_BINARY,
+            traits=Traits(
+                full_as_cutoff=True, top_k=True, judged_items=True, positive_ideal=True, array_api="wap", hamming="wap"
+            ),
         ),
-        Family("num_q", counts.num_q, "number of evaluated queries", cutoff="none", aggregate="sum", trec_name="num_q"),
+        Family(
+            "num_q",
+            counts.num_q,
+            "number of evaluated queries",
+            cutoff="none",
+            aggregate="sum",
+            trec_name="num_q",
+            traits=Traits(judged_items=True, positive_ideal=True, array_api="num_q", hamming="num_q"),
+        ),
         Family(
             "num_ret",
             counts.num_ret,
@@ -130,6 +280,7 @@ _CORE_FAMILIES: dict[str, Family] = {
             cutoff="none",
             aggregate="sum",
             trec_name="num_ret",
+            traits=Traits(judged_items=True, positive_ideal=True, array_api="num_ret", hamming="num_ret"),
         ),
         Family(
             "num_rel",
@@ -139,6 +290,7 @@ _CORE_FAMILIES: dict[str, Family] = {
             params=_BINARY,
             aggregate="sum",
             trec_name="num_rel",
+            traits=Traits(judged_items=True, positive_ideal=True, array_api="num_rel", hamming="num_rel"),
         ),
         Family(
             "num_rel_ret",
@@ -148,6 +300,7 @@ _CORE_FAMILIES: dict[str, Family] = {
             params=_BINARY,
             aggregate="sum",
             trec_name="num_rel_ret",
+            traits=Traits(judged_items=True, positive_ideal=True, array_api="num_rel_ret", hamming="num_rel_ret"),
         ),
     ]
 }
@@ -158,12 +311,19 @@ _CASCADE = {"gain": STOP_GAIN, "gmax": STOP_GMAX}
 _CASCADE_FAMILIES: dict[str, Family] = {
     f.name: f
     for f in [
-        Family("err", err.err, "expected reciprocal rank: sum of R_i / i * prod_{j<i} (1 - R_j)", params=_CASCADE),
+        Family(
+            "err",
+            err.err,
+            "expected reciprocal rank: sum of R_i / i * prod_{j<i} (1 - R_j)",
+            params=_CASCADE,
+            traits=Traits(judged_items=True),
+        ),
         Family(
             "nerr",
             err.nerr,
             "ERR@k / ERR@k of the ideal ordering of all judged documents",
             params={**_CASCADE, "ideal": IDEAL},
+            traits=Traits(judged_items=True),
         ),
     ]
 }
@@ -173,13 +333,20 @@ _CASCADE_FAMILIES: dict[str, Family] = {
 _PEER_FAMILIES: dict[str, Family] = {
     f.name: f
     for f in [
-        Family("hits", precision.hits, "number of relevant documents in the top k (ranx hits)", params=_BINARY),
+        Family(
+            "hits",
+            precision.hits,
+            "number of relevant documents in the top k (ranx hits)",
+            params=_BINARY,
+            traits=Traits(array_api="hits"),
+        ),
         Family(
             "fall_out",
             precision.fall_out,
             "non-relevant items in the top k / non-relevant items of the list (torchmetrics)",
             params={**_BINARY, "all_relevant": all_relevant_param(0.0)},
             needs_relevant=False,
+            traits=Traits(array_api="fall_out"),
         ),
         Family(
             "auroc",
@@ -236,8 +403,7 @@ _CORE_ALIASES: dict[str, str] = {
 def tables() -> tuple[dict[str, Family], dict[str, str]]:
     """Every family and alias: the core ones first, then trec_eval's (:mod:`~rankmeter.measures.trec_families`).
 
-    :mod:`rankmeter.measures._tables` fills :data:`~rankmeter.measures.FAMILIES` and
-    :data:`~rankmeter.measures.ALIASES` from these on first use.
+    :data:`FAMILIES` and :data:`ALIASES` are these, built once.
 
     >>> families, aliases = tables()
     >>> families["ndcg"].name, aliases["mrr"], "bpref" in families
@@ -258,3 +424,8 @@ def tables() -> tuple[dict[str, Family], dict[str, str]]:
         families[fam.name] = fam
     aliases = {**_CORE_ALIASES, **trec_families.ALIASES, **peer_names.ALIASES, **diversity_families.ALIASES}
     return families, {**aliases, **ir_families.ALIASES, **recsys_families.ALIASES, **beyond_families.ALIASES}
+
+
+FAMILIES, ALIASES = tables()
+"""Every measure family by canonical name, and the other spellings of family names (lower case) with the
+canonical family each stands for."""

@@ -29,14 +29,17 @@ from rankmeter.partitions import (
     QRELS,
     RUN,
     EngineResult,
+    ListsJob,
     Sources,
     combine,
     distributed_semantics,
     evaluate_partition,
+    lists_job,
     tidy_table,
 )
 from rankmeter.pipeline import MeasuresArg, parse_measures
 from rankmeter.results import EvaluationResult, with_integer_ids
+from rankmeter.segments import GroupBy, segment_map, with_groups
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -62,6 +65,8 @@ def evaluate(
     spark: Any = None,
     exclude: Any = None,
     candidates: Any = None,
+    items: Any = None,
+    group_by: Any = None,
     **options: Unpack[SemanticsOptions],
 ) -> SparkResult:
     """Evaluate a run against qrels on Spark: the values of :func:`rankmeter.evaluate`, whatever the partitioning.
@@ -92,6 +97,14 @@ def evaluate(
         every ranking and the ideal, or the only pairs ranked and judged. A
         Spark DataFrame's user and item columns are found by name; other
         forms are read on the driver. Their rows travel with their user's.
+    items : rankmeter.Items, optional
+    group_by : mapping, table, path or column name, optional
+        As for :func:`rankmeter.evaluate` (a column of a DataFrame given as
+        ``qrels`` or ``run``: its distinct (user, segment) pairs are
+        collected to the driver): the beyond-accuracy measures
+        (per-user values computed with their users; list-set values merged
+        from each partition's per-item sums) and the aggregates per segment
+        (``result.by_group``), list-set values included.
 
     Returns
     -------
@@ -120,15 +133,20 @@ def evaluate(
     session = spark or SparkSession.getActiveSession() or local_session()
     n = partitions or int(str(session.conf.get("spark.sql.shuffle.partitions")))
     pairs = _pair_rows(session, exclude, candidates)
+    tables = [("qrels", qrels, qrels_columns), ("run", run, run_columns)]
+    segments = None if group_by is None else segment_map(_column_segments(group_by, tables), tables=tables)
+    lists = lists_job(parsed, sem, items, segments)
+    call = (session, qrels, run, parsed, sem, qrels_columns, run_columns, n, pairs, lists)
     try:
-        result = _evaluate(session, qrels, run, parsed, sem, qrels_columns, run_columns, n, pairs, exact_lines=False)
+        result = _evaluate(*call, exact_lines=False)
     except RankmeterError:
         # rows were numbered by position in their input partition (no extra job); number them exactly, so
         # that the error names the line (or row) the way rankmeter.evaluate does, and raise that
-        result = _evaluate(session, qrels, run, parsed, sem, qrels_columns, run_columns, n, pairs, exact_lines=True)
+        result = _evaluate(*call, exact_lines=True)
     result.metadata.update({"engine": "spark", "partitions": n})
     if integer_query_ids(qrels, "qrels", qrels_columns):
         result = with_integer_ids(result)
+    result = with_groups(result, segments, parsed)
     per_query = session.createDataFrame(tidy_table(result))
     return SparkResult(per_query, result)
 
@@ -143,6 +161,7 @@ def _evaluate(
     run_columns: Mapping[str, str] | None,
     n: int,
     pairs: tuple[Any, str | None],
+    lists: ListsJob | None,
     *,
     exact_lines: bool,
 ) -> EvaluationResult:
@@ -159,11 +178,11 @@ def _evaluate(
         full = [b for b in batches if b.num_rows]
         if full:
             table = pa.Table.from_batches(full)
-            payload = evaluate_partition(table, measures, sem, sources)
+            payload = evaluate_partition(table, measures, sem, sources, lists)
             yield pa.RecordBatch.from_pydict({"payload": [payload]}, schema=pa.schema([("payload", pa.binary())]))
 
     payloads = spread.mapInArrow(evaluate_batches, "payload binary").toArrow().column("payload").to_pylist()
-    return combine(payloads, measures, sem, sources)
+    return combine(payloads, measures, sem, sources, lists)
 
 
 def _pair_rows(session: Any, exclude: Any, candidates: Any) -> tuple[Any, str | None]:
@@ -369,3 +388,20 @@ def _numbered(frame: Any, exact: bool) -> Any:
     position = F.col("_mid").bitwiseAND(F.lit((1 << 33) - 1))
     line = (start[F.col("_pid")] if start is not None else F.lit(0)) + position + F.lit(1)
     return tagged.withColumn("line", line.cast("long")).drop("_pid", "_mid")
+
+
+def _column_segments(group_by: Any, tables: list[tuple[str, Any, Any]]) -> Any:
+    """``group_by`` naming a column of a Spark DataFrame: its distinct (user, segment) pairs as a local table."""
+    from pyspark.sql import DataFrame
+
+    if not isinstance(group_by, str):
+        return group_by
+    import pandas as pd
+
+    frames = []
+    for kind, frame, columns in tables:
+        if isinstance(frame, DataFrame) and group_by in frame.columns:
+            user = find_columns(list(frame.columns), kind, columns, f"{kind}_columns")["query_id"]
+            rows = frame.select(user, group_by).distinct().collect()
+            frames.append(pd.DataFrame({"query_id": [r[0] for r in rows], "segment": [r[1] for r in rows]}))
+    return GroupBy(pd.concat(frames), key="query_id", segment="segment") if frames else group_by

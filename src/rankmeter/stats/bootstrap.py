@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 import warnings
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
 from rankmeter.errors import PolicyError
-from rankmeter.stats._arrays import batch_size, is_zero_spread, positive_int, vector
+from rankmeter.stats._arrays import BATCH_CELLS, batch_size, is_zero_spread, positive_int, vector
 from rankmeter.stats._types import ConfidenceInterval, Seed
 
 #: CI methods of :func:`scipy.stats.bootstrap`, under their canonical spelling.
@@ -20,6 +22,35 @@ CI_METHODS = ("BCa", "percentile", "basic")
 def _rng_keyword(func: Any) -> str:
     """``"rng"`` on SciPy >= 1.15, ``"random_state"`` before."""
     return "rng" if "rng" in inspect.signature(func).parameters else "random_state"
+
+
+@functools.lru_cache(maxsize=1)
+def _resample_indices(n: int, n_resamples: int, seed: int) -> tuple[np.ndarray, ...]:
+    """The resample indices :func:`scipy.stats.bootstrap` draws for ``n`` values from ``default_rng(seed)``.
+
+    One array per batch of :func:`~rankmeter.stats._arrays.batch_size` resamples, drawn in SciPy's
+    order. They depend on ``n``, ``n_resamples`` and ``seed`` only, so the intervals of many systems
+    and measures over the same queries (:func:`rankmeter.compare`) draw them once; the last set is
+    kept (at most :data:`~rankmeter.stats._arrays.BATCH_CELLS` indices).
+
+    >>> [i.shape for i in _resample_indices(3, 5, 0)]
+    [(5, 3)]
+    """
+    rng = np.random.default_rng(seed)
+    batch = batch_size(n, n_resamples)
+    drawn = []
+    for k in range(0, n_resamples, batch):
+        indices = rng.integers(0, n, size=(min(batch, n_resamples - k), n), dtype=np.int64)
+        indices.flags.writeable = False
+        drawn.append(indices)
+    return tuple(drawn)
+
+
+def _bootstrap_distribution(values: np.ndarray, n_resamples: int, seed: Seed) -> np.ndarray | None:
+    """The resampled means SciPy would compute for an integer ``seed``, from shared indices; else None."""
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or values.size * n_resamples > BATCH_CELLS:
+        return None
+    return np.concatenate([np.mean(values[i], axis=-1) for i in _resample_indices(values.size, n_resamples, int(seed))])
 
 
 def canonical_ci_method(method: str) -> str:
@@ -47,7 +78,9 @@ def mean_ci(
     """Bootstrap confidence interval of the mean of per-query values.
 
     Calls :func:`scipy.stats.bootstrap` with ``statistic=np.mean`` on ``m``
-    resamples of the ``n`` values. ``"percentile"`` takes the
+    resamples of the ``n`` values. With an integer ``seed`` the resampled
+    means are computed here from the indices SciPy would draw, drawn once for
+    every call with the same ``n``, ``m`` and ``seed`` (the same values). ``"percentile"`` takes the
     :math:`\\alpha/2` and :math:`1-\\alpha/2` quantiles of the resampled means
     :math:`\\bar x^*`; ``"BCa"`` (bias-corrected and accelerated) shifts those
     quantile levels by a bias term :math:`\\hat z_0 = \\Phi^{-1}(\\#\\{\\bar x^* < \\bar x\\}/m)`
@@ -101,8 +134,15 @@ def mean_ci(
     estimate = float(np.mean(values))
     if is_zero_spread(values):
         return ConfidenceInterval(estimate, estimate, estimate, level, "degenerate")
+    # SciPy's resampled means, from the indices every call with the same n, m and seed shares
+    resampled = _bootstrap_distribution(values, m, seed)
 
     def run(kind: str) -> tuple[float, float]:
+        draws: dict[str, Any] = (
+            {"n_resamples": m, _rng_keyword(stats.bootstrap): np.random.default_rng(seed)}
+            if resampled is None
+            else {"n_resamples": 0, "bootstrap_result": SimpleNamespace(bootstrap_distribution=resampled)}
+        )
         with warnings.catch_warnings():
             # DegenerateDataWarning (a RuntimeWarning) and NaN arithmetic warnings of BCa:
             # handled below by the percentile fallback.
@@ -110,12 +150,11 @@ def mean_ci(
             res = stats.bootstrap(
                 (values,),
                 np.mean,
-                n_resamples=m,
                 batch=batch_size(values.size, m),
                 vectorized=True,
                 confidence_level=level,
                 method=kind,
-                **{_rng_keyword(stats.bootstrap): np.random.default_rng(seed)},
+                **draws,
             )
         return float(res.confidence_interval.low), float(res.confidence_interval.high)
 

@@ -475,7 +475,7 @@ def compare(
         documents an error here.
     evaluate_options : mapping, optional
         Other keyword arguments for every :func:`rankmeter.evaluate` call
-        (``qrels_columns``, ``threads``, or fields of the semantics one by
+        (``qrels_columns``, ``threads``, ``workers``, or fields of the semantics one by
         one, e.g. ``{"ties": "expected", "judged_only": True}``).
     group_by : mapping, table, str, path or GroupBy, optional
         The segment of each query, as :func:`rankmeter.evaluate` takes it
@@ -523,9 +523,13 @@ def evaluate_systems(
 ) -> dict[str, EvaluationResult]:
     """Evaluate every run of ``runs`` on ``qrels`` as :func:`compare` does, one result per system.
 
-    The semantics are checked before the first run is read. The results keep
-    each run's metadata (missing queries, ties at a cutoff, ...), which the
-    HTML report (:func:`rankmeter.report.html`) shows next to the comparison.
+    The semantics are checked before the first run is read. The qrels are
+    read once and the runs evaluated as :func:`rankmeter.evaluate` does a
+    mapping of runs: on worker processes (``evaluate_options["workers"]``,
+    default one per CPU), with the values of evaluating each run alone. The
+    results keep each run's metadata (missing queries, ties at a cutoff, ...),
+    which the HTML report (:func:`rankmeter.report.html`) shows next to the
+    comparison.
 
     Examples
     --------
@@ -535,14 +539,17 @@ def evaluate_systems(
     >>> {name: (r["rr"], r.metadata["queries_missing"]) for name, r in results.items()}
     {'a': (0.5, 1), 'b': (0.75, 0)}
     """
-    from rankmeter.evaluate import evaluate
+    from rankmeter.evaluate import evaluate, is_runs
 
     wanted = [measures] if isinstance(measures, str) else list(measures)
     options = dict(evaluate_options or {})
     if semantics is not None:
         options["semantics"] = semantics
     Semantics.build(options.get("semantics"), "qrels", **{k: v for k, v in options.items() if k in SEMANTICS_FIELDS})
-    return {str(name): evaluate(qrels, run, wanted, **options) for name, run in runs.items()}
+    named = {str(name): run for name, run in runs.items()}
+    if len(named) < 2 or not is_runs(named):  # a run that does not show it is one ({} or a first empty query)
+        return {name: evaluate(qrels, run, wanted, **options) for name, run in named.items()}
+    return dict(evaluate(qrels, named, wanted, **options).items())
 
 
 def segments_of(

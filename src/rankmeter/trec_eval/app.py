@@ -10,7 +10,7 @@ from typing import TextIO
 from rankmeter._version import __version__
 from rankmeter.errors import RankmeterError
 from rankmeter.io.escaping import printable
-from rankmeter.stream import BLOCK_BYTES
+from rankmeter.io.load import BLOCK_BYTES
 from rankmeter.trec_eval.engine import (
     NoQueriesError,
     Table,

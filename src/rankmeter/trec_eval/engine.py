@@ -21,18 +21,14 @@ from rankmeter.core.ranked_lists import RankedLists
 from rankmeter.core.semantics import Semantics
 from rankmeter.core.ties import tie_group_starts
 from rankmeter.errors import RankmeterError
+from rankmeter.io.load import BLOCK_BYTES
 from rankmeter.io.tables import Qrels, Run
 from rankmeter.io.trec import last_line_field
 from rankmeter.measures import FAMILIES, Measure
 from rankmeter.measures.kernels.context import Context
 from rankmeter.pipeline import evaluate_ranked
-from rankmeter.stream import BLOCK_BYTES
 from rankmeter.trec_eval.measures import Column, Requested, build_columns
 from rankmeter.trec_eval.readers import RunFile
-
-#: Families trec_eval computes for topics without relevant documents although rankmeter's empty-query
-#: policy zeroes them there (their kernel value is used directly).
-DEFINED_WITHOUT_RELEVANT = frozenset({"dcg"})
 
 
 class NoQueriesError(RankmeterError):
@@ -204,7 +200,7 @@ def evaluate_qrels(
             if c.measure is None:
                 continue
             values = result.values[:, index[c.key]].copy()
-            if c.measure.family in DEFINED_WITHOUT_RELEVANT:
+            if FAMILIES[c.measure.family].traits.defined_without_relevant:
                 if c.measure not in direct:
                     direct[c.measure] = FAMILIES[c.measure.family].kernel(ctx, c.measure)
                 values = direct[c.measure][:, c.measure.expand().index(_single(c))]

@@ -25,6 +25,7 @@ from rankmeter.evaluate import DenseEvaluation
 from rankmeter.io.dense import flatten_dense
 from rankmeter.io.exclude import RemovedItems, from_sparse_positions, lost_relevant, sparse_positions
 from rankmeter.measures import FAMILIES
+from rankmeter.negatives import BlockValues, SampledNegatives
 from rankmeter.pipeline import MeasuresArg, concatenate_results, evaluate_ranked, parse_measures
 from rankmeter.progress import progress_bar, wanted
 from rankmeter.results import EvaluationResult
@@ -74,6 +75,9 @@ def evaluate_embeddings(
     threads: int | None = None,
     progress: bool | None = None,
     semantics: Semantics | None = None,
+    items: Any = None,
+    sampled_negatives: int | None = None,
+    sampling: str = "per_positive",
     **options: Unpack[SemanticsOptions],
 ) -> EvaluationResult:
     r"""Evaluate full-catalogue rankings scored by user and item embeddings, without the users x items matrix.
@@ -126,6 +130,15 @@ def evaluate_embeddings(
     semantics : Semantics, optional
         Ties (default ``expected``; ``stable``, ``trec`` (higher item index
         first), ``optimistic``, ``pessimistic``) and ``empty=``.
+    items : rankmeter.Items, optional
+        For the beyond-accuracy measures: each user's top k of the blocked
+        ranking is its list, item j is ``item_ids[j]`` (the catalogue);
+        values as :func:`rankmeter.evaluate`'s (:mod:`rankmeter.beyond_dense`).
+    sampled_negatives : int, optional
+    sampling : {"per_positive", "shared"}, default "per_positive"
+        The exact expectation under n sampled negatives, drawn from each
+        user's items that are not relevant and not excluded, as in
+        :func:`rankmeter.evaluate_arrays`.
     **options
         Fields of :class:`~rankmeter.Semantics` one by one.
 
@@ -151,6 +164,7 @@ def evaluate_embeddings(
     """
     sem = Semantics.build(semantics, "dense", **options)
     ties, empty = sem.tie_policy, sem.empty
+    side = items  # rankmeter.Items (``items`` names the item vectors below)
     if ties not in EMBEDDING_TIES:
         raise PolicyError(
             f"ties={ties!r} is not available for embeddings (its keys would depend on the blocks); "
@@ -161,6 +175,10 @@ def evaluate_embeddings(
     if batch_size is not None and (not isinstance(batch_size, int | np.integer) or batch_size < 1):
         raise PolicyError(f"batch_size must be a positive integer, got {batch_size!r}")
     parsed = parse_measures(measures)
+    sampler = None if sampled_negatives is None else SampledNegatives(sampled_negatives, sampling, parsed, ties, empty)
+    if sampler is not None and side is not None:
+        raise PolicyError("sampled_negatives= does not take items=")
+    sampled: dict[int, BlockValues] = {}
     users, items = _features(user_vectors, "user_vectors"), _features(item_vectors, "item_vectors")
     if users.shape[1] != items.shape[1]:
         raise InputFormatError(
@@ -188,6 +206,18 @@ def evaluate_embeddings(
         extra.update(items_excluded=removed.total, exclude_unknown=seen.unknown_rows)
     step = int(batch_size) if batch_size is not None else max(1, EVALUATION_BLOCK_ITEMS // m)
     blocks = row_blocks(n, m, step)
+    if side is not None or any(FAMILIES[mm.family].reads == "lists" for mm in parsed):
+        from rankmeter.beyond_dense import DenseItemsCall, embeddings_with_items
+
+        def accuracy(rest: list[Any]) -> EvaluationResult:
+            return evaluate_embeddings(user_vectors, item_vectors, truth, rest, exclude=exclude, user_ids=user_ids,
+                                       item_ids=item_ids, metric=metric, batch_size=batch_size, threads=threads,
+                                       progress=progress, semantics=sem)  # fmt: skip
+
+        call = DenseItemsCall(parsed, side, sem, accuracy)
+        ids = np.arange(n).astype(str) if uid is None else uid.ids.astype(str)
+        item_names = None if iid is None else iid.ids
+        return embeddings_with_items(users, items.T, grades, removed, ids, item_names, blocks, threads, call)
     plan = DenseEvaluation(parsed, ties, sem.seed, empty, m, threads=1)
     if plan.top is not None:
         extra["ranked_top_k"] = plan.top
@@ -200,6 +230,8 @@ def evaluate_embeddings(
             scores = users[a:b] @ item_t
         y = grades[a:b].toarray()
         gone = removed.rows(a, b) if removed is not None else None
+        if sampler is not None:  # scores that are not finite are reported below
+            sampled[a] = sampler.values(y, scores, gone, query_ids[a:b])
         try:
             if gone is not None and gone.counts.max(initial=0) == m:
                 return _nothing_left(y, scores, gone, parsed, ties, empty, query_ids[a:b])
@@ -225,7 +257,7 @@ def evaluate_embeddings(
     result = concatenate_results(parts, parsed, extra)
     if removed is not None and (removed.counts == m).any():
         result = _weighted_by_items_left(result, parsed, removed.counts < m)
-    return result
+    return result if sampler is None else sampler.result(result, [sampled[a] for a, _ in blocks])
 
 
 def _ids(ids: Any, name: str, n: int, rows_of: str) -> IdIndex | None:

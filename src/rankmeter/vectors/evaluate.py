@@ -16,7 +16,7 @@ from rankmeter.core.semantics import Semantics, SemanticsOptions
 from rankmeter.core.ties import straddling_queries
 from rankmeter.errors import InputFormatError, MeasureSyntaxError, PolicyError
 from rankmeter.io.foreign import host_arrays
-from rankmeter.measures import FAMILIES, Measure, parse
+from rankmeter.measures import FAMILIES, Measure, parse, traits_of
 from rankmeter.pipeline import MeasuresArg, evaluate_ranked, positive_items_suffice
 from rankmeter.progress import progress_bar, wanted
 from rankmeter.results import EvaluationResult
@@ -32,7 +32,6 @@ from rankmeter.vectors.distances import (
     score_block,
 )
 from rankmeter.vectors.hamming import (
-    BUCKET_FAMILIES,
     BUCKET_TIES,
     BucketGroups,
     PrefixTables,
@@ -53,11 +52,6 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
 VECTOR_TIES = ("expected", "stable", "optimistic", "pessimistic", "shuffle")
-_GRADED = ("ndcg", "dcg", "idcg", "cg")
-# families whose values at cutoff k read only the top k of the ranking (and the ideal / R from all items)
-_TRUNCATABLE = frozenset(
-    {"ndcg", "dcg", "idcg", "cg", "map", "ap", "wap", "p", "r", "f1", "rr", "success", "judged", "acg"}
-)
 _RADIUS = re.compile(r"^\s*(p|r|precision|recall)\s*\(\s*radius\s*=\s*(\d+)\s*\)\s*$", re.IGNORECASE)
 _BUCKET_ELEMENTS = 1 << 20  # items (query x database pairs) per block on the bucket path (fits the caches)
 SORT_ELEMENTS = 1 << 20  # ... on the general (sorting) path
@@ -124,7 +118,7 @@ def _plan(measures: MeasuresArg, radius: int | Iterable[int] | None) -> _Plan:
             if name in seen:
                 continue
             seen.add(name)
-            if m.family in _GRADED and single.param("ideal", "judged") == "retrieved":
+            if family.traits.graded and single.param("ideal", "judged") == "retrieved":
                 count_key = None  # relevant items of the ranked list = of the whole database here
             else:
                 count_key = single.param("min_rel")
@@ -305,7 +299,7 @@ def evaluate_vectors(
 
     Examples
     --------
-    The seed's example (shared/REFERENCE_VALUES.md, R7): 4-bit codes, 3 labels.
+    A worked example (docs/reference-values.md, R7): 4-bit codes, 3 labels.
 
     >>> q = [[1, 1, -1, -1]]
     >>> db = [[1, 1, -1, -1], [1, -1, -1, -1], [-1, 1, -1, -1], [1, 1, 1, -1],
@@ -359,7 +353,9 @@ def evaluate_vectors(
     n_q, n_d = data.n_queries, data.n_database
     bucket_ok = metric == "hamming" and ties in BUCKET_TIES
     # AP divided by min(R, k) or k has no bucket kernel
-    plan.bucket = [bucket_ok and m.family in BUCKET_FAMILIES and m.param("divisor", "R") == "R" for m in plan.measures]
+    plan.bucket = [
+        bucket_ok and traits_of(m).hamming is not None and m.param("divisor", "R") == "R" for m in plan.measures
+    ]
     all_bucket = bucket_ok and all(plan.bucket) and data.relevance.integral
     if batch_size is None:
         batch_size = max(1, (_BUCKET_ELEMENTS if all_bucket else SORT_ELEMENTS) // n_d)
@@ -419,10 +415,6 @@ def evaluate_vectors(
     return EvaluationResult(query_ids, names, values, included, aggregate, meta)
 
 
-# families whose value without a cutoff equals their value at any cutoff >= the list length
-_FULL_AS_CUTOFF = frozenset({"ndcg", "dcg", "idcg", "cg", "map", "ap", "wap", "r", "rr", "success"})
-
-
 def merge_cutoffs(measures: list[Measure], list_length: int) -> tuple[list[Measure], dict[str, str]]:
     """One measure per (family, parameters) with all cutoffs, so each kernel runs (and sorts its ideal) once.
 
@@ -442,7 +434,7 @@ def merge_cutoffs(measures: list[Measure], list_length: int) -> tuple[list[Measu
         for single in m.expand():
             key = (single.family, single.params)
             k = single.cutoffs[0] if single.cutoffs else None
-            if k is None and single.family in _FULL_AS_CUTOFF and single.param("divisor", "R") != "min":
+            if k is None and traits_of(single).full_as_cutoff and single.param("divisor", "R") != "min":
                 k = max(list_length, 1)
             if k is None:
                 whole[key] = single
@@ -470,7 +462,7 @@ class _BlockEvaluator:
         self.paths: dict[str, str] = {}
         self.tie_depth: int | None = None
         self.count_keys = {col.count_key for col in plan.columns} | {None}
-        self.rprec_thresholds = [m.param("min_rel") for m in plan.measures if m.family == "rprec"]
+        self.rprec_thresholds = [m.param("min_rel") for m in plan.measures if traits_of(m).cut_at_relevant]
         general = [m for m, b in zip(plan.measures, plan.bucket, strict=True) if not b]
         self.depth = self._depth(general)
 
@@ -478,7 +470,7 @@ class _BlockEvaluator:
         if not general:
             return None
         for m in general:
-            if m.family not in _TRUNCATABLE or m.cutoffs is None:
+            if not traits_of(m).top_k or m.cutoffs is None:
                 return None
         return max(k for m in general for k in (m.cutoffs or ()))
 

@@ -56,33 +56,11 @@ from typing import Any
 
 import numpy as np
 
+from rankmeter.measures import traits_of
 from rankmeter.measures.base import Measure
 from rankmeter.measures.params import discount_values, gain_values
 
 BUCKET_TIES = ("expected", "optimistic", "pessimistic")
-BUCKET_FAMILIES = frozenset(
-    {
-        "ndcg",
-        "dcg",
-        "idcg",
-        "cg",
-        "map",
-        "ap",
-        "wap",
-        "p",
-        "r",
-        "f1",
-        "rprec",
-        "acg",
-        "rr",
-        "success",
-        "judged",
-        "num_q",
-        "num_ret",
-        "num_rel",
-        "num_rel_ret",
-    }
-)
 
 
 def bucket_histogram(
@@ -352,11 +330,11 @@ def bucket_measure(gr: BucketGroups, measure: Measure, tables: PrefixTables) -> 
 
     Undefined values (no relevant item, IDCG = 0) are NaN, as the core kernels give them.
     """
-    fam = measure.family
+    fam = traits_of(measure).hamming
     cutoffs = _cutoffs(measure)
     n_q = len(gr.length)
     out = np.empty((n_q, len(cutoffs)))
-    if fam in ("ndcg", "dcg", "idcg", "cg"):
+    if traits_of(measure).graded:
         gains = gain_values(measure.param("gain", "linear"), gr.grade_values)
         if fam == "cg":
             s = gr.sums(gains)
@@ -376,11 +354,11 @@ def bucket_measure(gr: BucketGroups, measure: Measure, tables: PrefixTables) -> 
                 out[:, c] = _ratio(num, den)
         return out
     b = _relevant_levels(gr, measure.param("min_rel"))
-    if fam in ("map", "ap"):
+    if fam == "map":
         return _ap_like(gr, b, b, tables.harmonic, cutoffs)
     if fam == "wap":
         return _ap_like(gr, b, np.maximum(gr.grade_values, 0.0), tables.harmonic, cutoffs)
-    if fam in ("rr", "success"):
+    if fam == "rr" or fam == "success":
         finite = [k for k in cutoffs if k is not None]
         max_rank = None if len(finite) < len(cutoffs) else max(finite)
         query, rank, prob = _first_hit(gr, b, max_rank)
@@ -390,9 +368,9 @@ def bucket_measure(gr: BucketGroups, measure: Measure, tables: PrefixTables) -> 
             out[:, c] = np.bincount(query, weights=wk, minlength=n_q)
         return out
     big_r = gr.count(b)
-    if fam in ("num_q", "num_ret", "num_rel", "num_rel_ret"):
-        value = {"num_q": np.ones(n_q), "num_ret": gr.length}.get(fam, big_r)
-        return np.asarray(value, dtype=np.float64)[:, None]
+    counts = {"num_q": np.ones(n_q), "num_ret": gr.length, "num_rel": big_r, "num_rel_ret": big_r}
+    if fam in counts:
+        return np.asarray(counts[fam], dtype=np.float64)[:, None]
     if fam == "rprec":
         return _ratio(gr.top_sum(gr.sums(b), big_r), big_r)[:, None]
     if fam == "acg":
@@ -404,7 +382,7 @@ def bucket_measure(gr: BucketGroups, measure: Measure, tables: PrefixTables) -> 
     for c, k in enumerate(cutoffs):
         num = gr.top_sum(s, k)
         sizes = _sizes(gr, k)
-        if fam in ("p", "acg", "judged"):
+        if fam == "p" or fam == "acg" or fam == "judged":
             out[:, c] = np.divide(num, sizes, out=np.zeros_like(sizes), where=sizes > 0)
         elif fam == "r":
             out[:, c] = _ratio(num, big_r)
@@ -412,7 +390,7 @@ def bucket_measure(gr: BucketGroups, measure: Measure, tables: PrefixTables) -> 
             col = _ratio(2.0 * num, sizes + big_r)
             col[big_r == 0] = np.nan
             out[:, c] = col
-        else:  # pragma: no cover - guarded by BUCKET_FAMILIES
+        else:  # pragma: no cover - the families' hamming trait names these formulas only
             raise KeyError(fam)
     return out
 

@@ -22,7 +22,7 @@ from rankmeter.core.semantics import Semantics
 from rankmeter.errors import MeasureSyntaxError
 from rankmeter.io.exclude import is_sparse, removed_items
 from rankmeter.io.foreign import host_array
-from rankmeter.measures import FAMILIES, Measure
+from rankmeter.measures import FAMILIES, Measure, traits_of
 from rankmeter.results import EvaluationResult
 from rankmeter.xp.arrays import Placement, checked_rows, removal_counts_on_device, working_dtype
 from rankmeter.xp.kernels import KERNELS, Kernels, unsupported
@@ -119,7 +119,7 @@ def evaluate_blocks(
     singles = _columns(measures)
     keys = sorted({_count_key(single) for _, single in singles} | {None}, key=str)
     cutoffs = sorted({k for mm in measures for k in mm.cutoffs or ()})
-    rprec = [mm.param("min_rel") for mm in measures if mm.family == "rprec"]
+    rprec = [mm.param("min_rel") for mm in measures if traits_of(mm).cut_at_relevant]
     measure = _block_function(
         where.library, xp, dtype, tuple(measures), ties, tuple(keys), tuple(cutoffs), tuple(rprec)
     )
@@ -192,7 +192,7 @@ def _block_function(
         ranked = xp.where(rows.valid, rows.take(grades), xp.zeros_like(grades))
         ideal = xp.where(valid, grades, xp.full_like(grades, -float("inf")))
         k = Kernels(rows, ranked, ideal)
-        values = xp.concat([KERNELS[mm.family](k, mm) for mm in measures], axis=1)
+        values = xp.concat([KERNELS[str(traits_of(mm).array_api)](k, mm) for mm in measures], axis=1)
         counts = xp.concat([k.num_relevant(key) for key in keys], axis=1)
         per_row = [xp.astype(k.num_relevant(r), rows.index) for r in rprec]
         return values, counts, rows.tied_rows(), rows.straddles(list(cutoffs), per_row)
@@ -221,4 +221,4 @@ def _columns(measures: list[Measure]) -> list[tuple[str, Measure]]:
 
 def _count_key(single: Measure) -> float | None:
     """The relevance threshold whose count of relevant items decides whether a row is empty for ``single``."""
-    return None if single.family in ("ndcg", "dcg", "idcg", "cg") else single.param("min_rel")
+    return None if traits_of(single).graded else single.param("min_rel")

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from rankmeter.measures import Measure
+from rankmeter.measures import Measure, traits_of
 from rankmeter.measures.params import GainTable, discount_values
 from rankmeter.xp.ranking import RankedRows, ratio
 
@@ -226,7 +226,6 @@ KERNELS: dict[str, Callable[[Kernels, Measure], Array]] = {
     "acg": Kernels.acg,
     "fall_out": Kernels.fall_out,
     "map": Kernels.map,
-    "ap": Kernels.map,
     "wap": Kernels.wap,
     "rr": Kernels.rr,
     "success": Kernels.success,
@@ -235,18 +234,18 @@ KERNELS: dict[str, Callable[[Kernels, Measure], Array]] = {
     "num_rel": Kernels.num_rel,
     "num_rel_ret": Kernels.num_rel_ret,
 }
-"""Families computed on the device; any other family takes the host path (``metadata['array_api']``)."""
+"""The formulas computed on the device, by name; a family names its own in ``Traits.array_api``, and a family that
+names none takes the host path (``metadata['array_api']``)."""
 
 
 def unsupported(measure: Measure) -> str | None:
     """Why ``measure`` cannot be computed on the device, or None when it can."""
-    if measure.family not in KERNELS:
+    traits = traits_of(measure)
+    if traits.array_api is None:
         return f"family {measure.family!r} has no array-API kernel"
     gain = measure.param("gain", "linear")
-    if measure.family in ("ndcg", "dcg", "idcg", "cg") and not (
-        gain in ("linear", "exp") or isinstance(gain, GainTable)
-    ):
+    if traits.graded and not (gain in ("linear", "exp") or isinstance(gain, GainTable)):
         return "a callable gain works on NumPy arrays"
-    if measure.family in ("map", "ap") and measure.param("divisor", "R") != "R":
+    if traits.array_api == "map" and measure.param("divisor", "R") != "R":
         return "AP divided by min(R, k) or k works on NumPy arrays"
     return None

@@ -7,3 +7,29 @@ of each tied group (McSherry & Najork, ECIR 2008). A query where the measure
 is undefined (0/0, e.g. no relevant document) gets NaN; the empty-query
 policy is applied later by :mod:`rankmeter.evaluate`.
 """
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+
+def deferred(module: str, name: str) -> Callable[..., Any]:
+    """The kernel ``name`` of ``rankmeter.measures.kernels.<module>``, whose module is imported on its first call.
+
+    A family module names its kernels with it when their module is costly to import (the diversity
+    kernels and intent qrels): the registry then lists every family without importing every kernel.
+
+    >>> kernel = deferred("dcg", "ndcg")
+    >>> kernel.__name__, kernel.__module__
+    ('ndcg', 'rankmeter.measures.kernels.dcg')
+    """
+    path = f"{__name__}.{module}"
+
+    def kernel(*args: Any, **kwargs: Any) -> Any:
+        return getattr(importlib.import_module(path), name)(*args, **kwargs)
+
+    kernel.__name__ = kernel.__qualname__ = name
+    kernel.__module__ = path
+    return kernel

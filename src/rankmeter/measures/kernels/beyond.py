@@ -42,6 +42,7 @@ import numpy as np
 from rankmeter.errors import InputFormatError
 from rankmeter.measures.base import Measure
 from rankmeter.measures.kernels.beyond_lists import ListsContext
+from rankmeter.measures.kernels.list_sets import finish, partial
 
 HEAD_SHARE = 0.2
 """Default ``head=`` of aplt/aclt: the most popular 20% of the catalogue is the head (Abdollahpouri et al.)."""
@@ -58,11 +59,6 @@ def per_cutoff(fn: Callable[[ListsContext, Measure, int], Any]) -> Callable[[Lis
     return kernel
 
 
-def _counts(ctx: ListsContext, top: np.ndarray) -> np.ndarray:
-    """How many lists recommend each universe item."""
-    return np.bincount(top[top >= 0], minlength=len(ctx.universe)).astype(np.float64)
-
-
 def mean_over_list(values: np.ndarray, top: np.ndarray) -> np.ndarray:
     """Mean of per-item ``values`` (over the universe) over each list (0 for an empty list)."""
     filled = np.where(top >= 0, values[np.maximum(top, 0)] if len(values) else 0.0, 0.0)
@@ -70,72 +66,58 @@ def mean_over_list(values: np.ndarray, top: np.ndarray) -> np.ndarray:
     return np.divide(filled.sum(axis=1), n, out=np.zeros(len(top)), where=n > 0)
 
 
+def _from_state(ctx: ListsContext, m: Measure, k: int) -> float:
+    """A list-set value from the per-item sums of the lists (:mod:`rankmeter.measures.kernels.list_sets`)."""
+    return finish(partial(ctx, m, k), m, ctx.items)
+
+
 @per_cutoff
 def catalog_coverage(ctx: ListsContext, m: Measure, k: int) -> float:
     """Distinct items in the top-k lists / the catalogue's size (RecBole ItemCoverage, rectools CatalogCoverage)."""
-    ctx.items.needs("catalog", str(m))
-    return float((_counts(ctx, ctx.top(k, measure=str(m))) > 0).sum() / ctx.items.catalog_size)
-
-
-def _shares(ctx: ListsContext, m: Measure, k: int) -> np.ndarray:
-    c = _counts(ctx, ctx.top(k, measure=str(m)))
-    c = c[c > 0]
-    return c / c.sum()
+    return _from_state(ctx, m, k)
 
 
 @per_cutoff
 def entropy(ctx: ListsContext, m: Measure, k: int) -> float:
     """Shannon entropy in bits of the recommendation counts (Microsoft Recommenders' distributional_coverage)."""
-    p = _shares(ctx, m, k)
-    return float(-(p * np.log2(p)).sum())
+    return _from_state(ctx, m, k)
 
 
 @per_cutoff
 def recbole_entropy(ctx: ListsContext, m: Measure, k: int) -> float:
     """RecBole's ShannonEntropy: natural-log entropy of the counts, divided by the recommended items."""
-    p = _shares(ctx, m, k)
-    return float(-(p * np.log(p)).sum() / len(p)) if len(p) else float("nan")
+    return _from_state(ctx, m, k)
 
 
 @per_cutoff
 def gini(ctx: ListsContext, m: Measure, k: int) -> float:
     """Gini index of the recommendation counts over the whole catalogue, zeros included (RecBole GiniIndex)."""
-    ctx.items.needs("catalog", str(m))
-    c = np.sort(_counts(ctx, ctx.top(k, measure=str(m))))
-    c = c[c > 0]
-    n = max(ctx.items.catalog_size, len(c))
-    if not len(c):
-        return float("nan")
-    j = np.arange(n - len(c) + 1, n + 1)
-    return float(np.sum((2 * j - n - 1) * c) / c.sum() / n)
+    return _from_state(ctx, m, k)
 
 
 @per_cutoff
 def personalization(ctx: ListsContext, m: Measure, k: int) -> float:
     """1 - the mean similarity of two users' lists (binary item vectors), over every pair of non-empty lists."""
+    if m.param("metric", "cosine") == "cosine":  # a sum over items (list_sets)
+        return _from_state(ctx, m, k)
     top = ctx.top(k, measure=str(m))
     n = (top >= 0).sum(axis=1)
     top, n = top[n > 0], n[n > 0]
     users = len(n)
     if users < 2:
         return float("nan")
-    if m.param("metric", "cosine") == "cosine":
-        # sum over all ordered pairs (u, v), u == v included, of |L_u & L_v| / sqrt(|L_u| |L_v|)
-        weight = np.where(top >= 0, 1.0 / np.sqrt(n)[:, None], 0.0)
-        column = np.bincount(top[top >= 0], weights=weight[top >= 0], minlength=len(ctx.universe))
-        similar = (float(column @ column) - users) / 2
-    else:  # jaccard: the intersections of every pair from a sparse product, a block of users at a time
-        from scipy import sparse
+    # jaccard: the intersections of every pair from a sparse product, a block of users at a time
+    from scipy import sparse
 
-        rows = np.repeat(np.arange(users), n)
-        a = sparse.csr_matrix((np.ones(len(rows)), (rows, top[top >= 0])), shape=(users, len(ctx.universe)))
-        similar = 0.0
-        for start in range(0, users, 2048):
-            inter = (a[start : start + 2048] @ a.T).tocoo()
-            u, v = inter.row + start, inter.col
-            upper = u < v
-            u, v, x = u[upper], v[upper], inter.data[upper]
-            similar += float((x / (n[u] + n[v] - x)).sum())
+    rows = np.repeat(np.arange(users), n)
+    a = sparse.csr_matrix((np.ones(len(rows)), (rows, top[top >= 0])), shape=(users, len(ctx.universe)))
+    similar = 0.0
+    for start in range(0, users, 2048):
+        inter = (a[start : start + 2048] @ a.T).tocoo()
+        u, v = inter.row + start, inter.col
+        upper = u < v
+        u, v, x = u[upper], v[upper], inter.data[upper]
+        similar += float((x / (n[u] + n[v] - x)).sum())
     return 1.0 - similar / (users * (users - 1) / 2)
 
 
@@ -153,12 +135,7 @@ def ms_novelty(ctx: ListsContext, m: Measure, k: int) -> float:
 
     Items absent from the training interactions add 0 (but count in the divisor), as its merge drops them.
     """
-    ctx.items.needs("interactions", str(m))
-    top = ctx.top(k, measure=str(m))
-    rows = ctx.rows_of
-    info = np.where(rows > 0, -np.log2(np.maximum(rows, 1) / max(ctx.items.n_interactions, 1)), 0.0)
-    c = _counts(ctx, top)
-    return float((c * info).sum() / c.sum()) if c.sum() else float("nan")
+    return _from_state(ctx, m, k)
 
 
 @per_cutoff

@@ -16,7 +16,7 @@ for a measure that reads positions, a tie inside the top k) is a PolicyError.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
@@ -133,6 +133,17 @@ class ListsContext:
         tied[row, pos[keep]] = tied_next[keep]
         users = np.sort(qdict)[user[starts][by_id]] if n_users else np.zeros(0, dtype=str)
         return cls(users, codes, scores, universe, ties, tied, items or Items(), truth)
+
+    def subset(self, rows: np.ndarray) -> ListsContext:
+        """The lists of the users ``rows`` (indices into :attr:`users`), over the same universe and items."""
+        return replace(
+            self,
+            users=self.users[rows],
+            codes=self.codes[rows],
+            scores=self.scores[rows],
+            tied_inside=self.tied_inside[rows],
+            samples=[s.subset(np.flatnonzero(np.isin(s.users, self.users[rows]))) for s in self.samples],
+        )
 
     @property
     def lengths(self) -> np.ndarray:

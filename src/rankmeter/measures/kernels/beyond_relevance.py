@@ -25,13 +25,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from rankmeter.errors import InputFormatError, PolicyError
+from rankmeter.errors import PolicyError
 from rankmeter.measures.base import Measure
 from rankmeter.measures.kernels.beyond import check_features, per_cutoff
 from rankmeter.measures.kernels.beyond_lists import ListsContext
+from rankmeter.measures.kernels.list_sets import PATIENCE, attention, check_groups, finish, partial
 
-PATIENCE = 0.8
-"""Default ``patience`` of the ``rbp`` and ``cascade`` attention models."""
+__all__ = [
+    "PATIENCE",
+    "exposure",
+    "exposure_diff",
+    "exposure_ratio",
+    "ms_serendipity",
+    "pop_recall",
+    "rectools_serendipity",
+]
+
 GAMMA = 0.5
 """Default ``gamma`` of ``pop_recall``."""
 
@@ -106,41 +115,6 @@ def pop_recall(ctx: ListsContext, m: Measure, k: int) -> np.ndarray:
     return np.divide(found, total, out=np.full(len(found), np.nan), where=total > 0)
 
 
-def attention(ctx: ListsContext, m: Measure, top: np.ndarray) -> np.ndarray:
-    """The attention a(r) each position of each list gets under ``attention=`` (0 past a list's end)."""
-    k = top.shape[1]
-    rank = np.arange(1, k + 1, dtype=np.float64)
-    model, p = m.param("attention", "ndcg"), m.param("patience", PATIENCE)
-    if model == "ndcg":
-        a = np.broadcast_to(1 / np.log2(rank + 1), top.shape)
-    elif model == "rbp":
-        a = np.broadcast_to(p ** (rank - 1), top.shape)
-    else:  # cascade: past rank j with probability p (1 - rel_j)
-        go_on = p * (1 - ctx.relevant[:, :k].astype(np.float64))
-        a = np.cumprod(np.c_[np.ones(len(top)), go_on[:, :-1]], axis=1)
-    return np.where(top >= 0, a, 0.0)
-
-
-def _groups(ctx: ListsContext, m: Measure, top: np.ndarray) -> np.ndarray:
-    """The group code of each listed item (-1 for padding); an item without a group is located."""
-    ctx.items.needs("groups", str(m))
-    used = np.unique(top[top >= 0])
-    codes = np.full(len(ctx.universe), -1, dtype=np.int64)
-    try:
-        codes[used] = ctx.items.group_codes(ctx.universe[used])
-    except InputFormatError:
-        known = ctx.items.group_codes_or_missing(ctx.universe[used])
-        bad = np.zeros(len(ctx.universe), dtype=bool)
-        bad[used[known < 0]] = True
-        user = ctx.first_user(top, bad)
-        row = int(np.flatnonzero(ctx.users == user)[0])
-        item = ctx.universe[[c for c in top[row] if c >= 0 and bad[c]][0]]
-        raise InputFormatError(
-            f"measure {str(m)!r}, user {str(user)!r}: item {str(item)!r} has no group in Items(groups=...)"
-        ) from None
-    return np.where(top >= 0, codes[np.maximum(top, 0)], -1)
-
-
 @per_cutoff
 def exposure(ctx: ListsContext, m: Measure, k: int) -> np.ndarray:
     """Attention given to the items of group ``group=`` in each list."""
@@ -150,27 +124,16 @@ def exposure(ctx: ListsContext, m: Measure, k: int) -> np.ndarray:
     if name is None or str(name) not in names:
         raise PolicyError(f"measure {str(m)!r}: group must be one of {', '.join(map(str, names))}, got {name!r}")
     target = int(np.flatnonzero(names == str(name))[0])
-    return (attention(ctx, m, top) * (_groups(ctx, m, top) == target)).sum(axis=1)
-
-
-def _group_means(ctx: ListsContext, m: Measure, k: int) -> np.ndarray:
-    """Mean exposure of one catalogue item of each group, over the users with a list."""
-    top = ctx.top(k, positional=True, measure=str(m))
-    groups = _groups(ctx, m, top)
-    size = np.bincount(ctx.items.catalog_groups(), minlength=len(ctx.items.group_names)).astype(np.float64)
-    total = np.bincount(groups[groups >= 0], weights=attention(ctx, m, top)[groups >= 0], minlength=len(size))
-    return np.divide(total, size * max(len(ctx.users), 1), out=np.zeros(len(size)), where=size > 0)[size > 0]
+    return (attention(ctx, m, top) * (check_groups(ctx, m, top) == target)).sum(axis=1)
 
 
 @per_cutoff
 def exposure_ratio(ctx: ListsContext, m: Measure, k: int) -> float:
     """Disparity ratio: the least exposed group's per-item mean exposure / the most exposed group's."""
-    means = _group_means(ctx, m, k)
-    return float(means.min() / means.max()) if len(means) and means.max() > 0 else float("nan")
+    return finish(partial(ctx, m, k), m, ctx.items)
 
 
 @per_cutoff
 def exposure_diff(ctx: ListsContext, m: Measure, k: int) -> float:
     """Disparity difference: the most exposed group's per-item mean exposure - the least exposed group's."""
-    means = _group_means(ctx, m, k)
-    return float(means.max() - means.min()) if len(means) else float("nan")
+    return finish(partial(ctx, m, k), m, ctx.items)

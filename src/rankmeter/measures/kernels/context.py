@@ -74,10 +74,18 @@ class Context:
         return (rel & self.ranked.judged).astype(np.float64)
 
     def num_relevant(self, min_rel: float | None) -> np.ndarray:
-        """Number of relevant judged documents of each query (retrieved or not)."""
-        g = self.ranked.ideal_grades
-        rel = g > 0 if min_rel is None else g >= min_rel
-        return segment_sum(rel.astype(np.float64), self.ranked.ideal_offsets)
+        """Number of relevant judged documents of each query (retrieved or not); counted once per ``min_rel``.
+
+        The array is shared by every measure of the evaluation, so it is read-only.
+        """
+        key = ("num_relevant", min_rel)
+        if key not in self._cache:
+            g = self.ranked.ideal_grades
+            rel = g > 0 if min_rel is None else g >= min_rel
+            counts = segment_sum(rel.astype(np.float64), self.ranked.ideal_offsets)
+            counts.setflags(write=False)
+            self._cache[key] = counts
+        return self._cache[key]
 
     def graded(self) -> np.ndarray:
         """Non-negative grade of each ranked item (0 when unjudged or negative)."""
@@ -110,17 +118,6 @@ class Context:
     @cached_property
     def group_query(self) -> np.ndarray:
         return self.item_query[self.group_starts[:-1]]
-
-    @cached_property
-    def group_offsets(self) -> np.ndarray:
-        """CSR of groups per query."""
-        counts = np.bincount(self.group_query, minlength=self.ranked.n_queries)
-        return np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
-
-    @cached_property
-    def within_group(self) -> np.ndarray:
-        """0-based position of each item inside its tied group."""
-        return np.arange(len(self.ranked.grades)) - np.repeat(self.group_starts[:-1], self.group_sizes)
 
     def group_sum(self, values: np.ndarray) -> np.ndarray:
         return segment_sum(values, self.group_starts)

@@ -69,19 +69,6 @@ def ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     return out
 
 
-def prefix_at(values: np.ndarray, offsets: np.ndarray, t: np.ndarray) -> np.ndarray:
-    """Per segment, the sum of its first ``t[q]`` values (all of them when ``t[q]`` exceeds its length).
-
-    >>> import numpy as np
-    >>> prefix_at(np.array([1.0, 2.0, 4.0, 8.0]), np.array([0, 3, 4]), np.array([2, 5])).tolist()
-    [3.0, 8.0]
-    """
-    total = np.concatenate(([0.0], np.cumsum(np.asarray(values, dtype=np.float64))))
-    lengths = np.diff(offsets)
-    take = np.clip(np.asarray(t), 0, lengths).astype(np.int64)
-    return total[offsets[:-1] + take] - total[offsets[:-1]]
-
-
 def segment_suffix_max(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """Maximum of each value and every later value of its segment (exact; O(N log N) doubling).
 
