@@ -1,0 +1,106 @@
+"""Every registered measure family has a value source independent of rankmeter's kernels.
+
+Either a plain-Python definition (tests/reference/definitions.py, checked here on worked examples and, by
+the tie brute force, on every ordering of hundreds of random tied lists) or a test where a peer runs, or
+where the formula or a worked example is written out (``OTHER_SOURCES``). A family registered without one
+fails :func:`test_every_family_has_an_independent_source`.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from pathlib import Path
+
+import pytest
+
+import rankmeter
+from rankmeter.measures import FAMILIES
+from tests.reference.definitions import DEFINITIONS, OTHER_SOURCES, Query, value, values
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_every_family_has_an_independent_source() -> None:
+    missing = sorted(set(FAMILIES) - set(DEFINITIONS) - set(OTHER_SOURCES))
+    assert not missing, f"families with neither a definition nor another independent source: {missing}"
+    assert not set(DEFINITIONS) & set(OTHER_SOURCES), "a family is listed in both tables"
+    assert not (set(DEFINITIONS) | set(OTHER_SOURCES)) - set(FAMILIES), "a listed family is not registered"
+
+
+@pytest.mark.parametrize("family", sorted(OTHER_SOURCES))
+def test_other_source_exists(family: str) -> None:
+    source = OTHER_SOURCES[family]
+    path = REPO / source.path
+    text = path.read_text()
+    tests = {n.name for n in ast.walk(ast.parse(text)) if isinstance(n, ast.FunctionDef)}
+    assert source.test in tests, f"{source.path} has no {source.test}"
+    assert source.kind in ("peer", "formula", "worked example")
+    assert source.evidence in text, f"{source.path}: {source.evidence!r} not found"
+    assert (source.spelled or family) in text, f"{source.path} never names {source.spelled or family!r}"
+
+
+# --- the definitions on hand-computed examples ----------------------------------------------------------
+# ranking a b c d e, grades 3, 0, unjudged, 2, 1; judged but not retrieved: f (grade 2) and g (-1)
+Q = Query(("a", "b", "c", "d", "e"), (5.0, 4.0, 3.0, 3.0, 1.0), {"a": 3, "b": 0, "d": 2, "e": 1, "f": 2, "g": -1})
+L2, L3, L4, L5 = (math.log2(i) for i in (3, 4, 5, 6))
+
+
+@pytest.mark.parametrize(
+    ("name", "want"),
+    [
+        ("dcg@3", 3.0),
+        ("dcg", 3 + 2 / L4 + 1 / L5),
+        ("cg@4", 5.0),
+        ("idcg@3", 3 + 2 / L2 + 2 / L3),
+        ("ndcg@2", 3 / (3 + 2 / L2)),
+        ("ndcg(ideal=retrieved)@2", 3 / (3 + 2 / L2)),
+        ("ndcg(gain=exp)@1", 1.0),
+        ("dcg(discount=jarvelin(2))@4", 3 + 2 / 2),  # rank 4: 1/log2(4)
+        ("map", (1 + 2 / 4 + 3 / 5) / 4),  # R = 4 (a, d, e, f)
+        ("map@4", (1 + 2 / 4) / 4),
+        ("map(divisor=min)@2", 1 / 2),
+        ("map(divisor=k)@4", (1 + 2 / 4) / 4),
+        ("ap(min_rel=2)", (1 + 2 / 4) / 3),  # R = 3 (a, d, f)
+        ("p@4", 2 / 4),
+        ("p@10", 3 / 10),
+        ("p(divisor=min)@10", 3 / 5),
+        ("r@4", 2 / 4),
+        ("f1@4", 2 * 2 / (4 + 4)),
+        ("f1@10", 2 * 3 / (10 + 4)),
+        ("rr", 1.0),
+        ("rr(min_rel=2)@3", 1.0),
+        ("rprec", 2 / 4),
+        ("success(min_rel=2)@3", 1.0),
+        ("judged@3", 2 / 3),
+        ("judged(divisor=min)@10", 4 / 5),
+        ("acg@3", 3 / 3),
+        ("acg@10", 6 / 10),
+        ("wap", (3 + 5 / 4 + 6 / 5) / 4),
+        ("num_ret", 5.0),
+        ("num_rel", 4.0),
+        ("num_rel_ret", 3.0),
+        ("err@2", 7 / 16),  # R(3) = 7/16 at rank 1, R(0) = 0
+        ("hits@4", 2.0),
+        ("fall_out@2", 1 / 2),  # non-relevant: b, c
+        ("auroc", 2 / (3 * 2)),  # of the (relevant, non-relevant) pairs only (a, b) and (a, c) are in order
+        ("coverage_error", 5.0),
+        ("label_ranking_loss", (0 + 2 + 2) / 6),  # b and c score >= d (c ties it at 3.0) and >= e
+        ("lrap", (1 / 1 + 2 / 4 + 3 / 5) / 3),
+    ],
+)
+def test_definitions_on_worked_examples(name: str, want: float) -> None:
+    assert value(name, Q) == pytest.approx(want, abs=1e-12)
+
+
+def test_definitions_agree_with_rankmeter_on_the_worked_example() -> None:
+    names = ["ndcg@[2,5]", "map", "f1@[4,10]", "acg@[3,10]", "wap", "auroc", "lrap", "err@[1,3]", "nerr"]
+    run = {"q": dict(zip(Q.ranking, Q.scores, strict=True))}
+    res = rankmeter.evaluate({"q": Q.qrels}, run, names, ties="stable")
+    assert res.values[0].tolist() == pytest.approx(values(names, Q), abs=1e-12)
+
+
+def test_undefined_values_are_none() -> None:
+    nothing = Query(("a", "b"), (2.0, 1.0), {"a": 0})
+    assert value("ndcg", nothing) is None and value("map", nothing) is None and value("f1@2", nothing) is None
+    assert values(["ndcg", "p@2"], nothing) == [0.0, 0.0]
