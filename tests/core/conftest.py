@@ -2,7 +2,7 @@
 
 The real data (``shared/realdata``) and the seeds (``shared/seeds``) are not part of the
 repository; they are looked up in ``$RANKMETER_SHARED``, ``<repo>/shared`` and ``/work/shared``
-(first that exists). Tests that need them are skipped, with the reason, when none is found.
+(first that exists). Tests that need them fail, saying where they looked, when none is found.
 """
 
 from __future__ import annotations
@@ -30,9 +30,9 @@ SHARED = _shared_dir()
 
 @pytest.fixture(scope="session")
 def shared_dir() -> Path:
-    """The shared fixture folder (skips the test when it is not available)."""
+    """The shared fixture folder (fails the test when it is not available)."""
     if SHARED is None:
-        pytest.skip("shared/realdata not found (set RANKMETER_SHARED)")
+        pytest.fail("shared/realdata not found (set RANKMETER_SHARED)", pytrace=False)
     return SHARED
 
 

@@ -25,7 +25,7 @@ def _shared() -> Path:
     for candidate in (here.parents[2].parent / "shared", Path("/work/shared")):
         if (candidate / "realdata" / "trec_eval_test").is_dir():
             return candidate / "realdata" / "trec_eval_test"
-    pytest.skip("shared/realdata not found")
+    pytest.fail("shared/realdata/trec_eval_test not found (set RANKMETER_SHARED)", pytrace=False)
 
 
 def _perturbed(run_path: Path, out: Path) -> Path:
