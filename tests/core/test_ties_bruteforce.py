@@ -291,6 +291,23 @@ def test_tie_policies_match_bruteforce_id_input(seed: int) -> None:
     assert res.metadata["queries_with_ties_at_cutoff"] > 0
 
 
+def test_tie_policies_on_a_small_sample() -> None:
+    # a quick pass over both inputs (the mutation run's selection): 20 id-based and 20 ragged cases
+    cases = [c for c in _cases(7000, 40, unjudged=True, extra=True) if c.n_orderings() <= 240][:20]
+    per_case, res = _evaluate_orderings(cases)
+    policies = {t: _evaluate_policy(cases, t) for t in ("expected", "optimistic", "pessimistic")}
+    _check_against_bruteforce(cases, res.measure_names, per_case, policies)
+    ragged = [c.dense() for c in _cases(7001, 40, unjudged=False, extra=False) if c.n_orderings() <= 240][:20]
+    assert len(cases) == len(ragged) == 20
+    lists = [([float(c.grades[i]) for i in o], [c.scores[i] for i in o]) for c in ragged for o in c.orderings()]
+    stable = _lists_values(lists, "stable").values
+    bounds = np.cumsum([0] + [c.n_orderings() for c in ragged])
+    originals = [([float(g) for g in c.grades], c.scores) for c in ragged]
+    policies = {t: _lists_values(originals, t).values for t in ("expected", "optimistic", "pessimistic")}
+    per_list = [stable[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+    _check_against_bruteforce(ragged, res.measure_names, per_list, policies)
+
+
 def _lists_values(lists: list[tuple[list[float], list[float]]], ties: str) -> rankmeter.EvaluationResult:
     grades = [g for g, _ in lists]
     scores = [s for _, s in lists]
@@ -460,6 +477,19 @@ def test_ir_families_against_their_definitions_over_every_ordering(seed: int) ->
         for t, got in bounds.items():
             inside = (ref.min(axis=0) - TOL <= got[ci]) & (got[ci] <= ref.max(axis=0) + TOL)
             assert inside.all(), (t, case, [n for n, ok in zip(IR_MEASURES, inside, strict=True) if not ok])
+
+
+def test_ir_families_on_a_small_sample() -> None:
+    # a quick pass (the mutation run's selection): 12 cases, every ordering against the definitions
+    cases = [c for c in _cases(7100, 40, unjudged=True, extra=True) if c.n_orderings() <= 120][:12]
+    assert len(cases) == 12
+    per_case, _ = _evaluate_orderings(cases, IR_MEASURES)
+    expected = _evaluate_policy(cases, "expected", IR_EXACT)
+    exact = [IR_MEASURES.index(n) for n in IR_EXACT]
+    for ci, case in enumerate(cases):
+        ref = _definitions(case, IR_MEASURES, by_grades=False)
+        np.testing.assert_allclose(per_case[ci], ref, rtol=0, atol=TOL, err_msg=str(case))
+        np.testing.assert_allclose(expected[ci], ref[:, exact].mean(axis=0), rtol=0, atol=TOL, err_msg=str(case))
 
 
 @pytest.mark.parametrize("name", sorted(set(IR_MEASURES) - set(IR_EXACT)))

@@ -380,29 +380,24 @@ def irbu(q: Query, k: int | None, gmax: float, p: float) -> float:
     return total
 
 
-def _rank_stats(q: Query, min_rel: float | None = None) -> tuple[float, float, float] | None:
-    ranks = [i for i, r in enumerate(rel_list(q, min_rel), start=1) if r]
-    if not ranks:
-        return None
-    mr = sum(ranks) / len(ranks)
-    levels = q.graded()
-    mpr = sum(x * (i - 1) / (q.n - 1) for i, x in enumerate(levels, start=1)) / sum(levels)
-    return mr, 1 - (mr - 1) / ((q.n + 1) / 2 - 1), mpr
-
-
 def mean_rank(q: Query, k: None, min_rel: float | None = None) -> float | None:
-    s = _rank_stats(q, min_rel)
-    return None if s is None else s[0]
+    """The mean rank of the relevant ranked items (undefined without one)."""
+    ranks = [i for i, r in enumerate(rel_list(q, min_rel), start=1) if r]
+    return sum(ranks) / len(ranks) if ranks else None
 
 
 def amri(q: Query, k: None, min_rel: float | None = None) -> float | None:
-    s = _rank_stats(q, min_rel)
-    return None if s is None else s[1]
+    """1 - (MR - 1) / (E[MR] - 1) with E[MR] = (n + 1) / 2, the mean rank of a random order (n > 1)."""
+    mr = mean_rank(q, k, min_rel)
+    return None if mr is None or q.n < 2 else 1 - (mr - 1) / ((q.n + 1) / 2 - 1)
 
 
 def mpr(q: Query, k: None) -> float | None:
-    s = _rank_stats(q)
-    return None if s is None else s[2]
+    """The grade-weighted mean of (rank - 1) / (n - 1) (n > 1, some positive grade in the list)."""
+    levels = q.graded()
+    if q.n < 2 or not any(x > 0 for x in levels):
+        return None
+    return sum(x * (i - 1) / (q.n - 1) for i, x in enumerate(levels, start=1)) / sum(levels)
 
 
 Definition = Callable[..., float | None]
@@ -494,7 +489,7 @@ _PYTREC_TEST = "test_trec_eval_layer_matches_pytrec_eval"
 
 
 def _pytrec(trec_name: str) -> Source:
-    return Source(_PYTREC, _PYTREC_TEST, "peer", "pytrec_eval = ", trec_name)
+    return Source(_PYTREC, _PYTREC_TEST, "peer", "import pytrec_eval", trec_name)
 
 
 def _ndeval(ndeval_name: str) -> Source:
@@ -524,10 +519,14 @@ OTHER_SOURCES: dict[str, Source] = {
     "gm_bpref": _pytrec("gm_bpref"),
     "infap": _pytrec("infAP"),
     "iprec_at_recall": Source(
-        _PYTREC, "test_interpolated_precision_with_trec_eval_9_rounding", "peer", "pytrec_eval = ", "iprec_at_recall"
+        _PYTREC,
+        "test_interpolated_precision_with_trec_eval_9_rounding",
+        "peer",
+        "import pytrec_eval",
+        "iprec_at_recall",
     ),
     "iprec_avg": Source(
-        _PYTREC, "test_interpolated_precision_with_trec_eval_9_rounding", "peer", "pytrec_eval = ", "11pt_avg"
+        _PYTREC, "test_interpolated_precision_with_trec_eval_9_rounding", "peer", "import pytrec_eval", "11pt_avg"
     ),
     "rprec_mult": _pytrec("Rprec_mult"),
     "utility": _pytrec("utility"),

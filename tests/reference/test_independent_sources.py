@@ -104,3 +104,27 @@ def test_undefined_values_are_none() -> None:
     nothing = Query(("a", "b"), (2.0, 1.0), {"a": 0})
     assert value("ndcg", nothing) is None and value("map", nothing) is None and value("f1@2", nothing) is None
     assert values(["ndcg", "p@2"], nothing) == [0.0, 0.0]
+
+
+# --- edge cases: empty lists, lists without a non-relevant item, without a relevant or a judged one -------
+EDGES = {
+    "empty list": Query((), (), {"a": 1, "b": 0}),
+    "all relevant": Query(("a", "b"), (2.0, 1.0), {"a": 2, "b": 1}),
+    "none relevant": Query(("a", "b", "c"), (3.0, 2.0, 1.0), {"a": 0, "b": -1, "z": 2}),
+    "one item": Query(("a",), (1.0,), {"a": 3}),
+    "nothing judged retrieved": Query(("x", "y"), (2.0, 2.0), {"a": 1}),
+}
+
+
+@pytest.mark.parametrize("edge", sorted(EDGES))
+def test_definitions_agree_with_rankmeter_on_edge_cases(edge: str) -> None:
+    from tests.core.test_ties_bruteforce import IR_MEASURES, MEASURES
+
+    q = EDGES[edge]
+    names = [*MEASURES, *IR_MEASURES]
+    run = {"q": dict(zip(q.ranking, q.scores, strict=True))}
+    res = rankmeter.evaluate({"q": q.qrels}, run, names, ties="stable", empty="zero")
+    want = values(names, q)
+    got = res.values[0].tolist()
+    bad = [(n, g, w) for n, g, w in zip(res.measure_names, got, want, strict=True) if abs(g - w) > 1e-12]
+    assert not bad, bad
