@@ -280,8 +280,12 @@ def main(argv: list[str] | None = None) -> int:
     sys.dont_write_bytecode = True  # a mutant must never be read back from a stale .pyc
     work = Path(tempfile.mkdtemp(prefix="rankmeter-mutants-"))
     try:
+        # a copy of the sources and of the tests: editing the checkout while a run goes on changes nothing
         src = work / "src"
-        shutil.copytree(ROOT / "src", src, ignore=shutil.ignore_patterns("__pycache__"))
+        for part in ("src", "tests", "tests_recsys_oracles"):
+            shutil.copytree(ROOT / part, work / part, ignore=shutil.ignore_patterns("__pycache__"))
+        for name in ("conftest.py", "pyproject.toml"):
+            shutil.copy(ROOT / name, work / name)
         todo = [m for module in modules for m in mutants(module, src)]
         if args.match:
             todo = [m for m in todo if args.match in f"{m.module}:{m.line} {m.what}"]
@@ -292,13 +296,19 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{m.module}:{m.line} {m.what}: {m.before!r} -> {m.text!r}")
             print(f"{len(todo)} mutants")
             return 0
-        os.chdir(ROOT)
+        os.chdir(work)
         os.environ["PYTHONPATH"] = str(src)
         os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
         sys.path.insert(0, str(src))
-        sys.path.insert(0, str(ROOT))
+        sys.path.insert(0, str(work))
         _warm()
         originals = {module: (src / KERNELS / module).read_text() for module in modules}
+        for module in sorted({m.module for m in todo}):  # each selection must pass on the unchanged code
+            unchanged = Mutant(module, 0, "none", "", (1, 0), (1, 0), "")
+            status, seconds = run_one(unchanged, src, originals[module], args.timeout)
+            if status != "survived":
+                raise SystemExit(f"the tests selected for {module} fail on the unchanged code ({status})")
+            print(f"{module}: its selection passes on the unchanged code in {seconds:.0f} s", flush=True)
         for m in todo:
             status, seconds = run_one(m, src, originals[m.module], args.timeout)
             row = {**asdict(m), "status": status, "seconds": round(seconds, 1)}
