@@ -282,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         # a copy of the sources and of the tests: editing the checkout while a run goes on changes nothing
         src = work / "src"
-        for part in ("src", "tests", "tests_recsys_oracles"):
+        for part in ("src", "tests", "tests_recsys_oracles", "docs"):
             shutil.copytree(ROOT / part, work / part, ignore=shutil.ignore_patterns("__pycache__"))
         for name in ("conftest.py", "pyproject.toml"):
             shutil.copy(ROOT / name, work / name)
@@ -307,8 +307,10 @@ def main(argv: list[str] | None = None) -> int:
             unchanged = Mutant(module, 0, "none", "", (1, 0), (1, 0), "")
             status, seconds = run_one(unchanged, src, originals[module], args.timeout)
             if status != "survived":
-                raise SystemExit(f"the tests selected for {module} fail on the unchanged code ({status})")
-            print(f"{module}: its selection passes on the unchanged code in {seconds:.0f} s", flush=True)
+                print(f"{module}: skipped, its selection fails on the unchanged code ({status})", flush=True)
+                todo = [m for m in todo if m.module != module]
+            else:
+                print(f"{module}: its selection passes on the unchanged code in {seconds:.0f} s", flush=True)
         for m in todo:
             status, seconds = run_one(m, src, originals[m.module], args.timeout)
             row = {**asdict(m), "status": status, "seconds": round(seconds, 1)}
