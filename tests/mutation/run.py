@@ -39,14 +39,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 KERNELS = Path("rankmeter/measures/kernels")
 
-_BRUTE = "tests/core/test_ties_bruteforce.py"
+_BRUTE = "tests/reference/test_ties_bruteforce.py"
 _CORE = [
-    "tests/reference",
+    "tests/reference/test_independent_sources.py",
     f"{_BRUTE}::test_tie_policies_on_a_small_sample",
-    "tests/core/test_reference_values.py",
+    "tests/reference/test_reference_values.py",
 ]
 _IR = [
-    "tests/reference",
+    "tests/reference/test_independent_sources.py",
     f"{_BRUTE}::test_ir_families_on_a_small_sample",
 ]
 
@@ -55,7 +55,7 @@ SELECTIONS: dict[str, list[str]] = {
     "average_precision.py": _CORE,
     "counts.py": _CORE,
     "dcg.py": _CORE,
-    "err.py": [*_CORE, "tests/core/test_err.py"],
+    "err.py": [*_CORE, "tests/measures/test_err.py"],
     "label_ranking.py": _CORE,
     "precision.py": _CORE,
     "reciprocal_rank.py": _CORE,

@@ -118,7 +118,7 @@ EDGES = {
 
 @pytest.mark.parametrize("edge", sorted(EDGES))
 def test_definitions_agree_with_rankmeter_on_edge_cases(edge: str) -> None:
-    from tests.core.test_ties_bruteforce import IR_MEASURES, MEASURES
+    from tests.reference.test_ties_bruteforce import IR_MEASURES, MEASURES
 
     q = EDGES[edge]
     names = [*MEASURES, *IR_MEASURES]

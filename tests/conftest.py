@@ -1,4 +1,4 @@
-"""Shared fixtures of the core test layer: where the shared fixtures live, TREC files and parsers.
+"""Fixtures shared by every test folder: where the shared fixtures live, TREC files and parsers.
 
 The real data (``shared/realdata``) and the seeds (``shared/seeds``) are not part of the
 repository; they are looked up in ``$RANKMETER_SHARED``, ``<repo>/shared`` and ``/work/shared``
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 
 
 def _shared_dir() -> Path | None:
