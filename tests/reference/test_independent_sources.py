@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import math
+import random
 from pathlib import Path
 
 import pytest
@@ -116,15 +117,52 @@ EDGES = {
 }
 
 
+# the value of a list without a non-relevant item, set away from its default
+ALL_RELEVANT = ["fall_out(all_relevant=1)@[1,2]", "auroc(all_relevant=0)"]
+
+
 @pytest.mark.parametrize("edge", sorted(EDGES))
 def test_definitions_agree_with_rankmeter_on_edge_cases(edge: str) -> None:
     from tests.reference.test_ties_bruteforce import IR_MEASURES, MEASURES
 
     q = EDGES[edge]
-    names = [*MEASURES, *IR_MEASURES]
+    names = [*MEASURES, *IR_MEASURES, *ALL_RELEVANT]
     run = {"q": dict(zip(q.ranking, q.scores, strict=True))}
     res = rankmeter.evaluate({"q": q.qrels}, run, names, ties="stable", empty="zero")
     want = values(names, q)
     got = res.values[0].tolist()
     bad = [(n, g, w) for n, g, w in zip(res.measure_names, got, want, strict=True) if abs(g - w) > 1e-12]
+    assert not bad, bad
+
+
+def test_definitions_agree_with_rankmeter_on_equal_length_dense_rows() -> None:
+    # rows of one length take the dense paths (the ideal's top k by partial selection, row-wise sums)
+    from tests.reference.test_ties_bruteforce import MEASURES
+
+    rng = random.Random(29)
+    y_true = [[float(rng.choice([0, 0, 1, 2, 3])) for _ in range(7)] for _ in range(16)]
+    y_score = [[float(rng.randint(0, 4)) for _ in range(7)] for _ in range(16)]
+    res = rankmeter.evaluate_arrays(y_true, y_score, MEASURES, ties="stable", empty="zero")
+    for row, (grades, scores) in enumerate(zip(y_true, y_score, strict=True)):
+        order = sorted(range(7), key=lambda i: -scores[i])  # stable: input order inside a tie
+        q = Query(
+            tuple(f"i{i}" for i in order), tuple(scores[i] for i in order), {f"i{i}": g for i, g in enumerate(grades)}
+        )
+        want = values(MEASURES, q)
+        bad = [
+            (n, g, w) for n, g, w in zip(res.measure_names, res.values[row], want, strict=True) if abs(g - w) > 1e-12
+        ]
+        assert not bad, (row, bad)
+
+
+def test_definitions_agree_with_rankmeter_on_a_list_emptied_by_judged_only() -> None:
+    # every retrieved document is unjudged: judged_only leaves an empty list for a query with relevant documents
+    from tests.reference.test_ties_bruteforce import MEASURES
+
+    qrels = {"a": 1, "b": 0, "c": 2}
+    names = [*MEASURES, *ALL_RELEVANT]
+    res = rankmeter.evaluate({"q": qrels}, {"q": {"u": 2.0, "v": 1.0}}, names, judged_only=True, empty="zero")
+    assert res.metadata["unjudged_dropped"] == 2
+    want = values(names, Query((), (), qrels))
+    bad = [(n, g, w) for n, g, w in zip(res.measure_names, res.values[0], want, strict=True) if abs(g - w) > 1e-12]
     assert not bad, bad
