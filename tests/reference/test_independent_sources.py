@@ -159,10 +159,16 @@ def test_definitions_agree_with_rankmeter_on_a_list_emptied_by_judged_only() -> 
     # every retrieved document is unjudged: judged_only leaves an empty list for a query with relevant documents
     from tests.reference.test_ties_bruteforce import MEASURES
 
-    qrels = {"a": 1, "b": 0, "c": 2}
+    qrels = {"a": 1, "b": 0, "c": 2, "d": 3}  # relevant documents at every min_rel of MEASURES: no empty query
     names = [*MEASURES, *ALL_RELEVANT]
-    res = rankmeter.evaluate({"q": qrels}, {"q": {"u": 2.0, "v": 1.0}}, names, judged_only=True, empty="zero")
-    assert res.metadata["unjudged_dropped"] == 2
-    want = values(names, Query((), (), qrels))
-    bad = [(n, g, w) for n, g, w in zip(res.measure_names, res.values[0], want, strict=True) if abs(g - w) > 1e-12]
-    assert not bad, bad
+    for empty in ("zero", "nan"):  # "nan": a value the formula leaves undefined shows as NaN, not as 0
+        res = rankmeter.evaluate({"q": qrels}, {"q": {"u": 2.0, "v": 1.0}}, names, judged_only=True, empty=empty)
+        assert res.metadata["unjudged_dropped"] == 2
+        want = values(names, Query((), (), qrels), empty=0.0 if empty == "zero" else math.nan)
+        got = res.values[0].tolist()
+        bad = [
+            (n, g, w)
+            for n, g, w in zip(res.measure_names, got, want, strict=True)
+            if not (abs(g - w) <= 1e-12 or (math.isnan(g) and math.isnan(w)))
+        ]
+        assert not bad, (empty, bad)
