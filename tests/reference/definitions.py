@@ -400,6 +400,27 @@ def mpr(q: Query, k: None) -> float | None:
     return sum(x * (i - 1) / (q.n - 1) for i, x in enumerate(levels, start=1)) / sum(levels)
 
 
+# --- item weights (``sample_weight`` of dense input: keras-rs's weighted metrics) -------------------------
+def weighted_average_precision(
+    grades: list[float], weights: list[float], k: int | None, min_rel: float | None = None
+) -> float | None:
+    """sum over ranks i <= k of w_i b_i P@i, over sum over the row of w_i b_i (P@i unweighted)."""
+    rel = [is_rel(g, min_rel) for g in grades]
+    total, hits = 0.0, 0
+    for i, (r, w) in enumerate(top(list(zip(rel, weights, strict=True)), k), start=1):
+        hits += r
+        total += w * hits / i if r else 0.0
+    den = sum(w for r, w in zip(rel, weights, strict=True) if r)
+    return total / den if den > 0 else None
+
+
+def weighted_ndcg(grades: list[float], weights: list[float], k: int | None, gain: object = "linear") -> float | None:
+    """DCG of the weighted gains w_i g(r_i) over the DCG of those weighted gains sorted descending."""
+    gains = [w * gain_of(g, gain) for g, w in zip(grades, weights, strict=True)]
+    best = dcg_of(sorted(gains, reverse=True), k, "log2")
+    return dcg_of(gains, k, "log2") / best if best > 0 else None
+
+
 Definition = Callable[..., float | None]
 
 #: family -> its plain-Python definition, called as ``f(query, k, **non-default parameters)``

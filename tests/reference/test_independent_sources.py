@@ -11,13 +11,22 @@ from __future__ import annotations
 import ast
 import math
 import random
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 import rankmeter
 from rankmeter.measures import FAMILIES
-from tests.reference.definitions import DEFINITIONS, OTHER_SOURCES, Query, value, values
+from tests.reference.definitions import (
+    DEFINITIONS,
+    OTHER_SOURCES,
+    Query,
+    value,
+    values,
+    weighted_average_precision,
+    weighted_ndcg,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -172,3 +181,27 @@ def test_definitions_agree_with_rankmeter_on_a_list_emptied_by_judged_only() -> 
             if not (abs(g - w) <= 1e-12 or (math.isnan(g) and math.isnan(w)))
         ]
         assert not bad, (empty, bad)
+
+
+@pytest.mark.parametrize(
+    ("name", "formula"),
+    [
+        ("map", lambda g, w: weighted_average_precision(g, w, None)),
+        ("map@3", lambda g, w: weighted_average_precision(g, w, 3)),
+        ("map(min_rel=2)", lambda g, w: weighted_average_precision(g, w, None, 2.0)),
+        ("ndcg", lambda g, w: weighted_ndcg(g, w, None)),
+        ("ndcg@3", lambda g, w: weighted_ndcg(g, w, 3)),
+        ("ndcg(gain=exp)@4", lambda g, w: weighted_ndcg(g, w, 4, "exp")),
+    ],
+)
+def test_item_weights_against_their_definitions(name: str, formula: Callable) -> None:
+    rng = random.Random(31)
+    y_true = [[float(rng.choice([0, 0, 1, 2, 3])) for _ in range(6)] for _ in range(12)]
+    y_score = [[float(rng.randint(0, 3)) for _ in range(6)] for _ in range(12)]
+    weights = [[rng.choice([0.5, 1.0, 2.0, 3.0]) for _ in range(6)] for _ in range(12)]
+    res = rankmeter.evaluate_arrays(y_true, y_score, name, sample_weight=weights, ties="stable", empty="nan")
+    for row in range(12):
+        order = sorted(range(6), key=lambda i: -y_score[row][i])  # stable: input order inside a tie
+        want = formula([y_true[row][i] for i in order], [weights[row][i] for i in order])
+        got = float(res.values[row, 0])
+        assert (math.isnan(got) and want is None) or got == pytest.approx(want, abs=1e-12), (row, got, want)
