@@ -50,12 +50,20 @@ _IR = [
     f"{_BRUTE}::test_ir_families_on_a_small_sample",
 ]
 
+# the error contracts of the kernels that refuse values (overflowing gains, stopping probabilities past 1)
+_HOSTILE = "tests/hostile/test_hostile_values.py"
+_OVERFLOW = [
+    f"{_HOSTILE}::test_exp_gain_of_grade_1024_is_a_located_error",
+    f"{_HOSTILE}::test_every_cumulative_gain_refuses_an_overflow",
+    f"{_HOSTILE}::test_exp_gains_whose_sum_overflows_are_refused",
+]
+
 #: kernel module (relative to measures/kernels) -> the tests run against each of its mutants
 SELECTIONS: dict[str, list[str]] = {
     "average_precision.py": _CORE,
     "counts.py": _CORE,
-    "dcg.py": _CORE,
-    "err.py": [*_CORE, "tests/measures/test_err.py"],
+    "dcg.py": [*_CORE, *_OVERFLOW],
+    "err.py": [*_CORE, "tests/measures/test_err.py", f"{_HOSTILE}::test_err_advice_for_a_high_grade_works"],
     "label_ranking.py": _CORE,
     "precision.py": _CORE,
     "reciprocal_rank.py": _CORE,
