@@ -54,6 +54,7 @@ _IR = [
 _HOSTILE = "tests/hostile/test_hostile_values.py"
 _OVERFLOW = [
     f"{_HOSTILE}::test_exp_gain_of_grade_1024_is_a_located_error",
+    f"{_HOSTILE}::test_exp_gain_overflow_under_several_cutoffs_names_its_query",
     f"{_HOSTILE}::test_every_cumulative_gain_refuses_an_overflow",
     f"{_HOSTILE}::test_exp_gains_whose_sum_overflows_are_refused",
 ]
