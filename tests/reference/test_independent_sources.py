@@ -140,7 +140,7 @@ def test_definitions_agree_with_rankmeter_on_edge_cases(edge: str) -> None:
     res = rankmeter.evaluate({"q": q.qrels}, run, names, ties="stable", empty="zero")
     want = values(names, q)
     got = res.values[0].tolist()
-    bad = [(n, g, w) for n, g, w in zip(res.measure_names, got, want, strict=True) if abs(g - w) > 1e-12]
+    bad = [(n, g, w) for n, g, w in zip(res.measure_names, got, want, strict=True) if not abs(g - w) <= 1e-12]
     assert not bad, bad
 
 
@@ -159,7 +159,9 @@ def test_definitions_agree_with_rankmeter_on_equal_length_dense_rows() -> None:
         )
         want = values(MEASURES, q)
         bad = [
-            (n, g, w) for n, g, w in zip(res.measure_names, res.values[row], want, strict=True) if abs(g - w) > 1e-12
+            (n, g, w)
+            for n, g, w in zip(res.measure_names, res.values[row], want, strict=True)
+            if not abs(g - w) <= 1e-12
         ]
         assert not bad, (row, bad)
 
