@@ -14,7 +14,7 @@ Not part of the test suite (pytest collects no test here). Run it from the repos
     python tests/mutation/run.py precision.py dcg.py       # some modules (default: every selected module)
     python tests/mutation/run.py --chunk 1/4 --out part1.jsonl   # a quarter of the mutants, one JSON line each
     python tests/mutation/run.py --match "precision.py:56 " # the mutants of one line
-    python tests/mutation/run.py --report part*.jsonl      # the table of tried / killed / survivors
+    python tests/mutation/run.py --report part*.jsonl      # the table (a mutant run again: its last result)
 
 Each mutant runs in a process forked from one that already imported NumPy, SciPy and pytest, so a
 mutant costs its tests' time plus the import of rankmeter.
@@ -248,7 +248,13 @@ def run_one(m: Mutant, src: Path, original: str, timeout: float) -> tuple[str, f
 
 
 def _report(paths: list[str]) -> None:
-    rows = [json.loads(line) for p in paths for line in Path(p).read_text().splitlines() if line.strip()]
+    latest: dict[tuple[object, ...], dict[str, object]] = {}  # a mutant run again (--match) counts once, as last run
+    for p in paths:
+        for line in Path(p).read_text().splitlines():
+            if line.strip():
+                r = json.loads(line)
+                latest[(r["module"], tuple(r["start"]), tuple(r["end"]), r["what"])] = r
+    rows = list(latest.values())
     by_module: dict[str, dict[str, int]] = {}
     for r in rows:
         counts = by_module.setdefault(r["module"], {"tried": 0, "killed": 0, "timeout": 0, "survived": 0})

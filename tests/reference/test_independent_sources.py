@@ -137,11 +137,18 @@ def test_definitions_agree_with_rankmeter_on_edge_cases(edge: str) -> None:
     q = EDGES[edge]
     names = [*MEASURES, *IR_MEASURES, *ALL_RELEVANT]
     run = {"q": dict(zip(q.ranking, q.scores, strict=True))}
-    res = rankmeter.evaluate({"q": q.qrels}, run, names, ties="stable", empty="zero")
-    want = values(names, q)
-    got = res.values[0].tolist()
-    bad = [(n, g, w) for n, g, w in zip(res.measure_names, got, want, strict=True) if not abs(g - w) <= 1e-12]
-    assert not bad, bad
+    # "nan" shows the values the formulas leave undefined, where the query has relevant documents at every
+    # min_rel of the measures (otherwise the empty-query policy gives NaN for every measure of the query)
+    for empty in ("zero", "nan") if edge == "one item" else ("zero",):
+        res = rankmeter.evaluate({"q": q.qrels}, run, names, ties="stable", empty=empty)
+        want = values(names, q, empty=0.0 if empty == "zero" else math.nan)
+        got = res.values[0].tolist()
+        bad = [
+            (n, g, w)
+            for n, g, w in zip(res.measure_names, got, want, strict=True)
+            if not (abs(g - w) <= 1e-12 or (math.isnan(g) and math.isnan(w)))
+        ]
+        assert not bad, (empty, bad)
 
 
 def test_definitions_agree_with_rankmeter_on_equal_length_dense_rows() -> None:
