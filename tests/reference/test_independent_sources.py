@@ -214,3 +214,22 @@ def test_item_weights_against_their_definitions(name: str, formula: Callable) ->
         want = formula([y_true[row][i] for i in order], [weights[row][i] for i in order])
         got = float(res.values[row, 0])
         assert (math.isnan(got) and want is None) or got == pytest.approx(want, abs=1e-12), (row, got, want)
+
+
+def test_definitions_agree_with_rankmeter_on_fractional_grades() -> None:
+    # a grade between 0 and 1: exp gains 2^g - 1 and ERR's 2^(g - gmax) - 2^-gmax with 0 < g < 1
+    from tests.reference.test_ties_bruteforce import MEASURES
+
+    q = Query(("a", "b", "c", "d"), (4.0, 3.0, 2.0, 1.0), {"a": 0.5, "b": 3.0, "c": 0.0, "e": 2.0})
+    run = {"q": dict(zip(q.ranking, q.scores, strict=True))}
+    res = rankmeter.evaluate({"q": q.qrels}, run, MEASURES, ties="stable", empty="zero")
+    want = values(MEASURES, q)
+    bad = [(n, g, w) for n, g, w in zip(res.measure_names, res.values[0], want, strict=True) if not abs(g - w) <= 1e-12]
+    assert not bad, bad
+
+
+def test_a_stopping_probability_table_is_read_for_judged_grades_only() -> None:
+    # grade 1 would stop with probability 2, but no judged document has grade 1: the unjudged "u" stops nobody
+    q = Query(("u", "a"), (2.0, 1.0), {"a": 2})
+    res = rankmeter.evaluate({"q": q.qrels}, {"q": {"u": 2.0, "a": 1.0}}, "err(gain={1:2,2:0.5})", ties="stable")
+    assert res["err(gain={1:2,2:0.5})"] == pytest.approx(value("err(gain={1:2,2:0.5})", q), abs=1e-15) == 0.25
