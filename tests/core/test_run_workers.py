@@ -19,7 +19,7 @@ import rankmeter
 from rankmeter.core import processes
 from rankmeter.core.processes import map_processes
 from rankmeter.errors import DuplicateEntryError, InputFormatError, InvalidScoreError
-from tests.core.test_many_runs import _same as same_values
+from tests.cli.test_many_runs import _same as same_values
 
 EVALUATE = importlib.import_module("rankmeter.evaluate")  # the module (rankmeter.evaluate is the function)
 MEASURES = ["ndcg@5", "ndcg", "map", "p@3", "rr", "r@10", "num_rel_ret", "num_ret"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from tests.core.test_properties import EVERYTHING
+from tests.properties.test_properties import EVERYTHING
 
 TIES = ["trec", "stable", "expected", "shuffle", "optimistic", "pessimistic"]
 TREC_FAMILIES = [

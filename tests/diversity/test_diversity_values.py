@@ -238,8 +238,9 @@ def test_file_table_and_dict_inputs_agree(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("seed", range(4))
 def test_ndcg_ia_is_the_mean_of_ndcg_per_intent(seed: int) -> None:
-    """Cross-check with the ndcg kernel (itself checked against trec_eval): one ordinary qrels per intent."""
+    """ndcg per intent from its plain-Python definition (tests/reference/definitions.py), the run in trec order."""
     from tests.diversity.cases import random_case
+    from tests.reference.definitions import Query, ndcg
 
     case = random_case(np.random.default_rng(200 + seed), n_queries=8)
     per_intent: dict[tuple[str, str], dict[str, int]] = {}
@@ -254,7 +255,10 @@ def test_ndcg_ia_is_the_mean_of_ndcg_per_intent(seed: int) -> None:
         for (q, _intent), docs in per_intent.items():
             if q not in case.run or not any(g > 0 for g in docs.values()):
                 continue
-            value = rankmeter.evaluate({q: docs}, {q: case.run[q]}, f"ndcg@{k}")[f"ndcg@{k}"]
+            # ties="trec": score descending, then document id descending
+            ranked = sorted(case.run[q].items(), key=lambda item: (item[1], item[0]), reverse=True)
+            query = Query(tuple(d for d, _ in ranked), tuple(s for _, s in ranked), docs)
+            value = ndcg(query, k)
             expected.setdefault(q, []).append(value)
         got = ours.by_query(f"ndcg_ia@{k}")
         assert set(got) == set(expected)

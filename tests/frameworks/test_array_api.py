@@ -16,17 +16,16 @@ import os
 
 os.environ.setdefault("KERAS_BACKEND", "jax")
 
+import array_api_compat  # noqa: F401
+import jax
+import jax.numpy as jnp
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+import torch
 
 import rankmeter  # noqa: E402
 from rankmeter.errors import InputFormatError, InvalidScoreError  # noqa: E402
 from rankmeter.measures import measure  # noqa: E402
-
-torch = pytest.importorskip("torch")
-jax = pytest.importorskip("jax")
-jnp = pytest.importorskip("jax.numpy")
-pytest.importorskip("array_api_compat")
 
 MEASURES = [
     "ndcg@[1,3,5]", "ndcg", "ndcg(gain=exp)@10", "ndcg(discount=jarvelin(2))@5", "ndcg(gain={0:1,1:3})@4",

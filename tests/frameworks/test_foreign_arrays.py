@@ -13,13 +13,12 @@ import os
 
 os.environ.setdefault("KERAS_BACKEND", "jax")
 
+import jax.numpy as jnp
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+import torch
 
 import rankmeter  # noqa: E402
-
-torch = pytest.importorskip("torch")
-jnp = pytest.importorskip("jax.numpy")
 
 MEASURES = ["ndcg@[3,5]", "map", "rr@4", "p@2"]
 

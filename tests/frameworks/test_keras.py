@@ -19,13 +19,12 @@ import os
 
 os.environ.setdefault("KERAS_BACKEND", "jax")
 
+import keras
+import keras_rs
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 import rankmeter  # noqa: E402
-
-keras = pytest.importorskip("keras")
-keras_rs = pytest.importorskip("keras_rs")
 import rankmeter.keras as rk  # noqa: E402
 from rankmeter.errors import InputFormatError, InvalidScoreError, MeasureSyntaxError, PolicyError  # noqa: E402
 

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 import rankmeter
 from rankmeter.core import align as align_module
-from tests.core.test_properties import collections_
+from tests.properties.test_properties import collections_
 
 SETTINGS = settings(max_examples=25, deadline=None, database=None, suppress_health_check=list(HealthCheck))
 MEASURES = ["ndcg", "ndcg@[1,3,5]", "ndcg(gain=exp)@3", "map", "map@3", "p@[1,3]", "r@3", "rr", "rprec", "num_rel_ret"]

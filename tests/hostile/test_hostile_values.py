@@ -27,6 +27,13 @@ RUN = {"1": {"a": 2.0, "b": 1.0}}
 
 
 # --- gains: refused at parse time when they are not finite ---------------------------------------------
+def test_exp_gain_overflow_under_several_cutoffs_names_its_query() -> None:
+    qrels = {"1": {"a": 1}, "2": {"c": 1024}, "3": {"a": 2}}
+    run = {"1": {"a": 1.0}, "2": {"c": 1.0}, "3": {"a": 1.0}}
+    with pytest.raises(InvalidScoreError, match=r"query '2': DCG is inf \(its highest grade is 1024\)"):
+        rankmeter.evaluate(qrels, run, "ndcg(gain=exp)@[1,5]")
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [

@@ -1,4 +1,4 @@
-"""Fixtures of the measure-family tests: the shared real data (see ``tests/core/conftest.py``)."""
+"""Fixtures of the measure-family tests: the shared real data (see ``tests/conftest.py``)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.core.conftest import shared_dir
+from tests.conftest import shared_dir
 
 __all__ = ["realdata", "shared_dir"]
 

@@ -32,16 +32,16 @@ import os
 
 os.environ.setdefault("KERAS_BACKEND", "jax")
 
+import jax  # noqa: E402
+import keras  # noqa: E402
+import keras_rs  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 import rankmeter  # noqa: E402
 
-keras_rs = pytest.importorskip("keras_rs")
-jax = pytest.importorskip("jax")
-keras = pytest.importorskip("keras")
 if keras.backend.backend() != "jax":  # pragma: no cover - keras imported earlier with another backend
-    pytest.skip("the keras-rs oracle runs on the JAX backend", allow_module_level=True)
+    pytest.fail(f"the keras-rs oracle runs on the JAX backend, not {keras.backend.backend()!r}", pytrace=False)
 
 TOL = 1e-9
 RESULT_TOL = 1e-6  # keras.metrics.Mean's float32 reduction (see module docstring)

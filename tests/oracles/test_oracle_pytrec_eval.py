@@ -24,10 +24,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import pytrec_eval
 
 import rankmeter
-
-pytrec_eval = pytest.importorskip("pytrec_eval")
 
 CUTS = (1, 3, 5, 10, 20, 100)
 _CUT = ",".join(map(str, CUTS))
@@ -226,7 +225,8 @@ def _write_trec(path_q, path_r, case, rng) -> None:
 
 
 def _frames(case):
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
+
     q = pd.DataFrame(
         [(qid, d, g) for qid, docs in case.qrels.items() for d, g in docs.items()],
         columns=["query_id", "doc_id", "relevance"],

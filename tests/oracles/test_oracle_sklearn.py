@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import sklearn.metrics as sk_metrics
 
 import rankmeter
 
-sk_metrics = pytest.importorskip("sklearn.metrics")
 ndcg_score = sk_metrics.ndcg_score
 dcg_score = sk_metrics.dcg_score
 

@@ -91,7 +91,6 @@ def test_text_formats(tmp_path: Path, capsys: pytest.CaptureFixture[str], fmt: s
 
 
 def test_plot_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    pytest.importorskip("matplotlib")
     qrels, runs = write_files(tmp_path)
     png = tmp_path / "out.png"
     argv = [str(qrels), *map(str, runs), "-m", "ndcg@10", "--format", "csv", "--plot", str(png)]
@@ -115,7 +114,8 @@ def test_errors_exit_1_for_input_and_2_for_usage(tmp_path: Path, capsys: pytest.
 
 
 def test_main_dispatch(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    main = pytest.importorskip("rankmeter.cli.main")
+    from rankmeter.cli import main
+
     qrels, runs = write_files(tmp_path)
     assert main.main(["compare", str(qrels), *map(str, runs), "-m", "map", "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["metadata"]["test"] == "t"

@@ -311,7 +311,6 @@ def test_compare_validates_before_evaluating(monkeypatch: pytest.MonkeyPatch) ->
 
 
 def test_compare_with_the_real_evaluate() -> None:
-    pytest.importorskip("rankmeter.evaluate")
     qrels = {f"q{i}": {"d1": 1, "d2": 1, "d3": 0, "d4": 2} for i in range(12)}
     good = {q: {"d4": 4.0, "d1": 3.0, "d2": 2.0, "d3": 1.0} for q in qrels}
     worse = {"d3": 4.0, "d1": 3.0, "d2": 2.0, "d4": 1.0}

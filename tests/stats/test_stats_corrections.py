@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import statsmodels.stats.multitest as multitest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rankmeter.errors import PolicyError
 from rankmeter.stats.corrections import adjust, benjamini_hochberg, bonferroni, canonical_correction, holm
-
-multitest = pytest.importorskip("statsmodels.stats.multitest")
 
 STATSMODELS_NAMES = {"holm": "holm", "bonferroni": "bonferroni", "bh": "fdr_bh"}
 

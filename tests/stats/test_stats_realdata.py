@@ -25,7 +25,7 @@ def _shared() -> Path:
     for candidate in (here.parents[1],):  # tests/realdata
         if (candidate / "realdata" / "trec_eval_test").is_dir():
             return candidate / "realdata" / "trec_eval_test"
-    pytest.skip("shared/realdata not found")
+    pytest.fail("tests/realdata/trec_eval_test not found", pytrace=False)
 
 
 def _perturbed(run_path: Path, out: Path) -> Path:

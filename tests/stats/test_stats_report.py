@@ -75,7 +75,6 @@ def test_tukey_legend_and_vs_column() -> None:
 
 
 def test_plots_write_pngs(cmp: Comparison, tmp_path: Path) -> None:
-    pytest.importorskip("matplotlib")
     from rankmeter.report import plots
 
     (tmp_path / "sub").mkdir()  # rankmeter creates no directories
@@ -94,7 +93,6 @@ def test_plots_write_pngs(cmp: Comparison, tmp_path: Path) -> None:
 
 
 def test_plots_leave_pyplot_alone(cmp: Comparison, tmp_path: Path) -> None:
-    pytest.importorskip("matplotlib")
     import sys
 
     from rankmeter.report import plots

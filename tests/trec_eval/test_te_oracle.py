@@ -26,14 +26,13 @@ import math
 
 import numpy as np
 import pytest
+import pytrec_eval
 
 import rankmeter
 from rankmeter.io.dicts import qrels_from_dict, run_from_dict
 from rankmeter.trec_eval.engine import evaluate_qrels
 from rankmeter.trec_eval.measures import resolve
 from rankmeter.trec_eval.readers import RunFile
-
-pytrec_eval = pytest.importorskip("pytrec_eval")
 
 DOCS = np.array(
     [f"d{i}" for i in range(1, 31)]

@@ -32,7 +32,14 @@ def _shared() -> Path | None:
 
 
 DATA = _shared()
-pytestmark = pytest.mark.skipif(DATA is None, reason="shared/realdata/trec_eval_test not found")
+
+
+@pytest.fixture(autouse=True)
+def _data_present() -> None:
+    """trec_eval's own test files are the oracle here: without them the tests fail, never skip."""
+    if DATA is None:
+        pytest.fail("tests/realdata/trec_eval_test not found (or set RANKMETER_SHARED)", pytrace=False)
+
 
 MEAS_PARAMS = (
     "-q -miprec_at_recall..10,.20,.25,.75,.50 -m P.5,7,3 -m recall.20,2000 -m Rprec_mult.5.0,0.2,0.35 "

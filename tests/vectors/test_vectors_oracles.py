@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import sklearn.metrics as sklearn_metrics
 
 from rankmeter import evaluate_arrays
 from rankmeter.core.lists import rank_flat_lists
@@ -21,8 +22,6 @@ from rankmeter.io.dense import FlatLists
 from rankmeter.vectors import evaluate_vectors, hamming_distance, relevance_matrix
 from rankmeter.vectors.distances import prepare_features, score_block
 from rankmeter.vectors.ranking import rank_block
-
-sklearn_metrics = pytest.importorskip("sklearn.metrics")
 
 
 def _hash_data(rng: np.random.Generator, n_q: int, n_d: int, bits: int, n_labels: int):

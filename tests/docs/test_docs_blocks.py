@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 PAGES = sorted(DOCS.rglob("*.md")) + [ROOT / "README.md"]
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
@@ -63,6 +63,10 @@ ALLOWED: dict[tuple[str, str], str] = {
         "docs/distributed.md",
         "python benchmarks/bench_distributed.py --no-scaling --ranking-evaluator --queries 20000",
     ): "a benchmark (minutes)",
+    ("docs/README.md", "python tests/mutation/run.py --list"): "lists the mutants (seconds, but not a test)",
+    ("docs/README.md", "python tests/mutation/run.py precision.py dcg.py --out mutants.jsonl"): "the mutation run",
+    ("docs/README.md", "python tests/mutation/run.py --chunk 1/4 --out mutants.jsonl"): "the mutation run (hours)",
+    ("docs/README.md", "python tests/mutation/run.py --report mutants.jsonl"): "reads a mutation run's output",
     ("docs/errors.md", "pip install -e '.[test,fuzz]'"): "installs atheris, which CI does not use",
     ("docs/errors.md", "fuzz/run_all.sh 300 1000000"): "the long fuzzing campaign: hours, not CI's job",
     ("docs/errors.md", "nice -n 19 python fuzz/campaign.py grammar -runs=1000000 fuzz/corpus/grammar"): (

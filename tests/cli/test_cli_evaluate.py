@@ -178,7 +178,7 @@ def _console_script() -> str:
         return str(beside)
     if found:
         return found
-    pytest.skip("the rankmeter console script is not installed")
+    pytest.fail("the rankmeter console script is not installed (pip install -e .)", pytrace=False)
 
 
 def test_console_script_subprocess(files, tmp_path) -> None:

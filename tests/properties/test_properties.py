@@ -62,8 +62,8 @@ NORMALISED = [
     "nerr(gain=linear,gmax=5)@3",
 ]
 # Bounds hold where "highest grade first" is the best order: not for judged@k when grades can be
-# negative (xfail in test_ties_bruteforce) nor for non-monotone gain tables (the ideal is sorted by
-# gain, tied documents by grade).
+# negative (test_ties_bruteforce checks only pessimistic <= expected <= optimistic there) nor for
+# non-monotone gain tables (the ideal is sorted by gain, tied documents by grade).
 BOUNDED = [m for m in NORMALISED if not m.startswith(("judged", "ndcg(gain={"))] + [
     "dcg@[1,3]",
     "cg@[2,5]",

@@ -1,6 +1,6 @@
 """The site's hook: one page per measure family, each with a worked example computed at build time.
 
-The code blocks of the pages are run by tests/test_docs_blocks.py.
+The code blocks of the pages are run by tests/docs/test_docs_blocks.py.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
 def load_hook():

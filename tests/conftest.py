@@ -1,4 +1,4 @@
-"""Shared fixtures of the core test layer: where the shared fixtures live, TREC files and parsers.
+"""Fixtures shared by every test folder: where the shared fixtures live, TREC files and parsers.
 
 The real data are in ``tests/realdata`` (data files copied unchanged from public repositories, with
 their licences; ``tests/realdata/SOURCES.md``); ``$RANKMETER_SHARED`` may name another folder holding a
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 
 
 def _shared_dir() -> Path | None:
@@ -30,9 +30,9 @@ SHARED = _shared_dir()
 
 @pytest.fixture(scope="session")
 def shared_dir() -> Path:
-    """The shared fixture folder (skips the test when it is not available)."""
+    """The shared fixture folder (fails the test when it is not available)."""
     if SHARED is None:
-        pytest.skip("shared/realdata not found (set RANKMETER_SHARED)")
+        pytest.fail("tests/realdata not found (or set RANKMETER_SHARED)", pytrace=False)
     return SHARED
 
 
