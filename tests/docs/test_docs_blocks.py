@@ -85,6 +85,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("docs/performance.md", "python benchmarks/bench_distributed.py"): "a benchmark (minutes, Spark and Dask)",
     ("docs/performance.md", "python benchmarks/bench_report.py"): "a benchmark (headless Chromium)",
     ("docs/performance.md", "python benchmarks/bench_recsys_inputs.py"): "a benchmark (minutes)",
+    ("docs/performance.md", "python benchmarks/bench_table_ids.py --base OTHER/src"): "a benchmark (minutes)",
     ("docs/performance.md", "python benchmarks/bench_gpu.py"): "needs a CUDA GPU",
     ("docs/performance.md", "python benchmarks/guard.py"): "the regression guard: minutes of paired benchmarks",
     ("docs/performance.md", "python benchmarks/guard.py --base main --only W2,W4 --repeats 9"): "the regression guard",
