@@ -713,9 +713,10 @@ def evaluate_arrays(
     Without ``sample_weight``, the rows are ranked and evaluated in blocks
     (``rankmeter.core.lists.EVALUATION_BLOCK_ITEMS`` items each) on one
     thread per CPU, so memory beyond the inputs stays bounded; ``mask`` and
-    ``exclude`` take the same path (their items score ``-inf`` in a copy of
-    each block and are cut off), except under ``ties="shuffle"`` or when a
-    list has no item left, which are ranked list by list. A mask that
+    ``exclude`` take the same path (their items are left out of each row's
+    ranking: on the top-k path the mask is read only at the sampled columns
+    and the candidates), except under ``ties="shuffle"`` or when a list has
+    no item left, which are ranked list by list. A mask that
     removes nothing costs nothing more. When every
     measure has a cutoff, only the top of each row is ranked
     (``metadata["ranked_top_k"]``; tie counts then refer to that top);
