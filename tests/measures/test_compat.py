@@ -104,3 +104,24 @@ def test_normalize_must_be_a_boolean() -> None:
 def test_expected_ties_are_refused() -> None:
     with pytest.raises(PolicyError, match=r"measure 'compat' has no exact expectation"):
         rankmeter.evaluate_lists([[1, 0, 2]], [[1.0, 1.0, 0.5]], "compat", ties="expected")
+
+
+def test_no_relevant_document_scores_zero() -> None:
+    # no relevant document: the ideal is empty and so is its own RBO, which rankmeter and ir_measures score 0
+    qrels, run = {"q": {"a": 0}}, {"q": {"a": 2.0, "b": 1.0}}
+    for name in ["Compat", "Compat(normalize=False)"]:
+        got = rankmeter.evaluate(qrels, run, name).by_query(str(rankmeter.parse(name)))
+        assert got == {"q": 0.0} == _peer(name, qrels, run)
+
+
+def test_equal_grades_below_unretrieved_higher_ones() -> None:
+    # the ideal is a, b (grade 3, not retrieved), then x, y, z (grade 1) in the run's order: x, y, z sit at
+    # ideal positions 3, 4, 5 and overlap from depths 3, 4, 5 (D = 5, S(m) = sum_{d=m}^{5} 0.95^(d-1) / d)
+    qrels, run = {"q": {"a": 3, "b": 3, "x": 1, "y": 1, "z": 1}}, {"q": {"x": 3.0, "y": 2.0, "z": 1.0}}
+
+    def suffix(m: int) -> float:
+        return sum(0.95 ** (d - 1) / d for d in range(m, 6))
+
+    want = (suffix(3) + suffix(4) + suffix(5)) / sum(suffix(m) for m in range(1, 6))
+    assert rankmeter.evaluate(qrels, run, "Compat")["compat"] == pytest.approx(want, abs=1e-15)
+    assert _peer("Compat", qrels, run)["q"] == pytest.approx(want, abs=1e-15)

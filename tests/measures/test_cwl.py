@@ -156,3 +156,52 @@ def test_persistence_in_unit_interval() -> None:
 def test_order_dependent_families_refuse_expected_ties(name: str) -> None:
     with pytest.raises(PolicyError, match=r"has no exact expectation over tied orderings"):
         rankmeter.evaluate_lists([[1, 0, 1]], [[1.0, 1.0, 0.5]], name, ties="expected")
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "INSQ(max_rel=1)",
+        "INST(T=3, max_rel=1)",
+        "NERR8(max_rel=1)@1000",
+        "NERR8(max_rel=1)@1001",
+        "NERR9(max_rel=1)@1000",
+        "NERR9(max_rel=1)@1001",
+        "NERR10(p=0.999, max_rel=1)",
+        "NERR11(max_rel=1)",
+    ],
+)
+@pytest.mark.parametrize("length", [999, 1000, 1001])
+def test_lists_at_the_horizon(name: str, length: int) -> None:
+    # one list shorter than the 1000-rank horizon, one exactly as long, one longer, and cutoffs at and past it
+    qrels = {"q": {"d0": 1, "d500": 1, "d998": 1}}
+    run = {"q": {f"d{i}": -float(i) for i in range(length)}}
+    got = rankmeter.evaluate(qrels, run, name)[str(rankmeter.parse(name))]
+    assert got == pytest.approx(_peer(name, qrels, run)["q"], abs=1e-12)
+
+
+def test_insq_expected_ties_past_the_horizon() -> None:
+    # no tied scores, so the expectation over tied orderings is the one order cwl_eval reads, cut at 1000 ranks
+    qrels = {"q": {"d0": 1, "d500": 1, "d998": 1, "d1100": 1}}
+    run = {"q": {f"d{i}": -float(i) for i in range(1200)}}
+    got = rankmeter.evaluate(qrels, run, "INSQ(max_rel=1)", ties="expected")["INSQ(max_rel=1)"]
+    assert got == pytest.approx(_peer("INSQ(max_rel=1)", qrels, run)["q"], abs=1e-12)
+
+
+@pytest.mark.parametrize("p", [0.999, 0.99])
+def test_nerr10_patience_close_to_one(p: float) -> None:
+    # C_i = p (1 - g_i) to the horizon: with p near 1 the ranks past a short list still weigh.
+    # Grades 0, 1, 0 with max_rel=2: gains 0, 1/2, 0, so C = p, p/2, p and prod_{j<i} C_j = 1, p, p^2/2;
+    # past rank 3, prod_{j<i} C_j = (p^3/2) p^(i-4), summed over i = 4..1000: (p^3/2) (1 - p^997) / (1 - p)
+    name = f"nerr10(p={p},max_rel=2)"
+    got = rankmeter.evaluate_lists([[0, 1, 0]], [[3.0, 2.0, 1.0]], name, ties="stable")[name]
+    want = (p / 2) / (1 + p + p**2 / 2 + p**3 / 2 * (1 - p**997) / (1 - p))
+    assert got == pytest.approx(want, abs=1e-15)
+    qrels, run = _random_cases(11, 30)
+    peer = f"NERR10(p={p}, max_rel=3)"
+    assert rankmeter.evaluate(qrels, run, peer).by_query(peer) == pytest.approx(_peer(peer, qrels, run), abs=1e-12)
+
+
+def test_min_rel_equal_to_max_rel() -> None:
+    with pytest.raises(MeasureSyntaxError, match=r"min_rel must be below max_rel, got 2 and 2"):
+        rankmeter.evaluate_lists([[1, 0]], [[2.0, 1.0]], "insq(min_rel=2,max_rel=2)", ties="stable")

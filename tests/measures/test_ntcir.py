@@ -168,3 +168,34 @@ def test_q_measure_and_irbu_expected_ties_are_the_mean_over_orderings() -> None:
         [[grades[i] for i in o] for o in orders], [[5.0, 4.0, 3.0, 2.0, 1.0]] * 6, names, ties="stable"
     ).values
     np.testing.assert_allclose(expected, each.mean(axis=0), rtol=0, atol=1e-12)
+
+
+def test_q_measure_ignores_the_gain_of_documents_that_are_not_relevant() -> None:
+    # a (-1), n (0), unjudged u, b (1), c (2): relevant at ranks 4 and 5, R = 2, ideal gains 2, 1 (cg* 2, 3, 3, ...)
+    # ((1 + 1) / (4 + 3) + (2 + 3) / (5 + 3)) / 2, whatever gain a table gives grades -1 and 0
+    qrels = {"q": {"a": -1, "n": 0, "b": 1, "c": 2}}
+    run = {"q": {"a": 4.0, "n": 3.5, "u": 3.0, "b": 2.0, "c": 1.0}}
+    for name in ["q_measure", "q_measure(gain={1:1,2:2})", "q_measure(gain={-1:3,0:5,1:1,2:2})"]:
+        assert rankmeter.evaluate(qrels, run, name).values[0, 0] == pytest.approx((2 / 7 + 5 / 8) / 2, abs=1e-15)
+
+
+def test_gap_ignores_negative_grades() -> None:
+    # a (-2) is not relevant: it adds no h(level) to b's pairs; b at rank 2: h(1) / 2 over the ideal's h(1)
+    res = rankmeter.evaluate({"q": {"a": -2, "b": 1}}, {"q": {"a": 2.0, "b": 1.0}}, "gap")
+    assert res["gap"] == pytest.approx((2 / 2) / 2, abs=1e-15)
+
+
+def test_gap_fractional_grade() -> None:
+    # grade 0.5: h(0.5) = 0.75 above and below the line; b (grade 1) at rank 2 pairs with a through h(min(0.5, 1))
+    # rank 1: h(0.5) / 1; rank 2: (h(0.5) + h(1)) / 2; ideal 1, 0.5: h = 2 + 0.75
+    res = rankmeter.evaluate({"q": {"a": 0.5, "b": 1}}, {"q": {"a": 2.0, "b": 1.0}}, "gap")
+    assert res["gap"] == pytest.approx((0.75 + (0.75 + 2) / 2) / 2.75, abs=1e-15)
+
+
+@pytest.mark.parametrize("name", ["gap", "gap@3", "q_measure", "q_measure@3"])
+def test_no_relevant_document(name: str) -> None:
+    # R = 0: 0 / 0, scored 0 (rankmeter's empty="zero") alone and beside a query that has relevant documents
+    qrels = {"q1": {"a": 0}, "q2": {"b": 1}}
+    run = {"q1": {"a": 2.0, "c": 1.0}, "q2": {"b": 1.0}}
+    assert rankmeter.evaluate({"q1": qrels["q1"]}, {"q1": run["q1"]}, name).values.tolist() == [[0.0]]
+    assert rankmeter.evaluate(qrels, run, name).values.tolist() == [[0.0], [1.0]]
