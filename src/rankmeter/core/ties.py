@@ -145,20 +145,6 @@ def _base(query_codes: np.ndarray, scores: np.ndarray) -> np.ndarray | None:
         return np.lexsort((-np.asarray(scores, dtype=np.float64), query_codes)).astype(np.int64)
 
 
-def base_order(query_codes: np.ndarray, scores: np.ndarray) -> np.ndarray:
-    """Permutation sorting by query code, then score descending, ties in input order.
-
-    Runs are usually written grouped by query and sorted by score; that case is
-    detected in O(N) and needs no sort at all.
-
-    >>> import numpy as np
-    >>> base_order(np.array([1, 1, 0]), np.array([2.0, 3.0, 5.0])).tolist()
-    [2, 1, 0]
-    """
-    base = _base(query_codes, scores)
-    return np.arange(len(scores), dtype=np.int64) if base is None else base
-
-
 @dataclass
 class Ranking:
     """A ranking of items by query, score descending, then a tie rule -- stored as cheaply as it was found.

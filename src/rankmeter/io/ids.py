@@ -90,11 +90,6 @@ class IdColumn:
     # -- construction helpers ------------------------------------------------------------------------------------
 
     @classmethod
-    def from_text(cls, text: np.ndarray) -> IdColumn:
-        """A plain column of NumPy strings (UTF-8 buffers are built when first read)."""
-        return cls(text=text)
-
-    @classmethod
     def coded_from(cls, codes: np.ndarray, dictionary: IdColumn) -> IdColumn:
         """A coded column: ``codes`` (one per row) into ``dictionary`` (distinct ids)."""
         return cls(codes=codes, dictionary=dictionary)
