@@ -20,12 +20,11 @@
 from __future__ import annotations
 
 import argparse
-import time
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 import pandas as pd
+from harness import best
 
 import rankmeter
 from rankmeter.io.items import Items
@@ -36,17 +35,6 @@ from rankmeter.measures.kernels.beyond_lists import ListsContext
 ACCURACY = ["ndcg@10", "r@10", "p@10", "map@10", "rr@10"]
 BEYOND = ["catalog_coverage@10", "entropy@10", "gini@10", "novelty@10", "ild@10", "personalization@10",
           "arp@10", "aplt@10", "aclt@10"]  # fmt: skip
-
-
-def best(call: Callable[[], Any], repeats: int) -> tuple[float, Any]:
-    """The fastest of ``repeats`` timed calls after one warm-up call, and the last result."""
-    call()
-    times, out = [], None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        out = call()
-        times.append(time.perf_counter() - start)
-    return min(times), out
 
 
 def ild_part(n_users: int, repeats: int) -> None:

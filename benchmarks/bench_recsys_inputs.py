@@ -12,12 +12,11 @@ against NumPy's ``astype(str)`` with its UTF-8 encoding, on 60,000, one million 
 from __future__ import annotations
 
 import argparse
-import time
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from harness import best
 
 import rankmeter
 
@@ -45,16 +44,6 @@ def by_hand(d: dict[str, Any]) -> rankmeter.EvaluationResult:
     for u, i, r in zip(recs["user_id"].tolist(), recs["item_id"].tolist(), recs["rank"].tolist(), strict=True):
         scores.setdefault(str(u), {})[str(i)] = -float(r)
     return rankmeter.evaluate(d["test"], scores, MEASURES)
-
-
-def best(call: Callable[[], Any], repeats: int) -> tuple[float, Any]:
-    call()
-    times, out = [], None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        out = call()
-        times.append(time.perf_counter() - start)
-    return min(times), out
 
 
 def main() -> None:

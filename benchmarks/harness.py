@@ -9,6 +9,37 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from typing import Any
+
+TINY_DICT_RANKMETER = """
+import json, rankmeter
+qrels = {"q1": {f"d{i}": i % 3 for i in range(10)}, "q2": {f"d{i}": (i + 1) % 2 for i in range(10)}}
+run = {q: {f"d{i}": float(10 - i) for i in range(10)} for q in ("q1", "q2")}
+print(json.dumps(rankmeter.evaluate(qrels, run, ["ndcg@10", "ndcg", "map"]).aggregate))
+"""
+"""W4 in a fresh process: import, read two small dicts, three measures, print the means."""
+
+TINY_DICT_PYTREC = """
+import json, pytrec_eval
+qrels = {"q1": {f"d{i}": i % 3 for i in range(10)}, "q2": {f"d{i}": (i + 1) % 2 for i in range(10)}}
+run = {q: {f"d{i}": float(10 - i) for i in range(10)} for q in ("q1", "q2")}
+res = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut", "ndcg", "map"}).evaluate(run)
+names = {"ndcg@10": "ndcg_cut_10", "ndcg": "ndcg", "map": "map"}
+print(json.dumps({ours: sum(r[theirs] for r in res.values()) / len(res) for ours, theirs in names.items()}))
+"""
+"""The same job with pytrec_eval."""
+
+
+def best(call: Callable[[], Any], repeats: int) -> tuple[float, Any]:
+    """The fastest of ``repeats`` timed calls after one warm-up call, and the last result."""
+    call()
+    times, out = [], None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        out = call()
+        times.append(time.perf_counter() - start)
+    return min(times), out
 
 
 def run_command(argv: list[str]) -> tuple[str, float, float]:

@@ -42,28 +42,11 @@ sys.path.insert(0, str(HERE))
 
 import run  # noqa: E402
 import workloads  # noqa: E402
-from harness import TABLES, have, print_table, timed  # noqa: E402
+from harness import TABLES, TINY_DICT_PYTREC, TINY_DICT_RANKMETER, have, print_table, timed  # noqa: E402
 
 SECTIONS = "W1,W1T,W2,W3,W4,MANY,CLI,VECTORS,FRAMEWORKS,NDEVAL,W5"
 PEERS = ("numpy", "pyarrow", "pytrec-eval-terrier", "ranx", "ir-measures", "scikit-learn", "pandas", "polars")
 PEERS += ("keras", "keras-rs", "jax", "torch", "torchmetrics", "pyndeval")
-
-# W4 in a fresh process: import, read two small dicts, three measures, print the means
-CHILD_TINY_RANKMETER = """
-import json, rankmeter
-qrels = {"q1": {f"d{i}": i % 3 for i in range(10)}, "q2": {f"d{i}": (i + 1) % 2 for i in range(10)}}
-run = {q: {f"d{i}": float(10 - i) for i in range(10)} for q in ("q1", "q2")}
-print(json.dumps(rankmeter.evaluate(qrels, run, ["ndcg@10", "ndcg", "map"]).aggregate))
-"""
-
-CHILD_TINY_PYTREC = """
-import json, pytrec_eval
-qrels = {"q1": {f"d{i}": i % 3 for i in range(10)}, "q2": {f"d{i}": (i + 1) % 2 for i in range(10)}}
-run = {q: {f"d{i}": float(10 - i) for i in range(10)} for q in ("q1", "q2")}
-res = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut", "ndcg", "map"}).evaluate(run)
-names = {"ndcg@10": "ndcg_cut_10", "ndcg": "ndcg", "map": "map"}
-print(json.dumps({ours: sum(r[theirs] for r in res.values()) / len(res) for ours, theirs in names.items()}))
-"""
 
 
 def machine() -> str:
@@ -142,9 +125,9 @@ def w3(repeats: int) -> None:
 def w4(repeats: int) -> None:
     """W4: one tiny job in a fresh process, and 1,000 of them in one process."""
     rows: list = []
-    ref = timed("rankmeter (fresh process: import, evaluate, print)", CHILD_TINY_RANKMETER, [], 7, rows, None)
+    ref = timed("rankmeter (fresh process: import, evaluate, print)", TINY_DICT_RANKMETER, [], 7, rows, None)
     if have("pytrec_eval"):
-        timed("pytrec_eval (fresh process)", CHILD_TINY_PYTREC, [], 7, rows, ref)
+        timed("pytrec_eval (fresh process)", TINY_DICT_PYTREC, [], 7, rows, ref)
     print_table("W4: 2 queries x 10 documents from dicts, whole process (ndcg@10, ndcg, map)", rows)
     rows = []
     ref = timed("rankmeter, all jobs in one call", run.CHILD_TINY_MANY, ["rankmeter/all"], repeats, rows, None)

@@ -35,24 +35,7 @@ sys.path.insert(0, str(HERE))
 import workloads  # noqa: E402
 from cli_startup import MEASURES, TREC_ARGS, _trec_values, byte_compile, rankmeter_script, trec_eval_binary  # noqa: E402
 from guard import median_interval  # noqa: E402
-from harness import run_command_cpu  # noqa: E402
-
-DICT_RANKMETER = """
-import json, rankmeter
-qrels = {"q1": {f"d{i}": i % 3 for i in range(10)}, "q2": {f"d{i}": (i + 1) % 2 for i in range(10)}}
-run = {q: {f"d{i}": float(10 - i) for i in range(10)} for q in ("q1", "q2")}
-res = rankmeter.evaluate(qrels, run, ["ndcg@10", "ndcg", "map"])
-print(json.dumps(res.aggregate))
-"""
-
-DICT_PYTREC = """
-import json, pytrec_eval
-qrels = {"q1": {f"d{i}": i % 3 for i in range(10)}, "q2": {f"d{i}": (i + 1) % 2 for i in range(10)}}
-run = {q: {f"d{i}": float(10 - i) for i in range(10)} for q in ("q1", "q2")}
-res = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut", "ndcg", "map"}).evaluate(run)
-names = {"ndcg@10": "ndcg_cut_10", "ndcg": "ndcg", "map": "map"}
-print(json.dumps({m: sum(v[t] for v in res.values()) / len(res) for m, t in names.items()}))
-"""
+from harness import TINY_DICT_PYTREC, TINY_DICT_RANKMETER, run_command_cpu  # noqa: E402
 
 
 def paired(label: str, a: list[str], b: list[str], repeats: int) -> list[str]:
@@ -75,8 +58,8 @@ def paired(label: str, a: list[str], b: list[str], repeats: int) -> list[str]:
 
 def check_dict() -> None:
     """The rankmeter child's means equal pytrec_eval's (1e-12)."""
-    ours = json.loads(run_command_cpu([sys.executable, "-c", DICT_RANKMETER])[0])
-    theirs = json.loads(run_command_cpu([sys.executable, "-c", DICT_PYTREC])[0])
+    ours = json.loads(run_command_cpu([sys.executable, "-c", TINY_DICT_RANKMETER])[0])
+    theirs = json.loads(run_command_cpu([sys.executable, "-c", TINY_DICT_PYTREC])[0])
     if any(abs(ours[m] - theirs[m]) > 1e-12 for m in MEASURES):
         raise AssertionError(f"pytrec_eval's values {theirs} differ from rankmeter's {ours}")
 
@@ -98,8 +81,8 @@ def main() -> None:
     rows = [
         paired(
             "W4 dict (2 queries): rankmeter / pytrec_eval",
-            [sys.executable, "-c", DICT_RANKMETER],
-            [sys.executable, "-c", DICT_PYTREC],
+            [sys.executable, "-c", TINY_DICT_RANKMETER],
+            [sys.executable, "-c", TINY_DICT_PYTREC],
             repeats,
         )
     ]
