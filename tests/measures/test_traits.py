@@ -10,6 +10,7 @@ allowed, the usual refusal or fallback.
 from __future__ import annotations
 
 import ast
+import io
 import os
 from collections.abc import Callable
 from dataclasses import replace
@@ -29,6 +30,7 @@ from rankmeter.measures.family import MIN_REL, P_DIVISOR, Family  # noqa: E402
 from rankmeter.measures.kernels import precision  # noqa: E402
 from rankmeter.measures.traits import Traits  # noqa: E402
 from rankmeter.pipeline import judged_items_suffice, positive_ideal_suffices, positive_items_suffice  # noqa: E402
+from rankmeter.trec_eval.app import run_trec_eval  # noqa: E402
 from rankmeter.vectors import evaluate_vectors  # noqa: E402
 from rankmeter.vectors.evaluate import merge_cutoffs  # noqa: E402
 from rankmeter.xp.kernels import KERNELS  # noqa: E402
@@ -186,6 +188,62 @@ def test_several_sampled_rankings_follow_the_trait(monkeypatch, traits: Traits) 
             rankmeter.evaluate({"u1": {"a": 1}}, runs, ["toy@2", "ee_loss@2"], items=items)
 
 
+@pytest.mark.parametrize(
+    "traits, missing", [(Traits(zero_without_results=True), 0.0), (Traits(), -2.0)], ids=["zero", "kernel"]
+)
+def test_trec_eval_complete_follows_the_zero_without_results_trait(
+    monkeypatch, tmp_path: Path, traits: Traits, missing: float
+) -> None:
+    """``-c`` scores topic 2 (two relevant documents, no results) 0, or ``c * R`` = -2 without the trait."""
+    monkeypatch.setitem(FAMILIES, "utility", replace(FAMILIES["utility"], traits=traits))
+    (tmp_path / "q").write_text("1 0 a 1\n1 0 b 0\n2 0 x 1\n2 0 y 1\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 3.0 s\n1 Q0 b 2 2.0 s\n")
+    out = io.StringIO()
+    assert (
+        run_trec_eval(["-q", "-n", "-c", "-m", "utility.1,-1,-1,0", str(tmp_path / "q"), str(tmp_path / "r")], out) == 0
+    )
+    # topic 1: a relevant retrieved (+1), b non-relevant retrieved (-1), nothing relevant missed
+    assert out.getvalue().splitlines() == [
+        "utility_1,-1,-1,0     \t1\t0.0000",
+        f"utility_1,-1,-1,0     \t2\t{missing:.4f}",
+    ]
+
+
+def test_utility_declares_zero_without_results() -> None:
+    assert [name for name, f in FAMILIES.items() if f.traits.zero_without_results] == ["utility"]
+
+
+def test_similarity_names_follow_their_family_table(monkeypatch) -> None:
+    """A judgment-free family joins the parser, its persistence parameter and its required depth by its row."""
+    from rankmeter.cli.measures import describe
+    from rankmeter.measures import similarity_families
+    from rankmeter.similarity import names
+
+    toy = replace(similarity_families.FAMILIES[4], name="toy_prefix")  # rbo_prefix's row: p and a required depth
+    monkeypatch.setitem(names.FAMILIES, "toy_prefix", toy)
+    monkeypatch.setattr(similarity_families, "FAMILIES", [*similarity_families.FAMILIES, toy])
+    assert str(names.parse_similarity("TOY_PREFIX(p=0.5)@3")) == "toy_prefix(p=0.5)@3"
+    assert str(names.parse_similarity("toy_prefix@3")) == "toy_prefix(p=0.9)@3"
+    with pytest.raises(MeasureSyntaxError, match="toy_prefix sums the agreements to a depth; write toy_prefix@k"):
+        names.parse_similarity("toy_prefix")
+    assert "\ntoy_prefix   RBO summed to the depth k" in describe()
+    tau = replace(similarity_families.FAMILIES[5], name="toy_tau")  # kendall_tau's row: no parameter
+    monkeypatch.setitem(names.FAMILIES, "toy_tau", tau)
+    with pytest.raises(MeasureSyntaxError, match="toy_tau takes no parameters"):
+        names.parse_similarity("toy_tau(p=0.5)")
+
+
+def test_similarity_families_are_not_computed_by_evaluate() -> None:
+    from rankmeter.measures import similarity_families
+
+    assert not {f.name for f in similarity_families.FAMILIES} & set(FAMILIES)
+    rbo = similarity_families.FAMILIES[0]
+    with pytest.raises(
+        MeasureSyntaxError, match="measure 'rbo' compares two runs: compute it with rankmeter.similarity"
+    ):
+        rbo.kernel(None, "rbo")
+
+
 def test_every_declared_device_formula_exists() -> None:
     for name, family in FAMILIES.items():
         formula = family.traits.array_api
@@ -198,12 +256,15 @@ def test_traits_of_takes_a_measure_or_a_family_name() -> None:
 
 
 def _family_name_collections(path: Path) -> list[tuple[int, list[str]]]:
-    """Tuple, list and set literals of two or more strings that are all family names."""
+    """Tuple, list and set literals of two or more strings that are all family names (judgment-free ones too)."""
+    from rankmeter.measures import similarity_families
+
+    known = set(FAMILIES) | {f.name for f in similarity_families.FAMILIES}
     found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Tuple | ast.List | ast.Set) and len(node.elts) >= 2:
             values = [e.value if isinstance(e, ast.Constant) else None for e in node.elts]
-            if all(isinstance(v, str) and v in FAMILIES for v in values):
+            if all(isinstance(v, str) and v in known for v in values):
                 found.append((node.lineno, [str(v) for v in values]))
     return found
 
@@ -220,8 +281,10 @@ def test_no_module_outside_measures_keeps_family_names() -> None:
 
 def test_the_scan_sees_a_family_name_tuple(tmp_path: Path) -> None:
     module = tmp_path / "m.py"
-    module.write_text('GRADED = ("ndcg", "dcg")\nOTHER = ("ndcg@10", "map")\n', encoding="utf-8")
-    assert _family_name_collections(module) == [(1, ["ndcg", "dcg"])]
+    module.write_text(
+        'GRADED = ("ndcg", "dcg")\nOTHER = ("ndcg@10", "map")\nRBO = ("rbo_max", "rbo_res")\n', encoding="utf-8"
+    )
+    assert _family_name_collections(module) == [(1, ["ndcg", "dcg"]), (3, ["rbo_max", "rbo_res"])]
 
 
 def test_the_toy_is_gone_after_its_tests() -> None:  # last in the module: the tests above registered it

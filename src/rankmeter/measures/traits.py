@@ -67,6 +67,10 @@ class Traits:
     defined_without_relevant : bool
         trec_eval reports the kernel's value for a query without a relevant
         document (its ``dcg`` may be non-zero there) instead of 0.
+    zero_without_results : bool
+        ``trec_eval -c`` scores a judged topic without results 0 instead of
+        the kernel's value for an empty list (``utility`` there is
+        ``c * R + d * nonrelmissed``).
     array_api : str or None
         The :mod:`rankmeter.xp.kernels` formula that computes it on a device
         (None: the host path).
@@ -88,6 +92,7 @@ class Traits:
     cut_at_relevant: bool = False
     sampled_rankings: bool = False
     defined_without_relevant: bool = False
+    zero_without_results: bool = False
     array_api: str | None = None
     keras: str | None = None
     hamming: str | None = None

@@ -47,6 +47,7 @@ from rankmeter.measures.family import GAIN, MIN_REL, Family, Param
 from rankmeter.measures.kernels import average_precision
 from rankmeter.measures.kernels.trec import average, gain, interpolated, preference, rbp, sets
 from rankmeter.measures.params import format_number
+from rankmeter.measures.traits import Traits
 
 
 class RecallLevels(tuple):  # type: ignore[type-arg]
@@ -194,6 +195,7 @@ FAMILIES: list[Family] = [
         params={"a": COEF_A, "b": COEF_B, "c": COEF_C, "d": COEF_D, "collection": COLLECTION, "min_rel": MIN_REL},
         trec_name="utility",
         needs_relevant=False,
+        traits=Traits(zero_without_results=True),
     ),
     Family(
         "bing",
