@@ -44,6 +44,7 @@ from rankmeter.io.recsys import is_lists
 from rankmeter.io.tables import Qrels, Run
 from rankmeter.measures import FAMILIES, Measure
 from rankmeter.measures.kernels.context import Context
+from rankmeter.measures.traits import refuse_expected_ties
 from rankmeter.pipeline import (
     MeasuresArg,
     alignment_metadata,
@@ -274,6 +275,7 @@ def evaluate(
 
         found = SystemResults.of({str(k): diversity(r) for k, r in run.items()}) if is_runs(run) else diversity(run)
         return with_groups(found, group_by, parsed)
+    refuse_expected_ties(sem.tie_policy, parsed)
     choice = candidate_choice(exclude, candidates)
     if is_runs(run):
         q = as_qrels(qrels, qrels_columns)
@@ -736,6 +738,7 @@ def evaluate_arrays(
     sem = Semantics.build(semantics, "dense", **options)
     ties, empty, seed = sem.tie_policy, sem.empty, sem.seed
     parsed = parse_measures(measures)
+    refuse_expected_ties(ties, parsed)
     if sampled_negatives is not None:  # the exact expectation under sampled negatives
         from rankmeter.negatives import SampledNegatives, sampled_arrays
 
@@ -884,6 +887,7 @@ def evaluate_lists(
     """
     sem = Semantics.build(semantics, "ragged", **options)
     parsed = parse_measures(measures)
+    refuse_expected_ties(sem.tie_policy, parsed)
     extra: dict[str, Any] = {"input": "ragged", "semantics": sem.as_dict()}
     from rankmeter.xp.arrays import padded_rows, placement
 

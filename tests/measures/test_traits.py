@@ -36,6 +36,7 @@ from rankmeter.vectors.evaluate import merge_cutoffs  # noqa: E402
 from rankmeter.xp.kernels import KERNELS  # noqa: E402
 
 FAST = Traits(
+    expected_ties=True,
     top_k=True,
     full_as_cutoff=True,
     judged_items=True,
@@ -45,6 +46,8 @@ FAST = Traits(
     hamming="p",
 )
 """Every shortcut p itself takes (p's formula on each backend), and full_as_cutoff, which p does not allow."""
+EXACT = Traits(expected_ties=True)
+"""No shortcut, and the claim that the kernel computes under ``ties="expected"`` (the dense paths' default)."""
 
 
 @pytest.fixture
@@ -76,9 +79,85 @@ def _dense(seed: int = 3, n: int = 12, m: int = 20) -> tuple[np.ndarray, np.ndar
 def test_the_toy_has_ps_values_on_evaluate_arrays(register, traits: Traits) -> None:
     register(traits)
     y, s = _dense()
-    for ties in ("expected", "trec", "optimistic"):
+    for ties in ("expected", "trec", "optimistic") if traits.expected_ties else ("trec", "optimistic"):
         res = rankmeter.evaluate_arrays(y, s, ["toy@[3,5]", "p@[3,5]", "map"], ties=ties)
         assert res.values[:, :2].tolist() == res.values[:, 2:4].tolist()
+
+
+EXPECTED_REFUSED = "measure 'toy@2' has no exact expectation over tied orderings; use ties='trec', 'stable'"
+QRELS = {"q1": {"a": 1, "b": 0, "c": 2}, "q2": {"x": 1}}
+RUN = {"q1": {"a": 0.3, "d": 0.9, "c": 0.3, "e": 0.1}, "q2": {"y": 0.5, "x": 0.5, "z": 0.7}}
+
+
+def _entry_points(tmp_path: Path) -> dict[str, Callable[[str], object]]:
+    """Every entry point that takes ``ties``, on the same two queries (tied scores in both), by measure name."""
+    from rankmeter.core.align import align
+    from rankmeter.io.load import as_qrels, as_run
+    from rankmeter.pipeline import evaluate_ranked
+    from rankmeter.stream import evaluate_stream
+
+    run_file = tmp_path / "run.txt"
+    run_file.write_text("".join(f"{q} Q0 {d} 0 {v} s\n" for q, docs in RUN.items() for d, v in docs.items()))
+    y, s = _dense()
+    return {
+        "evaluate": lambda m: rankmeter.evaluate(QRELS, RUN, m, ties="expected"),
+        "evaluate_arrays": lambda m: rankmeter.evaluate_arrays(y, s, m, ties="expected"),
+        "evaluate_lists": lambda m: rankmeter.evaluate_lists([[1, 0, 2]], [[0.5, 0.5, 0.1]], m, ties="expected"),
+        "evaluate_stream": lambda m: evaluate_stream(QRELS, str(run_file), m, ties="expected"),
+        "evaluate_ranked": lambda m: evaluate_ranked(align(as_qrels(QRELS), as_run(RUN), ties="expected")[0], m),
+    }
+
+
+@pytest.mark.parametrize(
+    "entry", ["evaluate", "evaluate_arrays", "evaluate_lists", "evaluate_stream", "evaluate_ranked"]
+)
+def test_every_entry_point_refuses_expected_ties_by_the_trait(register, tmp_path: Path, entry: str) -> None:
+    """p's kernel computes the exact expectation, but the toy does not claim it: refused before any kernel runs."""
+    register(replace(FAST, expected_ties=False))
+    call = _entry_points(tmp_path)[entry]
+    with pytest.raises(PolicyError, match=EXPECTED_REFUSED):
+        call("toy@2")
+    register(FAST)
+    assert call("toy@2")["toy@2"] == call("p@2")["p@2"]
+
+
+def test_the_expected_ties_trait_matches_every_kernel() -> None:
+    """A family claims ``expected_ties`` exactly when its kernel computes under ``ties="expected"``.
+
+    The kernels are called directly (past the entry points' check) on a run with tied scores. The families
+    that read top-k lists refuse list by list where a tie changes their value, and the diversity families
+    read intent qrels, which refuse ``expected`` as a policy (:func:`rankmeter.evaluate_diversity`).
+    """
+    from rankmeter.core.align import align
+    from rankmeter.io.load import as_qrels, as_run
+    from rankmeter.measures.kernels.context import Context
+
+    ranked, _ = align(
+        as_qrels({"q": {"a": 3, "b": 0, "c": 1, "d": 2}}),
+        as_run(RUN | {"q": {"a": 1.0, "b": 1.0, "c": 0.5, "e": 0.5}}),
+        ties="expected",
+    )
+    ctx = Context(ranked)
+    computed, refused = set(), set()
+    for name, family in FAMILIES.items():
+        if family.reads != "grades":
+            continue
+        m = parse(f"{name}{family.example}@3" if family.cutoff != "none" else f"{name}{family.example}")
+        try:
+            family.kernel(ctx, m)
+            computed.add(name)
+        except PolicyError as e:
+            assert "has no exact expectation over tied orderings" in str(e), name
+            refused.add(name)
+    assert computed == {n for n in computed | refused if FAMILIES[n].traits.expected_ties}
+    assert len(computed) > 40 and len(refused) >= 18
+
+
+def test_intent_and_list_families_declare_the_trait_as_their_entry_points_treat_them() -> None:
+    intents = {n for n, f in FAMILIES.items() if f.reads == "intents"}
+    lists = {n for n, f in FAMILIES.items() if f.reads == "lists"}
+    assert intents and not any(FAMILIES[n].traits.expected_ties for n in intents)
+    assert lists and all(FAMILIES[n].traits.expected_ties for n in lists)
 
 
 def test_dense_top_k_path_when_declared(register) -> None:
@@ -114,7 +193,7 @@ def test_sparse_lists_give_the_toy_ps_values(register) -> None:
     assert res.values[:, :3].tolist() == [[0.0, 0.5, 2 / 3], [0.0, 0.0, 1 / 3]]
 
 
-@pytest.mark.parametrize("traits, path", [(FAST, "device"), (Traits(), "numpy-view")], ids=["fast", "plain"])
+@pytest.mark.parametrize("traits, path", [(FAST, "device"), (EXACT, "numpy-view")], ids=["fast", "plain"])
 def test_array_api_path_follows_the_traits(register, monkeypatch, traits: Traits, path: str) -> None:
     monkeypatch.setenv("RANKMETER_ARRAY_API", "device")
     register(traits)
@@ -145,7 +224,7 @@ def test_keras_refuses_the_toy_when_not_declared(register) -> None:
         rk.Metric("toy@3")
 
 
-@pytest.mark.parametrize("traits, path", [(FAST, "bucket"), (Traits(), "sort")], ids=["fast", "plain"])
+@pytest.mark.parametrize("traits, path", [(FAST, "bucket"), (EXACT, "sort")], ids=["fast", "plain"])
 def test_hamming_buckets_follow_the_traits(register, traits: Traits, path: str) -> None:
     register(traits)
     rng = np.random.default_rng(5)
