@@ -6,7 +6,7 @@ rows, ``top_k``, ``empty_target_action``, ``ignore_index``, ``aggregation``;
 states gathered across ``torch.distributed`` processes). The ``Retrieval*``
 classes carry torchmetrics's names, constructor arguments and numbers
 (its conventions as rankmeter measure parameters; :mod:`rankmeter.torch.peer`
-for the three formulas no parameter states yet). With torchmetrics
+for the formulas no parameter states yet). With torchmetrics
 installed every class is a ``torchmetrics.Metric``; without it, a plain class
 with the same methods. See docs/frameworks.md.
 """

@@ -3,7 +3,8 @@
 :class:`Metric` gives rankmeter's measures; the ``Retrieval*`` classes give
 torchmetrics 1.9's numbers, quirks included: rankmeter's measures with
 torchmetrics's parameters (``auroc(all_relevant=0,max_fpr=...)``, ``p(divisor=...)@k``,
-...) on its items, and :mod:`rankmeter.torch.peer` for AP, recall and NDCG. A
+...) on its items, and :mod:`rankmeter.torch.peer` for AP, recall, NDCG and the
+curves. A
 metric keeps every update's scores, grades and query ids (list states
 concatenated across processes) and evaluates them all at ``compute`` with
 rankmeter's own kernels (:func:`rankmeter.pipeline.evaluate_ranked` on the
@@ -546,10 +547,7 @@ class RetrievalPrecisionRecallCurve(TorchmetricsRetrieval):
         """``(precision, recall, top_k)``: two float64 tensors of length max_k and ``1..max_k``."""
         queries = self.grouped()
         max_k = self.max_k if self.max_k is not None else int(queries.sizes.max(initial=1))
-        cutoffs = ",".join(str(k) for k in range(1, max_k + 1))
-        divisor = "min" if self.adaptive_k else "k"
-        precision = _core_values(queries, f"p(divisor={divisor})@[{cutoffs}]")
-        recall = _core_values(queries, f"r@[{cutoffs}]")
+        precision, recall = peer.precision_recall_curve(queries, max_k, self.adaptive_k)
         precision, recall = (self.apply_empty(queries, c) for c in (precision, recall))
         curves = [
             peer.aggregate(torch.as_tensor(c, dtype=torch.float64), self.aggregation, dim=0)

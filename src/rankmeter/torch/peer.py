@@ -3,8 +3,8 @@ r"""torchmetrics's retrieval conventions that no rankmeter family parameter stat
 The ``Retrieval*`` classes compute every other number with rankmeter's own
 kernels (:mod:`rankmeter.torch.metrics`: ``auroc(all_relevant=0,max_fpr=...)``,
 ``success@k``, ``fall_out(all_relevant=0)@k``, ``p(divisor=...)@k``, ``rr@k``,
-``rprec`` and the precision / recall curves, on the items grouped here).
-Three formulas stay here, as torchmetrics 1.9's functional ``retrieval_*``
+``rprec``, on the items grouped here).
+Four formulas stay here, as torchmetrics 1.9's functional ``retrieval_*``
 computes them, quirks included:
 
 * ``average_precision`` at ``top_k`` divides by the relevant items found in
@@ -13,7 +13,10 @@ computes them, quirks included:
 * ``recall`` counts the relevant items scored > 0 in the top k, over every
   relevant item of the query;
 * ``normalized_dcg`` uses the targets as linear gains, negative ones too,
-  and averages over the orders of tied scores.
+  and averages over the orders of tied scores;
+* ``precision_recall_curve`` gives precision and recall at every k up to
+  ``max_k`` from one running count per query (rankmeter's ``p@[1,...,K]``
+  sums each cutoff on its own, K passes over the items).
 
 Scores are compared in float32 (torchmetrics casts ``preds.float()``). On
 tied scores torchmetrics takes ``torch.topk``'s order, which no
@@ -118,6 +121,24 @@ def normalized_dcg(q: Queries, top_k: int | None) -> np.ndarray:
     ideal_order = np.lexsort((-q.target, query))
     ideal = segment_sum(q.target[ideal_order] * discount, q.offsets)
     return _ratio(dcg, ideal)
+
+
+def precision_recall_curve(q: Queries, max_k: int, adaptive_k: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Per query, precision@1..max_k and recall@1..max_k (each ``(n_queries, max_k)``).
+
+    >>> q = Queries.of(np.array([0.9, 0.8]), np.array([0.0, 1.0]), np.zeros(2, dtype=np.int64))
+    >>> [a.tolist() for a in precision_recall_curve(q, 3, False)]
+    [[[0.0, 0.5, 0.3333333333333333]], [[0.0, 1.0, 1.0]]]
+    """
+    n = len(q.sizes)
+    found = np.zeros((n, max_k))
+    keep = q.position <= max_k
+    found[np.repeat(np.arange(n), q.sizes)[keep], q.position[keep] - 1] = q.target[keep]
+    found = np.cumsum(found, axis=1)
+    ks = np.tile(np.arange(1, max_k + 1, dtype=np.float64), (n, 1))
+    if adaptive_k:
+        ks = np.minimum(ks, q.sizes[:, None])
+    return found / ks, _ratio(found, segment_sum(q.target, q.offsets)[:, None] * np.ones((1, max_k)))
 
 
 AGGREGATIONS = ("mean", "median", "min", "max")
