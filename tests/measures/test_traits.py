@@ -23,8 +23,8 @@ import pytest  # noqa: E402
 import torch  # noqa: E402
 
 import rankmeter  # noqa: E402
+from rankmeter.by_arrays import DenseEvaluation  # noqa: E402
 from rankmeter.errors import MeasureSyntaxError, PolicyError  # noqa: E402
-from rankmeter.evaluate import DenseEvaluation  # noqa: E402
 from rankmeter.measures import FAMILIES, parse, traits_of  # noqa: E402
 from rankmeter.measures.family import MIN_REL, P_DIVISOR, Family  # noqa: E402
 from rankmeter.measures.kernels import precision  # noqa: E402
@@ -32,7 +32,7 @@ from rankmeter.measures.traits import Traits  # noqa: E402
 from rankmeter.pipeline import judged_items_suffice, positive_ideal_suffices, positive_items_suffice  # noqa: E402
 from rankmeter.trec_eval.app import run_trec_eval  # noqa: E402
 from rankmeter.vectors import evaluate_vectors  # noqa: E402
-from rankmeter.vectors.evaluate import merge_cutoffs  # noqa: E402
+from rankmeter.vectors.retrieval import merge_cutoffs  # noqa: E402
 from rankmeter.xp.kernels import KERNELS  # noqa: E402
 
 FAST = Traits(
@@ -91,10 +91,10 @@ RUN = {"q1": {"a": 0.3, "d": 0.9, "c": 0.3, "e": 0.1}, "q2": {"y": 0.5, "x": 0.5
 
 def _entry_points(tmp_path: Path) -> dict[str, Callable[[str], object]]:
     """Every entry point that takes ``ties``, on the same two queries (tied scores in both), by measure name."""
-    from rankmeter.core.align import align
+    from rankmeter.core.join import align
     from rankmeter.io.load import as_qrels, as_run
     from rankmeter.pipeline import evaluate_ranked
-    from rankmeter.stream import evaluate_stream
+    from rankmeter.streaming import evaluate_stream
 
     run_file = tmp_path / "run.txt"
     run_file.write_text("".join(f"{q} Q0 {d} 0 {v} s\n" for q, docs in RUN.items() for d, v in docs.items()))
@@ -128,7 +128,7 @@ def test_the_expected_ties_trait_matches_every_kernel() -> None:
     that read top-k lists refuse list by list where a tie changes their value, and the diversity families
     read intent qrels, which refuse ``expected`` as a policy (:func:`rankmeter.evaluate_diversity`).
     """
-    from rankmeter.core.align import align
+    from rankmeter.core.join import align
     from rankmeter.io.load import as_qrels, as_run
     from rankmeter.measures.kernels.context import Context
 
@@ -294,9 +294,9 @@ def test_utility_declares_zero_without_results() -> None:
 
 def test_similarity_names_follow_their_family_table(monkeypatch) -> None:
     """A judgment-free family joins the parser, its persistence parameter and its required depth by its row."""
+    from rankmeter.agreement import names
     from rankmeter.cli.measures import describe
     from rankmeter.measures import similarity_families
-    from rankmeter.similarity import names
 
     toy = replace(similarity_families.FAMILIES[4], name="toy_prefix")  # rbo_prefix's row: p and a required depth
     monkeypatch.setitem(names.FAMILIES, "toy_prefix", toy)

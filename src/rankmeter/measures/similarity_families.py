@@ -4,7 +4,7 @@ They compare two runs, not a run with judgments, so they are not in
 :data:`rankmeter.measures.FAMILIES` (``rankmeter.evaluate`` cannot compute
 them); they are :class:`~rankmeter.measures.family.Family` rows all the
 same, with :class:`~rankmeter.measures.family.Param` parameters, so that the
-name parser (:mod:`rankmeter.similarity.names`), ``rankmeter measures`` and
+name parser (:mod:`rankmeter.agreement.names`), ``rankmeter measures`` and
 the docs read one table. The cutoff ``@k`` is the depth both lists are cut
 at; ``rbo_prefix`` requires it.
 
