@@ -27,7 +27,7 @@ from rankmeter.core.lists import (
     relevant_in_ideal,
     row_blocks,
 )
-from rankmeter.core.options import EvaluationKeywords, EvaluationOptions, split_keywords
+from rankmeter.core.options import ArrayKeywords, EvaluationOptions, ListKeywords, option_names, split_keywords
 from rankmeter.core.semantics import Semantics
 from rankmeter.core.ties import straddling_queries
 from rankmeter.errors import PolicyError
@@ -158,10 +158,6 @@ class DenseEvaluation:
         return res
 
 
-ARRAY_OPTIONS = frozenset({"exclude", "progress", "group_by", "items"})
-"""The :class:`~rankmeter.EvaluationOptions` fields :func:`evaluate_arrays` reads."""
-
-
 @rows_grouped
 def evaluate_arrays(
     y_true: Any,
@@ -174,7 +170,7 @@ def evaluate_arrays(
     sampled_negatives: int | None = None,
     sampling: str = "per_positive",
     options: EvaluationOptions | None = None,
-    **keywords: Unpack[EvaluationKeywords],
+    **keywords: Unpack[ArrayKeywords],
 ) -> EvaluationResult:
     """Evaluate dense score/label matrices, one ranked list per row.
 
@@ -265,7 +261,7 @@ def evaluate_arrays(
     >>> res["ndcg@1"], res.metadata["semantics"]["candidates"], res.metadata["items_excluded"]
     (0.1, 'exclude', 1)
     """
-    opts, semantic_keywords = split_keywords("evaluate_arrays", options, keywords, ARRAY_OPTIONS)
+    opts, semantic_keywords = split_keywords("evaluate_arrays", options, keywords, option_names(ArrayKeywords))
     sem = Semantics.build(semantics, "dense", **semantic_keywords)
     exclude, progress, items = opts.exclude, opts.progress, opts.items
     ties, empty, seed = sem.tie_policy, sem.empty, sem.seed
@@ -398,7 +394,7 @@ def evaluate_lists(
     *,
     semantics: Semantics | None = None,
     options: EvaluationOptions | None = None,
-    **keywords: Unpack[EvaluationKeywords],
+    **keywords: Unpack[ListKeywords],
 ) -> EvaluationResult:
     """Evaluate ragged lists: ``y_true[i]`` and ``y_score[i]`` are the grades and scores of list i.
 
@@ -417,7 +413,7 @@ def evaluate_lists(
     >>> round(res["rr"], 6)
     0.666667
     """
-    _, semantic_keywords = split_keywords("evaluate_lists", options, keywords, frozenset({"group_by"}))
+    _, semantic_keywords = split_keywords("evaluate_lists", options, keywords, option_names(ListKeywords))
     sem = Semantics.build(semantics, "ragged", **semantic_keywords)
     parsed = parse_measures(measures)
     extra: dict[str, Any] = {"input": "ragged", "semantics": sem.as_dict()}

@@ -17,7 +17,7 @@ import numpy as np
 from rankmeter._version import __version__
 from rankmeter.aggregate import aggregate_column, apply_empty_policy, check_empty_policy
 from rankmeter.core.intents import IntentLists, align_intents
-from rankmeter.core.options import COLUMN_OPTIONS, EvaluationKeywords, EvaluationOptions, split_keywords
+from rankmeter.core.options import ColumnKeywords, EvaluationOptions, option_names, split_keywords
 from rankmeter.core.semantics import Semantics
 from rankmeter.errors import MeasureSyntaxError
 from rankmeter.io.intents import as_intent_qrels
@@ -95,7 +95,7 @@ def evaluate_diversity(
     intent_weights: Mapping[str, Mapping[str, float]] | Any = None,
     semantics: Semantics | None = None,
     options: EvaluationOptions | None = None,
-    **keywords: Unpack[EvaluationKeywords],
+    **keywords: Unpack[ColumnKeywords],
 ) -> EvaluationResult:
     """Evaluate a run against intent (subtopic) qrels with diversity measures.
 
@@ -140,7 +140,7 @@ def evaluate_diversity(
     >>> round(res["alpha_ndcg@3"], 6), res["strec@1"], res["strec@3"]
     (0.965195, 0.5, 1.0)
     """
-    opts, semantic_keywords = split_keywords("evaluate_diversity", options, keywords, COLUMN_OPTIONS)
+    opts, semantic_keywords = split_keywords("evaluate_diversity", options, keywords, option_names(ColumnKeywords))
     sem = Semantics.build(semantics, "qrels", **semantic_keywords)
     qrels_columns, run_columns = opts.qrels_columns, opts.run_columns
     parsed = parse_measures(measures)

@@ -29,7 +29,7 @@ from rankmeter.aggregate import GMEAN_FLOOR
 from rankmeter.beyond import ListsPartial, as_items, check_distributed, combine_lists, lists_partial, reads_lists
 from rankmeter.core.candidates import COUNTS, CandidateChoice, record
 from rankmeter.core.join import AlignInfo, align, merge_infos, missing_queries_error
-from rankmeter.core.options import DISTRIBUTED_OPTIONS, EvaluationOptions, split_keywords
+from rankmeter.core.options import DistributedKeywords, EvaluationOptions, option_names, split_keywords
 from rankmeter.core.semantics import Semantics
 from rankmeter.errors import RankmeterError
 from rankmeter.io.frames import qrels_from_frame, run_from_frame
@@ -150,7 +150,7 @@ def driver_options(
     >>> opts.group_by, sem.seed is not None
     ('s', True)
     """
-    opts, semantic_keywords = split_keywords(entry, options, keywords, DISTRIBUTED_OPTIONS)
+    opts, semantic_keywords = split_keywords(entry, options, keywords, option_names(DistributedKeywords))
     return opts, distributed_semantics(Semantics.build(semantics, "qrels", **semantic_keywords))
 
 

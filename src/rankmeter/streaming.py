@@ -24,7 +24,7 @@ from rankmeter.core.join import (
     qrels_rows,
 )
 from rankmeter.core.lists import map_blocks
-from rankmeter.core.options import EvaluationKeywords, EvaluationOptions, split_keywords
+from rankmeter.core.options import EvaluationOptions, StreamKeywords, option_names, split_keywords
 from rankmeter.core.semantics import Semantics
 from rankmeter.errors import InputFormatError, PolicyError
 from rankmeter.io.load import BLOCK_BYTES, as_qrels, table_format
@@ -44,10 +44,6 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
 
-STREAM_OPTIONS = frozenset({"progress", "threads", "exclude", "candidates"})
-"""The :class:`~rankmeter.EvaluationOptions` fields :func:`evaluate_stream` reads."""
-
-
 def evaluate_stream(
     qrels: Any,
     run_path: str | os.PathLike[str],
@@ -56,7 +52,7 @@ def evaluate_stream(
     semantics: Semantics | None = None,
     block_bytes: int = BLOCK_BYTES,
     options: EvaluationOptions | None = None,
-    **keywords: Unpack[EvaluationKeywords],
+    **keywords: Unpack[StreamKeywords],
 ) -> EvaluationResult:
     """Evaluate a TREC run file in blocks of whole queries, with memory bounded by ``block_bytes``.
 
@@ -105,7 +101,7 @@ def evaluate_stream(
             f"{run_path}: a {table_format(run_path)} table, not a TREC text run: streaming reads TREC text "
             "in blocks; evaluate the table without streaming (it is read whole, as its format says)"
         )
-    opts, semantic_keywords = split_keywords("evaluate_stream", options, keywords, STREAM_OPTIONS)
+    opts, semantic_keywords = split_keywords("evaluate_stream", options, keywords, option_names(StreamKeywords))
     sem = Semantics.build(semantics, "qrels", **semantic_keywords)
     progress, threads, exclude, candidates = opts.progress, opts.threads, opts.exclude, opts.candidates
     ties, empty, missing, seed = sem.tie_policy, sem.empty, sem.missing, sem.seed

@@ -11,7 +11,16 @@ import pytest
 
 import rankmeter
 from rankmeter import EvaluationOptions, PolicyError
-from rankmeter.core.options import OPTION_FIELDS, EvaluationKeywords
+from rankmeter.core.options import (
+    OPTION_FIELDS,
+    ArrayKeywords,
+    ColumnKeywords,
+    DistributedKeywords,
+    EvaluationKeywords,
+    ListKeywords,
+    StreamKeywords,
+    option_names,
+)
 from rankmeter.core.semantics import FIELDS as SEMANTICS_FIELDS
 
 QRELS = {"u1": {"a": 1, "c": 1}, "u2": {"b": 2}}
@@ -33,6 +42,22 @@ def test_the_keyword_names_are_declared_once_for_the_type_checker() -> None:
         "group_by",
         "items",
     ]
+
+
+def test_each_entry_point_declares_the_options_it_reads() -> None:
+    assert option_names(EvaluationKeywords) == OPTION_FIELDS
+    assert option_names(StreamKeywords) == {"progress", "threads", "exclude", "candidates"}
+    assert option_names(ArrayKeywords) == {"exclude", "progress", "group_by", "items"}
+    assert option_names(ListKeywords) == {"group_by"}
+    assert option_names(ColumnKeywords) == {"qrels_columns", "run_columns"}
+    assert option_names(DistributedKeywords) == {
+        "qrels_columns",
+        "run_columns",
+        "exclude",
+        "candidates",
+        "items",
+        "group_by",
+    }
 
 
 def test_evaluate_takes_the_value_and_the_keywords_with_the_same_result() -> None:

@@ -27,7 +27,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypedDict, TypeVar
 
 import numpy as np
 
@@ -142,35 +142,86 @@ class EvaluationOptions:
 
 OPTION_FIELDS = frozenset(f.name for f in dataclasses.fields(EvaluationOptions))
 """The names of :class:`EvaluationOptions`' fields."""
-COLUMN_OPTIONS = frozenset({"qrels_columns", "run_columns"})
-"""The options of the entry points that read qrels and run tables and nothing else of the options."""
-DISTRIBUTED_OPTIONS = COLUMN_OPTIONS | {"exclude", "candidates", "items", "group_by"}
-"""The options the Spark and Dask entry points read (the cluster decides threads and processes).
-
-``exclude`` and ``candidates`` may also be a DataFrame of the engine, whose
-user and item columns are found by name; their rows travel with their
-user's. ``group_by`` may name a column of a DataFrame given as ``qrels`` or
-``run``: its distinct (user, segment) pairs are collected to the driver. The
-beyond-accuracy measures (``items``) compute per-user values with their users
-and merge list-set values from each partition's per-item sums.
-"""
 
 
-class EvaluationKeywords(SemanticsOptions, total=False):
-    """The keyword arguments of the entry points: every :class:`~rankmeter.Semantics` field and every option field.
-
-    The fields' meanings are :class:`~rankmeter.Semantics`' and :class:`EvaluationOptions`'.
-    """
-
+class _Columns(TypedDict, total=False):
     qrels_columns: Mapping[str, str] | None
     run_columns: Mapping[str, str] | None
+
+
+class _Threads(TypedDict, total=False):
     threads: int | None
+
+
+class _Workers(TypedDict, total=False):
     workers: int | None
+
+
+class _Progress(TypedDict, total=False):
     progress: bool | None
+
+
+class _Exclude(TypedDict, total=False):
     exclude: Any
+
+
+class _Candidates(TypedDict, total=False):
     candidates: Any
+
+
+class _GroupBy(TypedDict, total=False):
     group_by: Any
+
+
+class _Items(TypedDict, total=False):
     items: Any
+
+
+class EvaluationKeywords(
+    SemanticsOptions, _Columns, _Threads, _Workers, _Progress, _Exclude, _Candidates, _GroupBy, _Items, total=False
+):
+    """The keyword arguments of :func:`rankmeter.evaluate`: every :class:`~rankmeter.Semantics` and option field.
+
+    The fields' meanings are :class:`~rankmeter.Semantics`' and :class:`EvaluationOptions`'. Each option
+    name is declared once, in a one-field ``TypedDict`` that the keyword sets of the entry points combine.
+    """
+
+
+class StreamKeywords(SemanticsOptions, _Progress, _Threads, _Exclude, _Candidates, total=False):
+    """The keyword arguments of :func:`rankmeter.evaluate_stream`."""
+
+
+class ArrayKeywords(SemanticsOptions, _Exclude, _Progress, _GroupBy, _Items, total=False):
+    """The keyword arguments of :func:`rankmeter.evaluate_arrays`."""
+
+
+class ListKeywords(SemanticsOptions, _GroupBy, total=False):
+    """The keyword arguments of :func:`rankmeter.evaluate_lists`."""
+
+
+class ColumnKeywords(SemanticsOptions, _Columns, total=False):
+    """The keyword arguments of :func:`rankmeter.evaluate_diversity`."""
+
+
+class DistributedKeywords(SemanticsOptions, _Columns, _Exclude, _Candidates, _Items, _GroupBy, total=False):
+    """The keyword arguments of the Spark and Dask entry points (the cluster decides threads and processes).
+
+    ``exclude`` and ``candidates`` may also be a DataFrame of the engine, whose
+    user and item columns are found by name; their rows travel with their
+    user's. ``group_by`` may name a column of a DataFrame given as ``qrels`` or
+    ``run``: its distinct (user, segment) pairs are collected to the driver. The
+    beyond-accuracy measures (``items``) compute per-user values with their users
+    and merge list-set values from each partition's per-item sums.
+    """
+
+
+def option_names(keywords: Any) -> frozenset[str]:
+    """The option fields (not the Semantics fields) of a keyword set.
+
+    >>> sorted(option_names(ListKeywords)), sorted(option_names(ColumnKeywords))
+    (['group_by'], ['qrels_columns', 'run_columns'])
+    """
+    return frozenset(keywords.__required_keys__ | keywords.__optional_keys__) - SEMANTICS_FIELDS
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from rankmeter.core.options import EvaluationKeywords, EvaluationOptions
+from rankmeter.core.options import DistributedKeywords, EvaluationOptions
 from rankmeter.core.semantics import Semantics
 from rankmeter.errors import InputFormatError, RankmeterError
 from rankmeter.io.frames import find_columns
@@ -63,7 +63,7 @@ def evaluate(
     semantics: Semantics | None = None,
     partitions: int | None = None,
     options: EvaluationOptions | None = None,
-    **keywords: Unpack[EvaluationKeywords],
+    **keywords: Unpack[DistributedKeywords],
 ) -> DaskResult:
     """Evaluate a run against qrels with dask: the values of :func:`rankmeter.evaluate`, whatever the partitioning.
 
@@ -81,7 +81,7 @@ def evaluate(
         Partitions of the shuffle by query (default: the run's partitions).
     options : EvaluationOptions, optional
         The fields of :class:`rankmeter.EvaluationOptions` in
-        :data:`rankmeter.core.options.DISTRIBUTED_OPTIONS` (which says how
+        :class:`rankmeter.core.options.DistributedKeywords` (which says how
         the engines read them); ``exclude`` and ``candidates`` may be a
         dask DataFrame, other forms are read here.
     **keywords

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from rankmeter.core.options import EvaluationKeywords, EvaluationOptions
+from rankmeter.core.options import DistributedKeywords, EvaluationOptions
 from rankmeter.core.semantics import Semantics
 from rankmeter.errors import InputFormatError, RankmeterError
 from rankmeter.io.frames import find_columns
@@ -63,7 +63,7 @@ def evaluate(
     partitions: int | None = None,
     spark: Any = None,
     options: EvaluationOptions | None = None,
-    **keywords: Unpack[EvaluationKeywords],
+    **keywords: Unpack[DistributedKeywords],
 ) -> SparkResult:
     """Evaluate a run against qrels on Spark: the values of :func:`rankmeter.evaluate`, whatever the partitioning.
 
@@ -88,7 +88,7 @@ def evaluate(
         Default: the active session, else a new one.
     options : EvaluationOptions, optional
         The fields of :class:`rankmeter.EvaluationOptions` in
-        :data:`rankmeter.core.options.DISTRIBUTED_OPTIONS` (which says how
+        :class:`rankmeter.core.options.DistributedKeywords` (which says how
         the engines read them); ``exclude`` and ``candidates`` may be a
         Spark DataFrame, other forms are read on the driver.
     **keywords
