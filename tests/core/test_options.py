@@ -146,7 +146,10 @@ def test_options_of_another_type_are_an_error() -> None:
 
 
 def test_an_unknown_keyword_is_an_error() -> None:
-    with pytest.raises(TypeError, match="evaluate\\(\\) got an unexpected keyword argument 'thread'"):
+    with pytest.raises(
+        TypeError,
+        match="evaluate: unknown option 'thread'; the Semantics fields are depth, .*, ties and the options candidates, ",
+    ):
         rankmeter.evaluate(QRELS, RUN, "rr", thread=1)  # type: ignore[call-overload]
 
 

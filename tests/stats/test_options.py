@@ -88,7 +88,9 @@ def test_options_of_another_type_are_an_error() -> None:
 
 
 def test_an_unknown_keyword_is_an_error() -> None:
-    with pytest.raises(TypeError, match=r"compare\(\) got an unexpected keyword argument 'tset'"):
+    with pytest.raises(
+        TypeError, match=r"compare: unknown option 'tset'; the options are alpha, baseline, ci, ci_method, correction"
+    ):
         rankmeter.compare(QRELS, RUNS, "rr", tset="t")  # type: ignore[call-arg]
 
 

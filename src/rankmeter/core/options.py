@@ -320,7 +320,10 @@ def split_keywords(
     own = {k: v for k, v in keywords.items() if k not in SEMANTICS_FIELDS}
     unknown = sorted(set(own) - OPTION_FIELDS)
     if unknown:
-        raise TypeError(f"{entry}() got an unexpected keyword argument {unknown[0]!r}")
+        raise TypeError(
+            f"{entry}: unknown option {unknown[0]!r}; the Semantics fields are {', '.join(sorted(SEMANTICS_FIELDS))} "
+            f"and the options {', '.join(sorted(accepted)) or 'none'}"
+        )
     chosen = merged(entry, EvaluationOptions, options, {k: v for k, v in own.items() if v is not None})
     refused = [name for name in chosen.given() if name not in accepted]
     if refused:

@@ -209,5 +209,7 @@ def comparison_options(entry: str, options: ComparisonOptions | None, keywords: 
     """
     unknown = sorted(set(keywords) - COMPARISON_FIELDS)
     if unknown:
-        raise TypeError(f"{entry}() got an unexpected keyword argument {unknown[0]!r}")
+        raise TypeError(
+            f"{entry}: unknown option {unknown[0]!r}; the options are {', '.join(sorted(COMPARISON_FIELDS))}"
+        )
     return merged(entry, ComparisonOptions, options, keywords)
