@@ -6,10 +6,12 @@ segments and the side information of the beyond-accuracy measures. Every
 entry point (:func:`rankmeter.evaluate`, :func:`~rankmeter.evaluate_stream`,
 :func:`~rankmeter.evaluate_arrays`, :func:`~rankmeter.evaluate_lists`,
 :func:`~rankmeter.evaluate_diversity`, :func:`rankmeter.spark.evaluate`,
-:func:`rankmeter.dask.evaluate`, :func:`~rankmeter.compare`) takes one value
-(``options=``) or the same fields as keyword arguments, beside the
-:class:`~rankmeter.Semantics` fields; :data:`EvaluationKeywords` declares all
-of those keyword names once for the type checker.
+:func:`rankmeter.dask.evaluate`) takes one value as ``options=``
+(:func:`~rankmeter.compare` as ``evaluate_options=``) or the fields it reads
+as keyword arguments, beside the :class:`~rankmeter.Semantics` fields. Each
+option name is declared once for the type checker, in a one-field
+``TypedDict``; the keyword set of each entry point (:class:`EvaluationKeywords`,
+:class:`StreamKeywords`, ...) combines those it reads.
 
 Examples
 --------
