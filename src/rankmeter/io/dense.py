@@ -84,8 +84,20 @@ def _as_2d(a: Any, name: str, keep: str = "") -> np.ndarray:
     return arr
 
 
+def _contiguous(arr: np.ndarray) -> np.ndarray:
+    """``arr`` C-contiguous, but a broadcast (a zero stride: one row of scores for every list) stays a view.
+
+    The rows are read a block at a time, so a broadcast is never written out whole.
+
+    >>> view = np.broadcast_to(np.arange(3.0), (1000, 3))
+    >>> _contiguous(view).base is not None, _contiguous(view).strides, _contiguous(np.eye(2)[:, ::-1]).strides
+    (True, (0, 8), (16, 8))
+    """
+    return arr if 0 in arr.strides and arr.size else np.ascontiguousarray(arr)
+
+
 def dense_arrays(y_true: Any, y_score: Any, check_finite: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """Validated C-contiguous 2-D ``y_true`` and ``y_score`` of the same shape, all finite.
+    """Validated C-contiguous 2-D ``y_true`` and ``y_score`` of the same shape, all finite (a broadcast stays a view).
 
     Nothing is copied that need not be: scores stay float32 or float64 (they
     are only compared), grades keep a boolean, integer, float32 or float64
@@ -97,8 +109,8 @@ def dense_arrays(y_true: Any, y_score: Any, check_finite: bool = True) -> tuple[
     >>> t.shape, t.dtype.name, s.dtype.name
     ((1, 2), 'int64', 'float64')
     """
-    t = np.ascontiguousarray(_as_2d(y_true, "y_true", keep="biuf"))
-    s = np.ascontiguousarray(_as_2d(y_score, "y_score", keep="f"))
+    t = _contiguous(_as_2d(y_true, "y_true", keep="biuf"))
+    s = _contiguous(_as_2d(y_score, "y_score", keep="f"))
     if t.shape != s.shape:
         raise InputFormatError(f"y_true has shape {t.shape} but y_score has shape {s.shape}")
     if check_finite:
