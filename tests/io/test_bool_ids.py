@@ -123,3 +123,11 @@ def test_engine_tables_are_checked_from_their_schema() -> None:
     with pytest.raises(InputFormatError, match=r"column 'docno': " + BOOL_COLUMN):
         check_engine_columns(frame, {"query_id": "qid", "doc_id": "docno"})
     check_engine_columns(frame, {"query_id": "qid"})  # the boolean column is not an id here
+
+
+def test_a_catalogue_of_booleans_is_refused() -> None:
+    with pytest.raises(InputFormatError, match=r"Items: catalog: " + BOOL_ID):
+        rankmeter.Items(catalog=["a", True])
+    with pytest.raises(InputFormatError, match=r"Items: catalog: " + BOOL_COLUMN):
+        rankmeter.Items(catalog=pd.Series([True, False]))
+    assert rankmeter.Items(catalog=["True", "a"]).catalog.tolist() == ["True", "a"]  # text is an id

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from rankmeter.errors import InputFormatError, PolicyError
+from rankmeter.io.bool_ids import bool_ids_error, check_python_ids, is_bool_column
 
 
 def _ids(values: Any, what: str) -> np.ndarray:
@@ -101,6 +102,10 @@ class Items:
             self._read_interactions(interactions)
         if catalog is not None:
             self.catalog = _ids(catalog, "catalog")
+            given = catalog.to_numpy() if hasattr(catalog, "to_numpy") else catalog
+            if is_bool_column(given):  # item ids, as every reader reads them (rankmeter.io.bool_ids)
+                raise bool_ids_error("Items: catalog")
+            check_python_ids(given if isinstance(given, np.ndarray) else list(given), self.catalog, "Items: catalog")
             distinct, counts = np.unique(self.catalog, return_counts=True)
             if len(distinct) < len(self.catalog):
                 raise InputFormatError(f"Items: catalog lists item {str(distinct[counts > 1][0])!r} twice")
