@@ -22,9 +22,9 @@ from rankmeter.aggregate import (
     keras_list_weights,
     note_undefined,
 )
-from rankmeter.core.align import AlignInfo
 from rankmeter.core.arrays import count_distinct_sorted
-from rankmeter.core.ranked_lists import RankedLists
+from rankmeter.core.join import AlignInfo
+from rankmeter.core.layout import RankedLists
 from rankmeter.core.semantics import Semantics
 from rankmeter.core.ties import straddling_queries
 from rankmeter.errors import MeasureSyntaxError, PolicyError

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import rankmeter
 from rankmeter.errors import DuplicateEntryError, QueryOrderError, RankmeterError
-from rankmeter.io.stream import iter_run_chunks
+from rankmeter.io.run_blocks import iter_run_chunks
 
 QRELS = {"q0": {"d0": 1, "d1": 2, "d2": 0}, "q1": {"d1": 1, "d3": 1}, "q2": {"d0": 0, "d4": 3}}
 MEASURES = ["map", "ndcg", "num_ret", "p@2"]
