@@ -118,7 +118,9 @@ def lists_result(
     run = Run(query_ids[rows], names[cols], scores)
     truth = Qrels(query_ids[r_rows], names[r_cols], col[5])
     mine = evaluate_with_items(truth, run, reads_lists(call.measures), items, semantics, None, None)
-    mine.metadata["semantics"] = {**mine.metadata.get("semantics", {}), "ties": call.semantics.tie_policy}
+    if semantics is not call.semantics:  # the call's policy is reported, not the order that applied it
+        mine.metadata["semantics"] = {**mine.metadata.get("semantics", {}), "ties": call.semantics.tie_policy}
+        mine.metadata.update({"ties": call.semantics.tie_policy} if "ties" in mine.metadata else {})
     at = {q: i for i, q in enumerate(query_ids.tolist())}  # back to the rows' order
     rows_of = np.argsort([at[q] for q in mine.query_ids.tolist()], kind="stable")
     mine = replace(

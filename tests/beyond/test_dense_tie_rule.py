@@ -42,6 +42,7 @@ def test_arrays_list_the_item_the_accuracy_measures_rank_first(ties: str, top: s
     assert res.metadata["semantics"]["ties"] == ties
     alone = rankmeter.evaluate_arrays(y, s, "arp@1", items=_items(), ties=ties)  # no accuracy measure in the call
     assert alone["arp@1"] == res["arp@1"] and alone.metadata["semantics"]["ties"] == ties
+    assert alone.metadata["ties"] == res.metadata["ties"] == ties
 
 
 def test_embeddings_list_the_item_the_accuracy_measures_rank_first() -> None:
