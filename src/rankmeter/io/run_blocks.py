@@ -9,7 +9,7 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
-from rankmeter.errors import InputFormatError, LimitError, PolicyError, QueryOrderError, where
+from rankmeter.errors import DuplicateEntryError, InputFormatError, LimitError, PolicyError, QueryOrderError, where
 from rankmeter.io.tables import Run, id_at
 from rankmeter.io.trec import parse_run_block
 from rankmeter.io.validate import UTF8_BOM, check_no_nul, env_int, line_too_long, max_line_bytes
@@ -151,7 +151,11 @@ def iter_run_chunks(
                     raise _query_too_large(cut, block, source, line)
                 piece = block[known:cut]  # the query's lines read since the last block
                 if check_piece is not None and _has_rows(piece) and not _documents_distinct(piece):
-                    check_piece(parse_run_block(piece, source, line + block.count(b"\n", 0, known))[0])
+                    try:
+                        check_piece(parse_run_block(piece, source, line + block.count(b"\n", 0, known))[0])
+                    except DuplicateEntryError:  # named as the whole read names it: the query's first repeat
+                        check_piece(parse_run_block(block[:cut], source, line)[0])
+                        raise
                 carry, known = block, cut
                 continue
             emit, carry, known = block[:boundary], block[boundary:], 0
