@@ -29,13 +29,16 @@ def apply_empty_policy(
     ----------
     values : ndarray, shape (Q,)
     empty : ndarray of bool, shape (Q,)
-        Queries with no relevant document for this measure.
+        Queries with no relevant document for this measure: the only
+        queries the policy applies to.
     policy : {"zero", "skip", "nan", "one", "error"}
         ``zero``/``one``: the value is 0/1 and counts in the mean (trec_eval
         counts such queries with 0); ``skip``: left out of the per-query
         values and the mean; ``nan``: reported as NaN and left out of the
         mean; ``error``: raise. Counting measures keep their values under
-        ``zero``/``one``/``nan``.
+        ``zero``/``one``/``nan``. A NaN of a query that is not empty (a
+        value undefined for another reason, :func:`note_undefined`)
+        stays NaN under every policy: reported, and left out of the mean.
 
     Examples
     --------
@@ -44,6 +47,9 @@ def apply_empty_policy(
     ...                             is_count=False, query_ids=np.array(["a", "b"]), measure_name="ndcg")
     >>> v.tolist(), inc.tolist()
     ([0.5, 1.0], [True, True])
+    >>> apply_empty_policy(np.array([np.nan]), np.array([False]), "zero",
+    ...                    is_count=False, query_ids=np.array(["a"]), measure_name="mean_rank")[0].tolist()
+    [nan]
     """
     values = values.copy()
     included = np.ones(len(values), dtype=bool)
@@ -63,6 +69,26 @@ def apply_empty_policy(
         if policy == "nan":
             included[empty] = True
     return values, included
+
+
+def note_undefined(undefined: dict[str, int], name: str, values: np.ndarray, empty: np.ndarray) -> None:
+    """Add to ``undefined[name]`` the queries that are not empty but have no value (NaN) for measure ``name``.
+
+    No ``empty=`` policy touches such a value: it is undefined for a query
+    that has relevant documents (the mean rank of a list that retrieved
+    none of them, AMRI and MPR of a list of one item, AUROC of a list
+    without a relevant item). Results count them per measure in
+    ``metadata["queries_undefined"]``; measures without any are not listed.
+
+    >>> found = {}
+    >>> note_undefined(found, "mean_rank", np.array([np.nan, np.nan, 0.5]), np.array([True, False, False]))
+    >>> note_undefined(found, "ndcg", np.array([0.5]), np.array([False]))
+    >>> found
+    {'mean_rank': 1}
+    """
+    count = int(np.count_nonzero(np.isnan(values) & ~empty))
+    if count:
+        undefined[name] = undefined.get(name, 0) + count
 
 
 def keras_list_weights(item_weights: np.ndarray, relevance: np.ndarray, offsets: np.ndarray) -> np.ndarray:

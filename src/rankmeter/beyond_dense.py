@@ -6,10 +6,13 @@ catalogue. Items removed by ``mask=`` / ``exclude=`` and non-finite scores never
 
 Each row keeps the items that score at least its k-th highest score (k: the largest cutoff of the
 list-reading measures), in column order, and those entries are handed, as a run ``{row: {item: score}}``,
-to the same code as :func:`rankmeter.evaluate` with ``items=``: the lists, their ties (the tie policy
-of the call, applied to the item ids as the list path applies it; a tied group that straddles the
-cutoff is a :class:`~rankmeter.errors.PolicyError` under ``expected``, ``optimistic`` and
-``pessimistic``) and every value are those of ``evaluate(truth, run, ..., items=items)``.
+to the same code as :func:`rankmeter.evaluate` with ``items=``. Ties follow the rule of the accuracy
+measures of the call, so that a row has one top k: under ``trec`` the higher column first
+(:func:`rankmeter.core.ties.rank_rows`; not the ids' text, where ``"9"`` comes before ``"10"``), under
+``stable`` column order; a tied group that straddles the cutoff is a
+:class:`~rankmeter.errors.PolicyError` under ``expected``, ``optimistic`` and ``pessimistic``. The
+lists and every value are those of ``evaluate(truth, run, ..., items=items)`` when the item ids sort
+as their columns.
 """
 
 from __future__ import annotations
@@ -107,9 +110,17 @@ def lists_result(
     blocks = list(parts)
     col = [np.concatenate([b[i] for b in blocks]) if blocks else np.zeros(0) for i in range(6)]
     rows, cols, r_rows, r_cols = (c.astype(np.int64) for c in (col[0], col[1], col[3], col[4]))
-    run = Run(query_ids[rows], names[cols], col[2])
+    scores, semantics = col[2], call.semantics
+    if semantics.tie_policy == "trec":  # the accuracy measures' rule (higher column first), not the ids' text
+        flip = np.lexsort((-cols, rows))
+        rows, cols, scores = rows[flip], cols[flip], scores[flip]
+        semantics = replace(semantics, ties="stable")
+    run = Run(query_ids[rows], names[cols], scores)
     truth = Qrels(query_ids[r_rows], names[r_cols], col[5])
-    mine = evaluate_with_items(truth, run, reads_lists(call.measures), items, call.semantics, None, None)
+    mine = evaluate_with_items(truth, run, reads_lists(call.measures), items, semantics, None, None)
+    if semantics is not call.semantics:  # the call's policy is reported, not the order that applied it
+        mine.metadata["semantics"] = {**mine.metadata.get("semantics", {}), "ties": call.semantics.tie_policy}
+        mine.metadata.update({"ties": call.semantics.tie_policy} if "ties" in mine.metadata else {})
     at = {q: i for i, q in enumerate(query_ids.tolist())}  # back to the rows' order
     rows_of = np.argsort([at[q] for q in mine.query_ids.tolist()], kind="stable")
     mine = replace(

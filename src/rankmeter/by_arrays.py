@@ -31,7 +31,7 @@ from rankmeter.core.options import ArrayKeywords, EvaluationOptions, ListKeyword
 from rankmeter.core.semantics import Semantics
 from rankmeter.core.ties import straddling_queries
 from rankmeter.errors import PolicyError
-from rankmeter.io.dense import check_finite, dense_arrays, flatten_dense, flatten_ragged
+from rankmeter.io.dense import check_finite, dense_arrays, flatten_dense, flatten_ragged, one_weight
 from rankmeter.io.exclude import RemovedItems, is_sparse, lost_relevant, removal_counts, removed_items
 from rankmeter.io.foreign import array_library, host_array, host_arrays
 from rankmeter.measures import FAMILIES, Measure
@@ -394,6 +394,7 @@ def evaluate_lists(
     y_score: Sequence[Any],
     measures: MeasuresArg,
     *,
+    sample_weight: Any = None,
     semantics: Semantics | None = None,
     options: EvaluationOptions | None = None,
     **keywords: Unpack[ListKeywords],
@@ -401,9 +402,13 @@ def evaluate_lists(
     """Evaluate ragged lists: ``y_true[i]`` and ``y_score[i]`` are the grades and scores of list i.
 
     Takes ``semantics`` and its fields as keyword arguments like
-    :func:`evaluate_arrays` (ties default to ``expected``), and of the
+    :func:`evaluate_arrays` (ties default to ``expected``), of the
     :class:`~rankmeter.EvaluationOptions` ``group_by`` only (one segment per
-    list), in ``options=`` or as a keyword.
+    list), in ``options=`` or as a keyword, and ``sample_weight`` as
+    :func:`evaluate_arrays` does, with keras-rs's rules: a scalar, one weight
+    per list, or per list the weights of its items (a sequence as long as the
+    list); an item of weight 0 leaves its list. The values are those of
+    :func:`evaluate_arrays` on the lists padded with masked items.
 
     Warning: the ideal ranking of list i comes from ``y_true[i]`` alone. For
     top-K recommendation lists, whose users have relevant items outside the
@@ -426,11 +431,13 @@ def evaluate_lists(
     if where is not None:  # torch, JAX, CuPy: on their device, or NumPy's view of CPU arrays (see xp.on_device.route)
         from rankmeter.xp.on_device import evaluate_on_device, route
 
-        extra["array_api"] = route(where, parsed, sem.tie_policy)
+        extra["array_api"] = route(where, parsed, sem.tie_policy, sample_weight)
         if extra["array_api"]["path"] == "device":
             return evaluate_on_device(where, *padded_rows(where, y_true, y_score), parsed, sem, extra)
     y_true, y_score = ([host_array(x) for x in host_array(v)] for v in (y_true, y_score))
-    ranked = rank_flat_lists(flatten_ragged(y_true, y_score), ties=sem.tie_policy, seed=sem.seed)
+    if sample_weight is not None and not one_weight(sample_weight):  # (torch, JAX, CuPy weights as NumPy)
+        sample_weight = [w if one_weight(w) else host_array(w) for w in sample_weight]
+    ranked = rank_flat_lists(flatten_ragged(y_true, y_score, sample_weight), ties=sem.tie_policy, seed=sem.seed)
     return evaluate_ranked(ranked, parsed, empty=sem.empty, metadata=extra)
 
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rankmeter._version import __version__
-from rankmeter.aggregate import aggregate_column, apply_empty_policy, check_empty_policy
+from rankmeter.aggregate import aggregate_column, apply_empty_policy, check_empty_policy, note_undefined
 from rankmeter.core.intents import IntentLists, align_intents
 from rankmeter.core.options import ColumnKeywords, EvaluationOptions, option_names, split_keywords
 from rankmeter.core.semantics import Semantics
@@ -55,6 +55,7 @@ def evaluate_intent_lists(
     columns: list[np.ndarray] = []
     included: list[np.ndarray] = []
     aggregate: dict[str, float] = {}
+    undefined: dict[str, int] = {}
     for m in measures:
         family = FAMILIES[m.family]
         block = family.kernel(ctx, m)
@@ -63,8 +64,9 @@ def evaluate_intent_lists(
             name = str(single)
             if name in aggregate:
                 continue
+            note_undefined(undefined, name, col, no_intent)
             values, inc = apply_empty_policy(
-                col, no_intent | np.isnan(col), empty, is_count=False, query_ids=lists.query_ids, measure_name=name
+                col, no_intent, empty, is_count=False, query_ids=lists.query_ids, measure_name=name
             )
             names.append(name)
             columns.append(values)
@@ -78,6 +80,7 @@ def evaluate_intent_lists(
         "empty": empty,
         "queries_evaluated": n_q,
         "queries_empty": int((ctx.n_intents(None) == 0).sum()),
+        "queries_undefined": undefined,
         "intents": len(lists.intent_ids),
         "intent_weights": "uniform" if lists.intent_weights is None else "table",
     }

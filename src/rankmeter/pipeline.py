@@ -15,7 +15,13 @@ from typing import Any
 import numpy as np
 
 from rankmeter._version import __version__
-from rankmeter.aggregate import aggregate_column, apply_empty_policy, check_empty_policy, keras_list_weights
+from rankmeter.aggregate import (
+    aggregate_column,
+    apply_empty_policy,
+    check_empty_policy,
+    keras_list_weights,
+    note_undefined,
+)
 from rankmeter.core.arrays import count_distinct_sorted
 from rankmeter.core.join import AlignInfo
 from rankmeter.core.layout import RankedLists
@@ -45,13 +51,13 @@ def parse_measures(measures: MeasuresArg) -> list[Measure]:
     return [parse(m) for m in items]
 
 
-def _empty_mask(ctx: Context, m: Measure, values: np.ndarray) -> np.ndarray:
-    """Queries with no relevant document for measure ``m`` (or where it is undefined)."""
-    if traits_of(m).graded and m.param("ideal", "judged") == "retrieved" and not ctx.ranked.ideal_is_list:
+def _empty_mask(ctx: Context, m: Measure) -> np.ndarray:
+    """Queries with no relevant document for measure ``m`` (the ``empty=`` policy's queries)."""
+    if m.param("ideal", "judged") == "retrieved" and not ctx.ranked.ideal_is_list:  # ndcg, idcg, nerr
         count = segment_sum(ctx.relevant(None), ctx.ranked.offsets)
     else:
         count = ctx.num_relevant(m.param("min_rel"))
-    return (count == 0) | np.isnan(values)
+    return np.asarray(count == 0)
 
 
 def _list_weights(ctx: Context, m: Measure) -> np.ndarray | None:
@@ -218,6 +224,7 @@ def evaluate_ranked(
     included: list[np.ndarray] = []
     aggregate: dict[str, float] = {}
     seen: dict[str, Measure] = {}
+    undefined: dict[str, int] = {}
     pooled: dict[str, np.ndarray] = {}
     cutoffs: set[int] = set()
     per_query_cutoffs: list[np.ndarray] = []
@@ -248,9 +255,11 @@ def evaluate_ranked(
                     )
                 continue
             seen[name] = single
+            empty_queries = _empty_mask(ctx, single)
+            note_undefined(undefined, name, col, empty_queries)
             values, inc = apply_empty_policy(
                 col,
-                _empty_mask(ctx, single, col),
+                empty_queries,
                 empty,
                 is_count=family.empty_exempt,
                 query_ids=ranked.query_ids,
@@ -276,6 +285,7 @@ def evaluate_ranked(
         "queries_empty": no_relevant,
         "queries_with_ties": count_distinct_sorted(ctx.group_query[ctx.group_sizes > 1]),  # groups in query order
         "queries_with_ties_at_cutoff": int(straddle.sum()),
+        "queries_undefined": undefined,
         "weighted": ranked.item_weights is not None or ranked.list_weights is not None,
     }
     meta.update(metadata or {})
@@ -384,5 +394,8 @@ def concatenate_results(
     meta = dict(parts[0].metadata)
     for key in ("queries_evaluated", "queries_empty", "queries_with_ties", "queries_with_ties_at_cutoff"):
         meta[key] = int(sum(p.metadata[key] for p in parts))
+    meta["queries_undefined"] = {
+        name: n for name in names if (n := sum(p.metadata["queries_undefined"].get(name, 0) for p in parts))
+    }
     meta.update(metadata)
     return EvaluationResult(qids, names, values, included, aggregate, meta, pool_weights=pooled)

@@ -107,6 +107,7 @@ class _TidyExport:
 
         columns, records = self._table(kind)
         if kind == "per_query":
+            check_aggregate_name((row["query_id"] for row in records), "CSV (to_csv, --format csv)")
             overall = [{**row, "segment": ""} if self.grouped else row for row in self.aggregate_rows()]
             records = [*records, *overall, *({**row, "query_id": "all"} for row in self.group_rows())]
         cell = {"value": repr, "segment": segment_text}
@@ -368,6 +369,7 @@ class EvaluationResult(_TidyExport):
 
         if per_query:
             _check_trec_ids(self.query_ids.tolist())
+            check_aggregate_name(self.query_ids.tolist(), "trec_eval-style text (to_trec_eval, --format trec)")
             for qi, qid in enumerate(self.query_ids.tolist()):
                 for mi, name in enumerate(self.measure_names):
                     if self.included[qi, mi]:
@@ -393,6 +395,30 @@ def _check_trec_ids(query_ids: list[Any]) -> None:
                 f"query {qid!r}: trec_eval's text format separates fields by whitespace and cannot hold "
                 "this id; write CSV or JSON instead"
             )
+
+
+AGGREGATE_NAME = "all"
+"""The query id of the aggregate rows in per-query CSV and trec_eval-style text (trec_eval's own name)."""
+
+
+def check_aggregate_name(query_ids: Any, form: str) -> None:
+    """Raise InputFormatError for a query named like the aggregate rows of a per-query ``form`` (``all``).
+
+    JSON and data frames keep the aggregates apart (a key, a table of their own), so they take any id.
+
+    >>> check_aggregate_name(["q1", "all"], "CSV")
+    Traceback (most recent call last):
+    ...
+    rankmeter.errors.InputFormatError: query 'all': per-query CSV names its aggregate rows 'all', so ...
+    """
+    if any(isinstance(qid, str) and qid == AGGREGATE_NAME for qid in query_ids):
+        from rankmeter.errors import InputFormatError
+
+        raise InputFormatError(
+            f"query {AGGREGATE_NAME!r}: per-query {form} names its aggregate rows {AGGREGATE_NAME!r}, so this "
+            "query could not be told from them; write JSON (to_json, --format json) or a data frame "
+            "(to_pandas), which keep the aggregates apart, or rename the query"
+        )
 
 
 def _write_text(path: str | Path, text: str) -> None:

@@ -46,9 +46,10 @@ def test_integer_column_of_no_rows() -> None:
     assert len(ids) == 0 and ids.tolist() == [] and len(ids.dictionary) == 0
 
 
-def test_booleans_and_floats_stay_text_ids() -> None:
-    # bool is not an integer id: NumPy's text of it, as before
-    assert as_ids(np.array([True, False])).tolist() == ["True", "False"]
+def test_booleans_are_refused_and_floats_stay_text_ids() -> None:
+    # bool is not an integer id, and has no single text form (tests/io/test_bool_ids.py)
+    with pytest.raises(rankmeter.InputFormatError, match=r"id column: the ids are booleans"):
+        as_ids(np.array([True, False]))
     # a float id is its text: 1.0 is the id "1.0", which the integer 1 does not match
     qrels = pd.DataFrame({"user_id": [1, 1], "item_id": [1, 2], "relevance": [1, 1]})
     run = pd.DataFrame({"user_id": [1, 1], "item_id": [1.0, 2.0], "score": [2.0, 1.0]})
@@ -233,11 +234,13 @@ def test_dicts_with_integer_keys_give_the_values_of_their_text() -> None:
     assert from_lists.aggregate == text_lists.aggregate
 
 
-def test_python_integers_beyond_int64_and_booleans_are_text() -> None:
+def test_python_integers_beyond_int64_are_text_and_booleans_refused() -> None:
     big = 2**70
-    qrels = {"q": {big: 1, True: 1, 5: 0}}
+    qrels = {"q": {big: 1, "True": 1, 5: 0}}
     run = {"q": {str(big): 3.0, "True": 2.0, "5": 1.0}}
     assert rankmeter.evaluate(qrels, run, "num_rel_ret")["num_rel_ret"] == 2
+    with pytest.raises(rankmeter.InputFormatError, match=r"qrels dict: document: id True is a boolean"):
+        rankmeter.evaluate({"q": {big: 1, True: 1}}, run, "num_rel_ret")
 
 
 @pytest.mark.parametrize("dtype", ["Int64", "UInt32", "int64[pyarrow]"])

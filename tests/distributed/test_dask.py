@@ -7,6 +7,7 @@ from pathlib import Path
 
 import dask.dataframe as dd
 import numpy as np
+import pandas as pd
 import pytest
 from dask.distributed import Client, LocalCluster
 
@@ -116,6 +117,13 @@ def test_a_text_score_column_that_is_not_a_number(client, tmp_path: Path) -> Non
     (tmp_path / "r.csv").write_text("query_id,doc_id,score\nq1,a,1.0\nq1,b,lots\n")
     with pytest.raises(InputFormatError, match=r"run column 'score': query 'q1', document 'b': score 'lots'"):
         evaluate({"q1": {"a": 1}}, str(tmp_path / "r.csv"), "map")
+
+
+def test_boolean_id_columns_are_refused(client) -> None:
+    # pandas writes a boolean 'True', Arrow 'true': no single text, so no id (tests/io/test_bool_ids.py)
+    run = dd.from_pandas(pd.DataFrame({"query_id": ["q1"], "doc_id": [True], "score": [1.0]}), npartitions=1)
+    with pytest.raises(InputFormatError, match=r"column 'doc_id': the ids are booleans; ids are text or integers"):
+        evaluate({"q1": {"True": 1}}, run, "map")
 
 
 def test_missing_error_names_the_missing_queries(frames) -> None:

@@ -138,6 +138,16 @@ def test_nan_score_in_a_dataframe_is_an_error(spark) -> None:
         evaluate({"q1": {"a": 1}}, run, "map", spark=spark)
 
 
+def test_boolean_id_columns_are_refused(spark) -> None:
+    # Spark casts a boolean to 'true', Python writes 'True': no single text, so no id (tests/io/test_bool_ids.py)
+    run = spark.createDataFrame([(True, "a", 1.0)], ["query_id", "doc_id", "score"])
+    with pytest.raises(InputFormatError, match=r"column 'query_id': the ids are booleans; ids are text or integers"):
+        evaluate({"true": {"a": 1}}, run, "map", spark=spark)
+    pairs = spark.createDataFrame([("q1", False)], ["query_id", "doc_id"])
+    with pytest.raises(InputFormatError, match=r"column 'doc_id': the ids are booleans"):
+        evaluate({"q1": {"a": 1}}, {"q1": {"a": 1.0}}, "map", spark=spark, exclude=pairs)
+
+
 def test_missing_error_names_every_missing_query(spark, frames) -> None:
     with pytest.raises(PolicyError, match=r"4 judged queries have no documents in the run .*q016, q027, q038"):
         evaluate(*frames, "map", missing="error", partitions=7, spark=spark)

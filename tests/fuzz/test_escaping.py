@@ -41,7 +41,7 @@ def _result(qids: list[str]) -> rankmeter.EvaluationResult:
 
 
 @settings(max_examples=40, deadline=None, database=None)
-@given(qids=IDS)
+@given(qids=IDS.filter(lambda q: "all" not in q))  # the aggregate rows' name: tests/test_result_aggregate_name.py
 def test_csv_and_json_round_trip_any_query_id(qids) -> None:
     res = _result(qids)
     rows = list(csv.DictReader(io.StringIO(res.to_csv())))

@@ -10,6 +10,8 @@ with its one relevant item at rank r.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -96,12 +98,31 @@ def test_several_relevant_items_and_unretrieved_ones() -> None:
     assert res["mean_rank(min_rel=2)"] == 3.0
 
 
-def test_no_relevant_item_in_the_list_follows_the_empty_policy() -> None:
+@pytest.mark.parametrize("empty, at_s", [("zero", 0.0), ("one", 1.0), ("nan", math.nan), ("skip", None)])
+def test_a_list_without_its_relevant_items_is_undefined_under_every_policy(empty: str, at_s: float | None) -> None:
+    # q has a relevant document that its list missed: no mean rank, whatever empty= says (it is not empty);
+    # s has no relevant document: the empty-query policy decides its value
+    qrels = {"q": {"c": 1}, "r": {"a": 1}, "s": {"a": 0}}
+    run = {"q": {"a": 2.0, "b": 1.0}, "r": {"a": 2.0, "b": 1.0}, "s": {"a": 2.0}}
+    res = rankmeter.evaluate(qrels, run, ["mean_rank", "amri", "ndcg"], empty=empty)
+    for name, at_r in (("mean_rank", 1.0), ("amri", 1.0)):  # amri: 1 - (1 - 1) / ((2 + 1) / 2 - 1)
+        values = res.by_query(name)
+        assert math.isnan(values["q"]) and values["r"] == at_r
+        if at_s is None:
+            assert "s" not in values
+        else:
+            assert values["s"] == at_s or (math.isnan(at_s) and math.isnan(values["s"]))
+        kept = [1.0] + ([] if at_s is None or math.isnan(at_s) else [at_s])  # r, then s when counted
+        assert res[name] == sum(kept) / len(kept)  # q is left out of the mean
+    assert res.metadata["queries_undefined"] == {"mean_rank": 1, "amri": 1}  # ndcg is defined for q (0)
+    assert res.metadata["queries_empty"] == 1
+
+
+def test_an_undefined_value_is_not_an_empty_query_error() -> None:
     qrels = {"q": {"c": 1}, "r": {"a": 1}}
     run = {"q": {"a": 2.0, "b": 1.0}, "r": {"a": 2.0, "b": 1.0}}
-    res = rankmeter.evaluate(qrels, run, ["mean_rank", "amri"], empty="skip")
-    assert res.by_query("mean_rank") == {"r": 1.0}
-    assert res.by_query("amri") == {"r": 1.0}
+    res = rankmeter.evaluate(qrels, run, "mean_rank", empty="error")  # every query has a relevant document
+    assert res["mean_rank"] == 1.0 and res.metadata["queries_undefined"] == {"mean_rank": 1}
 
 
 def test_names() -> None:

@@ -8,7 +8,9 @@ peer runs; ``test_independent_sources.py`` fails when a registered family is in 
 Conventions (those of rankmeter's documentation): a document is *relevant* when it is judged and its grade
 is > 0 (``>= min_rel`` when given); unjudged documents have grade 0 for gains; ``R`` is the number of
 relevant judged documents of the query, retrieved or not; ``k`` without a cutoff is the list length. A
-definition returns ``None`` where its formula is undefined (0 / 0), which ``empty="zero"`` reports as 0.
+definition returns ``None`` where its formula is undefined (0 / 0). For a query without a relevant
+document (``empty_query``) the ``empty=`` policy decides the value (``empty="zero"``: 0); for any other
+query an undefined value is NaN under every policy.
 """
 
 from __future__ import annotations
@@ -478,13 +480,23 @@ def value(name: str, q: Query) -> float | None:
     return DEFINITIONS[m.family](q, k, **dict(m.params))
 
 
+def empty_query(m: rankmeter.Measure, q: Query) -> bool:
+    """Whether ``q`` has no relevant document for ``m`` (none in the list for a graded ``ideal=retrieved``)."""
+    if m.param("ideal", "judged") == "retrieved":
+        return not any(rel_list(q, None))
+    return num_relevant(q, m.param("min_rel")) == 0
+
+
 def values(names: list[str], q: Query, empty: float = 0.0) -> list[float]:
-    """Every measure (cutoff lists expanded, in rankmeter's order) on one query; undefined values -> ``empty``."""
+    """Every measure (cutoff lists expanded, in rankmeter's order) on one query.
+
+    An undefined value is ``empty`` on a query without a relevant document for the measure, NaN otherwise.
+    """
     out = []
     for name in names:
         for m in rankmeter.parse(name).expand():
             v = value(str(m), q)
-            out.append(empty if v is None else v)
+            out.append(v if v is not None else empty if empty_query(m, q) else math.nan)
     return out
 
 

@@ -195,6 +195,9 @@ def _notes(meta: dict[str, Any], counts_only: bool = False) -> list[str]:
         )
     if meta.get("queries_with_ties_at_cutoff"):
         notes.append(f"{meta['queries_with_ties_at_cutoff']} queries with a tied group across a cutoff")
+    if meta.get("queries_undefined"):  # NaN for queries with relevant documents: no empty= policy applies
+        counts = ", ".join(f"{name} {n}" for name, n in meta["queries_undefined"].items())
+        notes.append(f"undefined values left out of the mean: {counts}")
     return notes
 
 

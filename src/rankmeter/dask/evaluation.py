@@ -19,6 +19,7 @@ import numpy as np
 from rankmeter.core.options import DistributedKeywords, EvaluationOptions
 from rankmeter.core.semantics import Semantics
 from rankmeter.errors import InputFormatError, RankmeterError
+from rankmeter.io.bool_ids import check_engine_columns
 from rankmeter.io.frames import find_columns
 from rankmeter.io.id_types import integer_query_ids
 from rankmeter.io.load import as_pairs, as_qrels, as_run, table_format
@@ -164,6 +165,7 @@ def _pair_rows(exclude: Any, candidates: Any) -> tuple[list[Any], str | None]:
         names.append("given" if role == CANDIDATE else name)
         if isinstance(given, dd.DataFrame):
             mapping = find_columns([str(c) for c in given.columns], "pairs", None, f"{name}_columns")
+            check_engine_columns(given, mapping)
 
             def convert(part: pd.DataFrame, role: int = role, mapping: dict[str, str] = mapping) -> pd.DataFrame:
                 return _pair_frame(part[mapping["query_id"]], part[mapping["doc_id"]], role)
@@ -250,6 +252,7 @@ def _table_rows(frame: Any, kind: str, columns: Mapping[str, str] | None, role: 
     import pandas as pd
 
     mapping = find_columns([str(c) for c in frame.columns], kind, columns, f"{kind}_columns")
+    check_engine_columns(frame, mapping)
     value_role = "relevance" if kind == "qrels" else ("rank" if "rank" in mapping else "score")
     sign = -1.0 if value_role == "rank" else 1.0  # a ranked list: the score -rank (checked per user in the partitions)
     offsets = _offsets(frame) if exact else None

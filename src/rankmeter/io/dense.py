@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -84,8 +85,20 @@ def _as_2d(a: Any, name: str, keep: str = "") -> np.ndarray:
     return arr
 
 
+def _contiguous(arr: np.ndarray) -> np.ndarray:
+    """``arr`` C-contiguous, but a broadcast (a zero stride: one row of scores for every list) stays a view.
+
+    The rows are read a block at a time, so a broadcast is never written out whole.
+
+    >>> view = np.broadcast_to(np.arange(3.0), (1000, 3))
+    >>> _contiguous(view).base is not None, _contiguous(view).strides, _contiguous(np.eye(2)[:, ::-1]).strides
+    (True, (0, 8), (16, 8))
+    """
+    return arr if 0 in arr.strides and arr.size else np.ascontiguousarray(arr)
+
+
 def dense_arrays(y_true: Any, y_score: Any, check_finite: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """Validated C-contiguous 2-D ``y_true`` and ``y_score`` of the same shape, all finite.
+    """Validated C-contiguous 2-D ``y_true`` and ``y_score`` of the same shape, all finite (a broadcast stays a view).
 
     Nothing is copied that need not be: scores stay float32 or float64 (they
     are only compared), grades keep a boolean, integer, float32 or float64
@@ -97,8 +110,8 @@ def dense_arrays(y_true: Any, y_score: Any, check_finite: bool = True) -> tuple[
     >>> t.shape, t.dtype.name, s.dtype.name
     ((1, 2), 'int64', 'float64')
     """
-    t = np.ascontiguousarray(_as_2d(y_true, "y_true", keep="biuf"))
-    s = np.ascontiguousarray(_as_2d(y_score, "y_score", keep="f"))
+    t = _contiguous(_as_2d(y_true, "y_true", keep="biuf"))
+    s = _contiguous(_as_2d(y_score, "y_score", keep="f"))
     if t.shape != s.shape:
         raise InputFormatError(f"y_true has shape {t.shape} but y_score has shape {s.shape}")
     if check_finite:
@@ -160,12 +173,64 @@ def flatten_dense(y_true: Any, y_score: Any, mask: Any = None, sample_weight: An
     return FlatLists(offsets, t[valid], s[valid], columns.astype(np.int64), weights)
 
 
-def flatten_ragged(y_true: Sequence[Any], y_score: Sequence[Any]) -> FlatLists:
+def one_weight(x: Any) -> bool:
+    """Whether a ``sample_weight`` (or one list's entry of it) is a single number, not a sequence.
+
+    >>> one_weight(2), one_weight(np.float32(1.0)), one_weight(np.array(3.0)), one_weight([1.0]), one_weight("1")
+    (True, True, True, False, False)
+    """
+    return isinstance(x, numbers.Real | np.generic) or (isinstance(x, np.ndarray) and x.ndim == 0)
+
+
+def ragged_weights(sample_weight: Any, counts: np.ndarray) -> np.ndarray:
+    """The weight of every item of ragged lists of ``counts`` items, flat, from ``sample_weight``.
+
+    ``sample_weight`` is a scalar, one weight per list, or per list a sequence of its items' weights
+    (a list's entry may be one number for all its items): :func:`flatten_dense`'s forms, ragged.
+
+    >>> ragged_weights(2.0, np.array([2, 1])).tolist(), ragged_weights([1, [2, 3]], np.array([2, 2])).tolist()
+    ([2.0, 2.0, 2.0], [1.0, 1.0, 2.0, 3.0])
+    """
+    try:
+        if one_weight(sample_weight):
+            w = np.full(int(counts.sum()), float(sample_weight))
+        else:
+            if len(sample_weight) != len(counts):
+                raise InputFormatError(
+                    f"sample_weight has {len(sample_weight)} entries but there are {len(counts)} lists"
+                )
+            parts = []
+            for i, (x, n) in enumerate(zip(sample_weight, counts.tolist(), strict=True)):
+                p = np.full(n, float(x)) if one_weight(x) else np.asarray(x, dtype=np.float64).reshape(-1)
+                if p.size != n:
+                    raise InputFormatError(f"list {i}: y_true has {n} items but sample_weight[{i}] has {p.size}")
+                parts.append(p)
+            w = np.concatenate(parts) if parts else np.zeros(0)
+    except (TypeError, ValueError) as exc:
+        if isinstance(exc, InputFormatError):
+            raise
+        raise InputFormatError(f"sample_weight: cannot convert to float weights ({exc})") from None
+    bad = np.flatnonzero(~np.isfinite(w) | (w < 0))
+    if len(bad):
+        ends = np.cumsum(counts)
+        i = int(np.searchsorted(ends, bad[0], side="right"))
+        j = int(bad[0] - (ends[i] - counts[i]))
+        raise InvalidScoreError(f"sample_weight[{i}][{j}] is {w[bad[0]]}; weights must be finite and >= 0")
+    return w
+
+
+def flatten_ragged(y_true: Sequence[Any], y_score: Sequence[Any], sample_weight: Any = None) -> FlatLists:
     """Flatten ragged lists (one array of grades and one of scores per query).
+
+    With ``sample_weight`` (:func:`ragged_weights`), an item of weight 0 leaves its list, as in
+    :func:`flatten_dense`.
 
     >>> f = flatten_ragged([[1, 0], [2]], [[0.3, 0.1], [0.5]])
     >>> f.offsets.tolist(), f.scores.tolist()
     ([0, 2, 3], [0.3, 0.1, 0.5])
+    >>> w = flatten_ragged([[1, 0], [2]], [[0.3, 0.1], [0.5]], sample_weight=[[2, 0], 1])
+    >>> w.offsets.tolist(), w.columns.tolist(), w.item_weights.tolist()
+    ([0, 1, 2], [0, 0], [2.0, 1.0])
     """
     if len(y_true) != len(y_score):
         raise InputFormatError(f"y_true has {len(y_true)} lists but y_score has {len(y_score)}")
@@ -187,4 +252,10 @@ def flatten_ragged(y_true: Sequence[Any], y_score: Sequence[Any]) -> FlatLists:
     columns = np.arange(int(offsets[-1])) - np.repeat(offsets[:-1], counts)
     flat_g = np.concatenate(grades) if grades else np.zeros(0)
     flat_s = np.concatenate(scores) if scores else np.zeros(0)
-    return FlatLists(offsets, flat_g, flat_s, columns, None)
+    if sample_weight is None:
+        return FlatLists(offsets, flat_g, flat_s, columns, None)
+    w = ragged_weights(sample_weight, counts)
+    keep = w > 0  # keras-rs: an item of weight 0 leaves its list
+    kept = np.bincount(np.repeat(np.arange(len(counts)), counts)[keep], minlength=len(counts))
+    offsets = np.concatenate(([0], np.cumsum(kept))).astype(np.int64)
+    return FlatLists(offsets, flat_g[keep], flat_s[keep], columns[keep], w[keep])

@@ -8,6 +8,7 @@ from itertools import chain
 import numpy as np
 
 from rankmeter.errors import InputFormatError, InvalidScoreError
+from rankmeter.io.bool_ids import check_python_ids
 from rankmeter.io.ids import python_ids
 from rankmeter.io.tables import Qrels, Run
 from rankmeter.io.validate import UnreadableNumber, as_float, check_finite
@@ -38,8 +39,8 @@ def _flatten(nested: Mapping[object, Mapping[object, object]], what: str) -> tup
     if raw.dtype.kind not in "biuf" or raw.shape != (int(counts.sum()),):  # text, objects, complex: one by one
         return _flatten_item_by_item(nested, what)
     values = raw.astype(np.float64)
-    q = np.repeat(python_ids(qids), counts)
-    d = python_ids(list(chain.from_iterable(inner)))
+    q = np.repeat(_ids(qids, what, "query"), counts)
+    d = _ids(list(chain.from_iterable(inner)), what, "document")
     check_finite(values, "score" if what == "run" else "relevance", q, d, f"<{what} dict>", None)
     return q, d, values
 
@@ -63,11 +64,18 @@ def _flatten_item_by_item(nested: Mapping[object, Mapping[object, object]], what
                 ) from None
             qids.append(qid)
             dids.append(did)
-    q = python_ids(qids)
-    d = python_ids(dids)
+    q = _ids(qids, what, "query")
+    d = _ids(dids, what, "document")
     v = np.array(values, dtype=np.float64)
     check_finite(v, "score" if what == "run" else "relevance", q, d, f"<{what} dict>", None)
     return q, d, v
+
+
+def _ids(keys: list[object], what: str, role: str) -> np.ndarray:
+    """Dict keys as ids (:func:`~rankmeter.io.ids.python_ids`), a boolean key refused (:mod:`rankmeter.io.bool_ids`)."""
+    text = python_ids(keys)
+    check_python_ids(keys, text, f"{what} dict: {role}")
+    return text
 
 
 def qrels_from_dict(nested: Mapping[object, Mapping[object, object]]) -> Qrels:

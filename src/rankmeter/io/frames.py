@@ -18,6 +18,7 @@ import numpy as np
 
 from rankmeter.errors import InputFormatError, InvalidScoreError
 from rankmeter.io.arrow import combined
+from rankmeter.io.bool_ids import bool_ids_error, check_python_ids, is_bool_column
 from rankmeter.io.tables import Qrels, Run
 from rankmeter.io.validate import UnreadableNumber, as_floats, check_finite
 
@@ -89,6 +90,8 @@ def _ids(frame: Any, name: str, qids: Any = None) -> Any:
         col = frame[name].to_arrow()
     else:  # pandas
         series = frame[name]
+        if is_bool_column(series):
+            raise bool_ids_error(f"column {name!r}", bool(series.iloc[0]) if len(series) else True)
         if series.dtype == object and qids is None:  # query ids: few distinct values, each written once
             found = _factorized(frame, name)
             if found is not None:
@@ -104,9 +107,14 @@ def _ids(frame: Any, name: str, qids: Any = None) -> Any:
         except (pa.ArrowInvalid, pa.ArrowTypeError):  # ids of several types: each one's text
             if series.isna().any():
                 raise _missing(frame, name, int(series.isna().sum()), qids) from None
-            return np.asarray(series.to_numpy()).astype(str)
+            values = np.asarray(series.to_numpy())
+            text = values.astype(str)
+            check_python_ids(values, text, f"column {name!r}")
+            return text
     if col.null_count:
         raise _missing(frame, name, col.null_count, qids)
+    if is_bool_column(col):  # (pyarrow and polars booleans; pandas object columns of bools)
+        raise bool_ids_error(f"column {name!r}", combined(col)[0].as_py() if len(col) else True)
     if pa.types.is_dictionary(col.type):  # categorical / dictionary-encoded ids: their codes are used as they are
         if _is_text(col.type.value_type):
             return _text_dictionary(col)

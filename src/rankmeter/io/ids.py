@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from rankmeter.io.arrow import combined, is_arrow
+from rankmeter.io.bool_ids import bool_ids_error, is_bool_column
 
 
 class IdColumn:
@@ -243,6 +244,8 @@ def as_ids(col: Any, *, coded: bool = False) -> IdColumn:
     >>> as_ids(pa.array(["a", "bc"])).tolist(), as_ids(np.array([3, 1]), coded=True).codes.tolist()
     (['a', 'bc'], [1, 0])
     """
+    if is_bool_column(col):  # every reader refuses them first, naming where (rankmeter.io.bool_ids)
+        raise bool_ids_error("id column")
     if isinstance(col, IdColumn):
         ids = col
     elif is_arrow(col):

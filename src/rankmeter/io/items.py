@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from rankmeter.errors import InputFormatError, PolicyError
+from rankmeter.io.bool_ids import bool_ids_error, check_python_ids, is_bool_column
 
 
 def _ids(values: Any, what: str) -> np.ndarray:
@@ -70,7 +71,9 @@ class Items:
     catalog : sequence of item ids, optional
         Every item that could be recommended. Default: the items of ``interactions``.
     groups : mapping or sequence, optional
-        ``{item: group}``, or one group per ``catalog`` entry (a sequence in catalogue order).
+        ``{item: group}``, or one group per ``catalog`` entry (a sequence in the order of
+        ``catalog=``, which must then be given: the default catalogue's order, the interactions'
+        items as sorted text, is no order to count on).
 
     Examples
     --------
@@ -99,6 +102,10 @@ class Items:
             self._read_interactions(interactions)
         if catalog is not None:
             self.catalog = _ids(catalog, "catalog")
+            given = catalog.to_numpy() if hasattr(catalog, "to_numpy") else catalog
+            if is_bool_column(given):  # item ids, as every reader reads them (rankmeter.io.bool_ids)
+                raise bool_ids_error("Items: catalog")
+            check_python_ids(given if isinstance(given, np.ndarray) else list(given), self.catalog, "Items: catalog")
             distinct, counts = np.unique(self.catalog, return_counts=True)
             if len(distinct) < len(self.catalog):
                 raise InputFormatError(f"Items: catalog lists item {str(distinct[counts > 1][0])!r} twice")
@@ -145,6 +152,11 @@ class Items:
             ids, labels = _ids(list(groups), "groups"), _ids(list(groups.values()), "groups")
         else:
             labels = _ids(groups, "groups")
+            if "catalog" not in self.given:  # (the training items as text sort "10" before "9")
+                raise InputFormatError(
+                    "Items: groups given as a sequence follow catalog=, which is not given; pass catalog= (the "
+                    "item of each group, in order) or groups as {item: group}"
+                )
             if len(labels) != len(self.catalog):
                 raise InputFormatError(
                     f"Items: groups given as a sequence must follow catalog ({len(self.catalog)} items), "
@@ -157,6 +169,9 @@ class Items:
 
     def with_catalog(self, ids: Any) -> Items:
         """These items with ``ids`` as the catalogue (for scores whose columns are the catalogue).
+
+        Groups stay with their items: they are keyed by item id (a sequence of groups needs
+        ``catalog=``, whose ids it is read against), never by position in the new catalogue.
 
         >>> Items(interactions={"u": ["a"]}).with_catalog(["a", "b"]).catalog_size
         2

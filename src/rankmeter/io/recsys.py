@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from rankmeter.errors import InputFormatError, where
+from rankmeter.io.bool_ids import bool_ids_error, check_python_ids, id_array, is_bool_column
 from rankmeter.io.ids import integer_text as integer_ids  # noqa: F401  (the writer of integer ids' text)
 from rankmeter.io.ids import python_ids
 from rankmeter.io.tables import Qrels, Run
@@ -57,8 +58,11 @@ def _flatten_lists(mapping: Mapping[Any, Any], what: str, ordered: bool) -> tupl
                 f"{what}: user {str(user)!r} maps to a set, which has no order; a ranked list is a list or tuple"
             )
     counts = np.fromiter(map(len, values), dtype=np.int64, count=len(values))
-    users = np.repeat(python_ids(list(mapping)), counts)
-    items = python_ids(list(chain.from_iterable(values)))
+    user_keys, item_keys = list(mapping), list(chain.from_iterable(values))
+    users, items = python_ids(user_keys), python_ids(item_keys)
+    check_python_ids(user_keys, users, f"{what}: user")
+    check_python_ids(item_keys, items, f"{what}: item")
+    users = np.repeat(users, counts)
     starts = np.repeat(np.cumsum(counts) - counts, counts)
     return users, items, np.arange(len(items)) - starts + 1
 
@@ -128,9 +132,10 @@ def ranked_lists(items: Any, users: Any = None, *, item_ids: Any = None, pad: An
         raise InputFormatError(f"ranked_lists: items must be 2-D (users x k), got shape {arr.shape}")
     if arr.dtype.kind in "fc":
         raise InputFormatError(f"ranked_lists: items holds {arr.dtype} values; item ids are integers or strings")
+    if arr.dtype.kind == "b":  # (before the pads: -1 as a boolean is True)
+        raise bool_ids_error("ranked_lists: items", arr.flat[0].item() if arr.size else True)
     n, k = arr.shape
-    user_text = np.arange(n) if users is None else np.asarray(users).reshape(-1)
-    user_text = user_text if user_text.dtype.kind in "iu" else user_text.astype(str)
+    user_text = np.arange(n) if users is None else id_array(users, "ranked_lists: users=")
     if len(user_text) != n:
         raise InputFormatError(f"ranked_lists: items has {n} rows but users= has {len(user_text)} ids")
     valid = np.ones(arr.shape, dtype=bool) if pad is None else arr != np.asarray(pad, dtype=arr.dtype)
@@ -144,8 +149,7 @@ def ranked_lists(items: Any, users: Any = None, *, item_ids: Any = None, pad: An
     counts = valid.sum(axis=1)
     flat = arr[valid]
     if item_ids is not None:
-        vocab = np.asarray(item_ids).reshape(-1)
-        vocab = vocab if vocab.dtype.kind in "iu" else vocab.astype(str)
+        vocab = id_array(item_ids, "ranked_lists: item_ids=")
         outside = (flat < 0) | (flat >= len(vocab)) if flat.dtype.kind in "iu" else np.ones(len(flat), dtype=bool)
         if outside.any():
             at = int(np.argmax(outside))
@@ -156,7 +160,7 @@ def ranked_lists(items: Any, users: Any = None, *, item_ids: Any = None, pad: An
             )
         text: Any = vocab[flat]
     else:
-        text = flat if flat.dtype.kind in "iu" else flat.astype(str)  # integers are coded without text
+        text = id_array(flat, "ranked_lists: items")  # integers are coded without text
     ranks = np.broadcast_to(np.arange(1, k + 1), arr.shape)[valid]
     repeated = np.repeat(user_text, counts)
     return Run(
@@ -211,8 +215,7 @@ def _id_vector(ids: Any, size: int, name: str, axis: str, source: str) -> np.nda
     """``ids`` (integers as they are, others as text), checked to hold one id per row (column); None: the positions."""
     if ids is None:
         return np.arange(size)
-    text = np.asarray(ids).reshape(-1)
-    text = text if text.dtype.kind in "iu" else text.astype(str)
+    text = id_array(ids, f"{source}: {name}=")
     if len(text) != size:
         raise InputFormatError(f"{source}: the matrix has {size} {axis} but {name}= has {len(text)} ids")
     return text
@@ -325,6 +328,9 @@ def run_from_list_column(table: Any, user_column: str, items_column: str, source
     if pa.types.is_floating(values.type):
         raise InputFormatError(f"{source}: column {items_column!r} holds {values.type} values; item ids are "
                                "integers or strings")  # fmt: skip
+    for name, ids in ((user_column, users), (items_column, values)):
+        if is_bool_column(ids):
+            raise bool_ids_error(f"{source}: column {name!r}", ids[0].as_py() if len(ids) else True)
     user_text = np.asarray(users.cast(pa.string()).to_pylist(), dtype=str) if len(users) else np.zeros(0, str)
     item_text = np.asarray(values.cast(pa.string()).to_pylist(), dtype=str) if len(values) else np.zeros(0, str)
     ranks = np.arange(len(item_text)) - np.repeat(offsets[:-1] - offsets[0], counts) + 1

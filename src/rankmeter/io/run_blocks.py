@@ -9,7 +9,7 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
-from rankmeter.errors import InputFormatError, LimitError, PolicyError, QueryOrderError, where
+from rankmeter.errors import DuplicateEntryError, InputFormatError, LimitError, PolicyError, QueryOrderError, where
 from rankmeter.io.tables import Run, id_at
 from rankmeter.io.trec import parse_run_block
 from rankmeter.io.validate import UTF8_BOM, check_no_nul, env_int, line_too_long, max_line_bytes
@@ -22,27 +22,32 @@ _FIRST_FIELD = re.compile(rb"[ \t\r\f\v]*([^ \t\r\f\v\n]*)")
 def _last_query_start(block: bytes, stop: int, known: int = 0) -> int:
     """Byte offset where the lines of the last query of ``block[:stop]`` begin (0 if it is one query).
 
-    ``block[stop - 1]`` is a newline. ``block[:known]`` (whole lines) is already known to hold one
-    query: the scan stops at its first line there instead of reading all of it again, so that a
-    query spanning many blocks costs time linear in its size.
+    ``block[stop - 1]`` is a newline. Blank and comment lines belong to no query: they never end one
+    (a query's lines around them stay together). ``block[:known]`` (whole lines) is already known to
+    hold one query: the scan stops at its first line there instead of reading all of it again, so that
+    a query spanning many blocks costs time linear in its size.
 
     >>> _last_query_start(b"1 a\\n1 b\\n2 c\\n", 12), _last_query_start(b"1 a\\n1 b\\n", 8, known=4)
     (8, 0)
+    >>> _last_query_start(b"1 a\\n\\n# c\\n1 b\\n\\n", 14), _last_query_start(b"1 a\\n\\n2 b\\n# c\\n", 13)
+    (0, 4)
     """
-    end = stop - 1
-    line_start = block.rfind(b"\n", 0, end) + 1
-    last = _FIRST_FIELD.match(block, line_start)
-    qid = last.group(1) if last else b""
-    while line_start > 0:
-        prev_start = block.rfind(b"\n", 0, line_start - 1) + 1
-        m = _FIRST_FIELD.match(block, prev_start)
-        comment = block.startswith(b"#", prev_start)
-        if (m.group(1) if m else b"") != qid and not comment:
-            return line_start
-        if prev_start < known and not comment:
-            return 0  # the same query as every line of the known part
-        line_start = prev_start
-    return 0
+    line_start = block.rfind(b"\n", 0, stop - 1) + 1
+    qid = None  # the last query's id, once a row is found
+    while True:
+        m = _FIRST_FIELD.match(block, line_start)
+        field = m.group(1) if m else b""
+        filler = not field or block.startswith(b"#", line_start)  # a blank or comment line
+        if not filler:
+            if qid is None:
+                qid = field
+            elif field != qid:
+                return block.find(b"\n", line_start) + 1  # the line after this row of the query before
+            elif line_start < known:
+                return 0  # the same query as every line of the known part
+        if line_start == 0:
+            return 0
+        line_start = block.rfind(b"\n", 0, line_start - 1) + 1
 
 
 DEFAULT_MAX_QUERY_BYTES = 512 << 20
@@ -146,7 +151,11 @@ def iter_run_chunks(
                     raise _query_too_large(cut, block, source, line)
                 piece = block[known:cut]  # the query's lines read since the last block
                 if check_piece is not None and _has_rows(piece) and not _documents_distinct(piece):
-                    check_piece(parse_run_block(piece, source, line + block.count(b"\n", 0, known))[0])
+                    try:
+                        check_piece(parse_run_block(piece, source, line + block.count(b"\n", 0, known))[0])
+                    except DuplicateEntryError:  # named as the whole read names it: the query's first repeat
+                        check_piece(parse_run_block(block[:cut], source, line)[0])
+                        raise
                 carry, known = block, cut
                 continue
             emit, carry, known = block[:boundary], block[boundary:], 0

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from rankmeter.core.options import DistributedKeywords, EvaluationOptions
 from rankmeter.core.semantics import Semantics
 from rankmeter.errors import InputFormatError, RankmeterError
+from rankmeter.io.bool_ids import check_engine_columns
 from rankmeter.io.frames import find_columns
 from rankmeter.io.id_types import integer_query_ids
 from rankmeter.io.load import as_pairs, as_qrels, as_run, table_format
@@ -187,6 +188,7 @@ def _pair_rows(session: Any, exclude: Any, candidates: Any) -> tuple[Any, str | 
         names.append("given" if role == CANDIDATE else name)
         if isinstance(given, DataFrame):
             mapping = find_columns(list(given.columns), "pairs", None, f"{name}_columns")
+            check_engine_columns(given, mapping)
             frame = given.select(
                 F.col(mapping["query_id"]).cast("string").alias("query_id"),
                 F.col(mapping["doc_id"]).cast("string").alias("doc_id"),
@@ -312,6 +314,7 @@ def _table_rows(session: Any, frame: Any, kind: str, columns: Mapping[str, str] 
     from pyspark.sql.types import NumericType, StringType
 
     mapping = find_columns(list(frame.columns), kind, columns, f"{kind}_columns")
+    check_engine_columns(frame, mapping)
     value_role = "relevance" if kind == "qrels" else ("rank" if "rank" in mapping else "score")
     value_type = frame.schema[mapping[value_role]].dataType
     value = F.col(mapping[value_role])

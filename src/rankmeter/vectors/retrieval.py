@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rankmeter._version import __version__
-from rankmeter.aggregate import aggregate_column, apply_empty_policy
+from rankmeter.aggregate import aggregate_column, apply_empty_policy, note_undefined
 from rankmeter.core.lists import positive_items
 from rankmeter.core.semantics import Semantics, SemanticsOptions
 from rankmeter.core.ties import VECTOR_TIES, straddling_queries
@@ -364,10 +364,12 @@ def evaluate_vectors(
     values = np.full((n_q, n_cols), np.nan)
     included = np.ones((n_q, n_cols), dtype=bool)
     query_ids = np.arange(n_q).astype(str)
+    undefined: dict[str, int] = {}
     for start, stop in _batches(n_q, int(batch_size), bool(show)):
         raw, counts = evaluator.block(start, stop)
         for c, col in enumerate(plan.columns):
-            empty_mask = (counts[col.count_key] == 0) | np.isnan(raw[:, c])
+            empty_mask = counts[col.count_key] == 0
+            note_undefined(undefined, col.name, raw[:, c], empty_mask)
             values[start:stop, c], included[start:stop, c] = apply_empty_policy(
                 raw[:, c],
                 empty_mask,
@@ -390,6 +392,7 @@ def evaluate_vectors(
         "queries_empty": evaluator.queries_empty,
         "queries_with_ties": evaluator.queries_with_ties,
         "queries_with_ties_at_cutoff": evaluator.queries_straddling,
+        "queries_undefined": undefined,
         "weighted": False,
         "input": "vectors",
         "metric": metric,

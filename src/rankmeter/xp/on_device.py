@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from rankmeter._version import __version__
-from rankmeter.aggregate import aggregate_column, apply_empty_policy, check_empty_policy
+from rankmeter.aggregate import aggregate_column, apply_empty_policy, check_empty_policy, note_undefined
 from rankmeter.core.semantics import Semantics
 from rankmeter.errors import MeasureSyntaxError
 from rankmeter.io.exclude import is_sparse, removed_items
@@ -132,14 +132,17 @@ def evaluate_blocks(
     query_ids = np.arange(n).astype(str)
     names: list[str] = []
     columns, included, aggregate = [], [], {}
+    undefined: dict[str, int] = {}
     for c, (family, single) in enumerate(singles):
         name = str(single)
         if name in aggregate:
             continue
         col = values[:, c]
+        no_relevant = counts[_count_key(single)] == 0
+        note_undefined(undefined, name, col, no_relevant)
         kept, inc = apply_empty_policy(
             col,
-            (counts[_count_key(single)] == 0) | np.isnan(col),
+            no_relevant,
             empty,
             is_count=FAMILIES[family].empty_exempt,
             query_ids=query_ids,
@@ -160,6 +163,7 @@ def evaluate_blocks(
         "queries_empty": int((counts[None] == 0).sum()),
         "queries_with_ties": int(tied.sum()),
         "queries_with_ties_at_cutoff": int(straddles.sum()),
+        "queries_undefined": undefined,
         "weighted": weights is not None,
         **metadata,
         "array_api": {"namespace": where.library, "device": where.device_name, "path": "device"},

@@ -458,7 +458,8 @@ def nnrbp(ctx: Any, measure: Measure) -> np.ndarray:
     """NRBP over that of the greedy ideal ranking (ndeval's ``nNRBP``), shape (Q, 1).
 
     NaN where the ideal's NRBP is 0 (no relevant judgment, or alpha = 0 with beta = 1, where NRBP is 0
-    for every ranking): ndeval prints ``-nan`` there; the empty-query policy decides what is reported.
+    for every ranking): ndeval prints ``-nan`` there. The empty-query policy decides what a query
+    without a relevant judgment reports; on one with some the value stays NaN (undefined).
     """
     run, best = _nrbp(_check_intent_context(ctx, measure), measure, ideal=True)
     assert best is not None

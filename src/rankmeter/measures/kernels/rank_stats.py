@@ -15,9 +15,11 @@ in expectation for a random order, -1 at worst; E[MR] is the mean rank of a
 uniformly random ranking of the n candidates. MPR is Hu, Koren & Volinsky's
 expected percentile rank (ICDM 2008), each item weighted by its grade
 :math:`g_i` (0 for unjudged and negative grades): 0 at the top, 1 at the bottom.
-Relevant documents that were not ranked are not counted; a query with none in
-its list (or, for AMRI and MPR, a list of one item) has no value and follows
-the ``empty`` policy. The expected rank of an item of a tied group is the
+Relevant documents that were not ranked are not counted. A query without
+relevant documents follows the ``empty`` policy; one that has some but none
+in its list (or, for AMRI and MPR, a list of one item) has no value: NaN
+under every policy, left out of the mean and counted in
+``metadata["queries_undefined"]``. The expected rank of an item of a tied group is the
 group's mean rank, so ``ties="expected"`` is exact for all three; it is
 PyKEEN's "realistic" rank.
 """
