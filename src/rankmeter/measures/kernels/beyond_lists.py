@@ -59,12 +59,14 @@ def _distinct_items(run: Run, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     if not ids.is_coded:
         universe, inverse = np.unique(ids.take(rows).text().astype(str), return_inverse=True)
         return universe, inverse.ravel()
-    present, inverse = np.unique(ids.codes[rows], return_inverse=True)  # integer codes: no string sort
+    codes = ids.codes[rows]  # codes into the dictionary: a table of its size, no sort of the rows
+    seen = np.zeros(len(ids.dictionary), dtype=bool)
+    seen[codes] = True
+    present = np.flatnonzero(seen)
     text = ids.dictionary.text()[present].astype(str)
-    order = np.argsort(text, kind="stable")
-    rank = np.empty(len(order), dtype=np.int64)
-    rank[order] = np.arange(len(order))
-    return text[order], rank[inverse.ravel()]
+    rank = np.full(len(seen), -1, dtype=np.int64)
+    rank[present[np.argsort(text, kind="stable")]] = np.arange(len(present))
+    return np.sort(text, kind="stable"), rank[codes]
 
 
 @dataclass
