@@ -15,6 +15,7 @@ from math import comb
 
 import numpy as np
 import pytest
+import scipy.sparse
 
 import rankmeter
 
@@ -129,3 +130,18 @@ def test_more_draws_than_negatives_are_allowed() -> None:
     # 1 negative, 5 draws: it is always drawn, so the list is the two items (the full ranking)
     res = rankmeter.evaluate_arrays([[1, 0]], [[0.2, 0.5]], "rr@2", sampled_negatives=5, sampling="recbole_uni")
     assert res["rr@2"] == 0.5 == res.metadata["full_catalogue"]["rr@2"]
+
+
+def test_embeddings_equal_evaluate_arrays_on_the_materialised_scores() -> None:
+    rng = np.random.default_rng(4)
+    users = rng.integers(-2, 3, (25, 3)).astype(float)  # integer vectors: many exact ties
+    items = rng.integers(-2, 3, (30, 3)).astype(float)
+    truth = scipy.sparse.csr_array((rng.random((25, 30)) < 0.15).astype(float))
+    seen = scipy.sparse.csr_array((rng.random((25, 30)) < 0.2).astype(float))
+    measures = ["ndcg@5", "map@10", "rr@3", "p@4"]
+    got = rankmeter.evaluate_embeddings(users, items, truth, measures, exclude=seen, sampled_negatives=8,
+                                        sampling="recbole_uni", batch_size=6)  # fmt: skip
+    want = rankmeter.evaluate_arrays(truth.toarray(), users @ items.T, measures, exclude=seen, sampled_negatives=8,
+                                     sampling="recbole_uni")  # fmt: skip
+    np.testing.assert_array_equal(got.values, want.values)
+    assert got.metadata["sampled"]["sampling"] == "recbole_uni"
