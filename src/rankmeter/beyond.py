@@ -400,7 +400,7 @@ def list_set_intervals(
     -------
     list of dict
         Rows ``{"segment", "measure", "value", "ci_low", "ci_high", "n_lists", "method"}``; ``segment``
-        is ``"all"`` for all users. Fewer than two lists: NaN bounds.
+        is ``"all"`` for all users. The jackknife's bounds are NaN with fewer than two lists.
 
     Examples
     --------
@@ -432,7 +432,8 @@ def list_set_intervals(
     rows = []
     for label, at in keys:
         n = len(at)
-        draws = _resampled(hook, at, n_resamples if n > 1 else 0, method, rng)
+        enough = n > 1 or (n == 1 and method == "bootstrap")  # the jackknife needs two lists to leave one out
+        draws = _resampled(hook, at, n_resamples if enough else 0, method, rng)
         for name in names:
             value = result.aggregate[name] if label == "all" else result.by_group(name)[label]
             low, high = _bounds(np.asarray(draws.get(name, [])), value, n, level, method)
@@ -459,17 +460,17 @@ def _resampled(
 
 
 def _bounds(draws: np.ndarray, value: float, n: int, level: float, method: str) -> tuple[float, float]:
-    """The interval of ``value`` from its subsets' or resamples' values ``draws`` (NaN without two of them).
+    """The interval of ``value`` from its subsets' or resamples' values ``draws`` (NaN where there are too few).
 
     >>> [round(b, 4) for b in _bounds(np.array([0.0, 1.0, 0.0, 1.0]), 0.5, 4, 0.95, "jackknife")]  # v = 3 * 1/3
     [-1.46, 2.46]
     """
     known = draws[~np.isnan(draws)]
-    if len(known) < 2:
-        return float("nan"), float("nan")
-    if method == "bootstrap":
+    if method == "bootstrap" and len(known):
         low, high = np.quantile(known, [(1 - level) / 2, (1 + level) / 2])
         return float(low), float(high)
+    if method == "bootstrap" or len(known) < 2:
+        return float("nan"), float("nan")
     d = max(1, n // 4)
     half = NormalDist().inv_cdf((1 + level) / 2) * float(np.sqrt((n - d) / d * np.var(known, ddof=1)))
     return value - half, value + half

@@ -319,3 +319,13 @@ def test_embeddings_lists_never_hold_the_score_matrix() -> None:
         tracemalloc.stop()
     assert peak < n * m * 8 / 2  # the float64 users x items scores alone would take n * m * 8 bytes
     assert res.metadata["users_with_lists"] == n
+
+
+def test_list_set_intervals_of_one_list() -> None:
+    from rankmeter.beyond import list_set_intervals
+
+    res = rankmeter.evaluate(None, {"u": ["a"]}, "catalog_coverage@1", items=rankmeter.Items(catalog="ab"))
+    jack = list_set_intervals(res, n_resamples=50)[0]
+    boot = list_set_intervals(res, n_resamples=50, method="bootstrap")[0]
+    assert jack["value"] == 0.5 and np.isnan(jack["ci_low"]) and np.isnan(jack["ci_high"])  # nothing to leave out
+    assert (boot["ci_low"], boot["ci_high"]) == (0.5, 0.5)  # every resample is the one list
