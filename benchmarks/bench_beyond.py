@@ -12,7 +12,10 @@
 3. ``--peers`` (run with the oracle environment's Python, ``tests_recsys_oracles/requirements.txt``, and
    ``PYTHONPATH=src``): the same measures computed by rectools, Microsoft Recommenders and RecBole on
    ``--peer-users`` users' top 10 (no training pair in a list: Microsoft Recommenders refuses them), each
-   peer's own functions against rankmeter's one ``evaluate`` call for the same names; values checked.
+   peer's own functions against rankmeter's ``Items(interactions=train)`` and one ``evaluate`` call for the
+   same names (the training interactions read in each timed call, as the peers read them); values checked.
+   Then the floor of any tool starting from these frames: their four id columns read into codes
+   (``pd.factorize``), against a tenth of the fastest peer's time.
 
     python benchmarks/bench_beyond.py [--users 138000] [--repeats 3] [--peers --peer-users 20000]
 """
@@ -124,15 +127,27 @@ def peers_part(n_users: int) -> None:
             "arp@10": float(object.__new__(rb.AveragePopularity).get_pop(matrix, counts).mean()),
         },
     }
-    items = Items(interactions=train, catalog=np.arange(n_items))
+    fastest = np.inf
     for name, call in contenders.items():
         peer, theirs = best(call, 1)
+        fastest = min(fastest, peer)
         lists = reco if name != "RecBole (full lists)" else reco[full]
-        ours_time, res = best(lambda lists=lists, t=theirs: rankmeter.evaluate(None, lists, list(t), items=items), 1)
+
+        def ours(lists: pd.DataFrame = lists, names: tuple[str, ...] = tuple(theirs)) -> rankmeter.EvaluationResult:
+            items = Items(interactions=train, catalog=np.arange(n_items))  # read in the call, as the peers do
+            return rankmeter.evaluate(None, lists, list(names), items=items)
+
+        ours_time, res = best(ours, 1)
         assert all(abs(res[m] - v) < 1e-9 for m, v in theirs.items()), (name, theirs, res.aggregate)
         print(
             f"{name:24} {peer:8.2f} s; rankmeter {ours_time:6.2f} s ({peer / ours_time:5.1f}x faster): {list(theirs)}"
         )
+    columns = [reco["user_id"], reco["item_id"], train["user_id"], train["item_id"]]
+    floor, _ = best(lambda: [pd.factorize(c) for c in columns], 3)
+    print(
+        f"floor: the four id columns (lists' users and items, training users and items) into codes by pd.factorize "
+        f"{floor:.2f} s; the fastest peer / 10 = {fastest / 10:.2f} s (floor / that = {floor / (fastest / 10):.2f})"
+    )
 
 
 def main() -> None:

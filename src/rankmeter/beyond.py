@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import reduce
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
@@ -342,15 +343,46 @@ class StateListSets:
         return values, np.array([self.lists.get(label, 0) for label in segments], dtype=np.int64)
 
 
-def list_set_intervals(
-    result: EvaluationResult, *, n_resamples: int = 1000, level: float = 0.95, seed: int = 0
-) -> list[dict[str, Any]]:
-    """Percentile bootstrap intervals of a result's list-set values, over all users and within each segment.
+INTERVAL_METHODS = ("jackknife", "bootstrap")
+"""The methods of :func:`list_set_intervals`."""
 
-    Each resample draws the users with a list (of the segment) with replacement and computes every list-set
-    measure on their lists (a user drawn twice brings its list twice); the interval is the
-    ``(1 - level) / 2`` and ``(1 + level) / 2`` quantiles of the resampled values. The draws come from
-    ``numpy.random.default_rng(seed)``, one stream per segment in the order of the rows.
+
+def list_set_intervals(
+    result: EvaluationResult,
+    *,
+    n_resamples: int = 1000,
+    level: float = 0.95,
+    seed: int = 0,
+    method: str = "jackknife",
+) -> list[dict[str, Any]]:
+    r"""Intervals of a result's list-set values, over all users and within each segment.
+
+    A list-set value T (coverage, entropy, Gini, personalization, ...) of n users' lists estimates
+    :math:`\theta_n = \mathbb{E}[T]`, the value of the lists of n users drawn from the same population;
+    :math:`\theta_n` depends on n (n users cover more items than n / 2 users), so the intervals are for
+    the value at the number of lists the result has.
+
+    ``method="jackknife"`` (default): the delete-d jackknife of Shao & Wu (1989, "A general theory for
+    jackknife variance estimation", *Annals of Statistics* 17(3)), which holds for statistics that are
+    not smooth functions of means, with d = max(1, ⌊n / 4⌋) and the subsets drawn at random
+    (``n_resamples`` of them, without replacement within each). With :math:`T_s` the value of the
+    lists of the n - d users a subset keeps,
+
+    .. math::
+
+        v = \frac{n - d}{d}\, \widehat{\operatorname{Var}}_s(T_s), \qquad
+        T \pm z_{(1 + \text{level}) / 2} \sqrt{v}
+
+    centred on the value itself. No user is repeated in a subset, so a subset's lists are lists of
+    distinct users, as the evaluated ones are.
+
+    ``method="bootstrap"``: the percentile bootstrap over users (each resample draws n users with
+    replacement; a user drawn twice brings its list twice; the interval is the ``(1 - level) / 2`` and
+    ``(1 + level) / 2`` quantiles). A resample holds about 0.63 n distinct users and covers fewer items
+    than the evaluated lists, so its intervals of coverage and Gini lie at or below the value: they show
+    the spread, not where :math:`\theta_n` lies.
+
+    The draws come from ``numpy.random.default_rng(seed)``, one stream per segment in the order of the rows.
 
     Parameters
     ----------
@@ -359,23 +391,25 @@ def list_set_intervals(
         list-set measures, in this process (the lists are kept with it); with ``group_by=``, each
         segment too.
     n_resamples : int, default 1000
+        Subsets (jackknife) or resamples (bootstrap).
     level : float, default 0.95
     seed : int, default 0
+    method : {"jackknife", "bootstrap"}, default "jackknife"
 
     Returns
     -------
     list of dict
-        Rows ``{"segment", "measure", "value", "ci_low", "ci_high", "n_lists"}``; ``segment`` is
-        ``"all"`` for all users.
+        Rows ``{"segment", "measure", "value", "ci_low", "ci_high", "n_lists", "method"}``; ``segment``
+        is ``"all"`` for all users. The jackknife's bounds are NaN with fewer than two lists.
 
     Examples
     --------
     >>> import rankmeter
-    >>> res = rankmeter.evaluate(None, {"u1": ["a"], "u2": ["b"], "u3": ["a"]}, "catalog_coverage@1",
+    >>> res = rankmeter.evaluate(None, {"u1": ["a"], "u2": ["b"], "u3": ["a"], "u4": ["c"]}, "catalog_coverage@1",
     ...                          items=Items(catalog="abcd"))
-    >>> row = list_set_intervals(res, n_resamples=200)[0]
-    >>> row["value"], row["ci_low"], row["ci_high"]  # one or two of the four items in a resample
-    (0.5, 0.25, 0.5)
+    >>> row = list_set_intervals(res, n_resamples=200)[0]  # 3 of the 4 users: coverage 3/4 (twice) or 2/4
+    >>> row["value"], round(row["ci_low"], 3), round(row["ci_high"], 3), row["method"]
+    (0.75, 0.325, 1.175, 'jackknife')
     """
     hook = result.list_sets
     if not isinstance(hook, SegmentListSets):
@@ -385,27 +419,58 @@ def list_set_intervals(
         )
     if not 0 < level < 1:
         raise PolicyError(f"list_set_intervals: level must be in (0, 1), got {level!r}")
-    ctx, users = hook.ctx, hook.ctx.users.tolist()
+    if method not in INTERVAL_METHODS:
+        raise PolicyError(f"list_set_intervals: method must be one of {INTERVAL_METHODS}, got {method!r}")
+    users = hook.ctx.users.tolist()
     keys: list[tuple[Any, np.ndarray]] = [("all", np.arange(len(users)))]
     if result.groups is not None:
         code = dict(zip(result.query_ids.astype(str).tolist(), result.groups.member.tolist(), strict=True))
         member = np.array([code.get(u, -1) for u in users], dtype=np.int64)
         keys += [(label, np.flatnonzero(member == s)) for s, label in enumerate(result.groups.segments)]
     rng = np.random.default_rng(seed)
+    names = [str(s) for m in hook.measures for s in m.expand()]
     rows = []
     for label, at in keys:
-        draws: dict[str, list[float]] = {}
-        for _ in range(n_resamples if len(at) else 0):
-            sub = ctx.subset(at[rng.integers(0, len(at), len(at))])
-            for m in hook.measures:
-                block = FAMILIES[m.family].kernel(sub, m)
-                for i, single in enumerate(m.expand()):
-                    draws.setdefault(str(single), []).append(float(block[i]))
-        for name in [str(s) for m in hook.measures for s in m.expand()]:
+        n = len(at)
+        enough = n > 1 or (n == 1 and method == "bootstrap")  # the jackknife needs two lists to leave one out
+        draws = _resampled(hook, at, n_resamples if enough else 0, method, rng)
+        for name in names:
             value = result.aggregate[name] if label == "all" else result.by_group(name)[label]
-            low, high = (
-                np.nanquantile(draws[name], [(1 - level) / 2, (1 + level) / 2]) if name in draws else (np.nan,) * 2
-            )
-            rows.append({"segment": label, "measure": name, "value": value, "ci_low": float(low),
-                         "ci_high": float(high), "n_lists": len(at)})  # fmt: skip
+            low, high = _bounds(np.asarray(draws.get(name, [])), value, n, level, method)
+            rows.append({"segment": label, "measure": name, "value": value, "ci_low": low, "ci_high": high,
+                         "n_lists": n, "method": method})  # fmt: skip
     return rows
+
+
+def _resampled(
+    hook: SegmentListSets, at: np.ndarray, times: int, method: str, rng: np.random.Generator
+) -> dict[str, list[float]]:
+    """Each list-set measure over ``times`` subsets (jackknife) or resamples (bootstrap) of the users ``at``."""
+    n = len(at)
+    keep = n - max(1, n // 4)
+    draws: dict[str, list[float]] = {}
+    for _ in range(times):
+        rows = at[rng.permutation(n)[:keep]] if method == "jackknife" else at[rng.integers(0, n, n)]
+        sub = hook.ctx.subset(rows)
+        for m in hook.measures:
+            block = FAMILIES[m.family].kernel(sub, m)
+            for i, single in enumerate(m.expand()):
+                draws.setdefault(str(single), []).append(float(block[i]))
+    return draws
+
+
+def _bounds(draws: np.ndarray, value: float, n: int, level: float, method: str) -> tuple[float, float]:
+    """The interval of ``value`` from its subsets' or resamples' values ``draws`` (NaN where there are too few).
+
+    >>> [round(b, 4) for b in _bounds(np.array([0.0, 1.0, 0.0, 1.0]), 0.5, 4, 0.95, "jackknife")]  # v = 3 * 1/3
+    [-1.46, 2.46]
+    """
+    known = draws[~np.isnan(draws)]
+    if method == "bootstrap" and len(known):
+        low, high = np.quantile(known, [(1 - level) / 2, (1 + level) / 2])
+        return float(low), float(high)
+    if method == "bootstrap" or len(known) < 2:
+        return float("nan"), float("nan")
+    d = max(1, n // 4)
+    half = NormalDist().inv_cdf((1 + level) / 2) * float(np.sqrt((n - d) / d * np.var(known, ddof=1)))
+    return value - half, value + half

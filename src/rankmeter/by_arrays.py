@@ -207,10 +207,12 @@ def evaluate_arrays(
         (not masked or excluded) -- a closed form, no sampling. The
         full-catalogue aggregates are in ``metadata["full_catalogue"]``.
         See :mod:`rankmeter.negatives` and the "Sampled metrics" page.
-    sampling : {"per_positive", "shared"}, default "per_positive"
+    sampling : {"per_positive", "shared", "recbole_uni"}, default "per_positive"
         With ``sampled_negatives``: each relevant item ranked alone against
         its own n negatives (Krichene & Rendle, KDD 2020), or all of a row's
-        relevant items together against one draw of n negatives.
+        relevant items together against one draw of n negatives, or (RecBole's
+        ``uniN``) all of them against the distinct negatives of R n draws
+        with replacement, R the row's relevant items.
     options : EvaluationOptions, optional
         The fields of :class:`rankmeter.EvaluationOptions` that apply:
         ``exclude`` -- items removed from their list, as ``mask=False``

@@ -4,7 +4,8 @@ r"""Exact expected measures under sampled negatives, from full-catalogue scores 
 take ``sampled_negatives=n`` and ``sampling=``: each user's relevant items
 (grade > 0) are ranked against n negatives drawn uniformly without
 replacement from the user's other items (grade <= 0, not masked, not
-excluded), and the result holds, for each user and measure, the exact
+excluded; ``sampling="recbole_uni"``: the distinct negatives of R n draws
+with replacement, RecBole's protocol), and the result holds, for each user and measure, the exact
 expectation of the measure over every such draw
 (:mod:`rankmeter.measures.kernels.sampled`), with the full-catalogue
 aggregates beside it in ``metadata["full_catalogue"]``.
@@ -32,7 +33,9 @@ from rankmeter.io.foreign import host_array
 from rankmeter.measures import FAMILIES, Measure
 from rankmeter.measures.kernels.sampled import (
     PROTOCOLS,
+    WITH_REPLACEMENT,
     PositiveCounts,
+    check_pooled_measures,
     check_sampled_measures,
     expected_values,
 )
@@ -190,7 +193,7 @@ class SampledNegatives:
     ----------
     n : int
         Negatives sampled for each list (>= 1).
-    sampling : {"per_positive", "shared"}
+    sampling : {"per_positive", "shared", "recbole_uni"}
     measures : list of Measure
     ties, empty : str
         The call's semantics (``shuffle`` is refused: its order is not a property of the scores).
@@ -214,12 +217,19 @@ class SampledNegatives:
             )
         check_sampled_measures(measures)
         self.n, self.sampling, self.measures = int(n), choose(sampling, PROTOCOLS, "sampling"), measures
+        check_pooled_measures(measures, self.sampling)
         self.ties, self.empty = ties, empty
 
     def values(self, y: np.ndarray, s: np.ndarray, removed: RemovedItems | None, query_ids: np.ndarray) -> BlockValues:
         """Expected values of rows ``y``/``s`` (``removed``: their removed items; ``query_ids``: their ids)."""
         counts = positive_counts(y, s, removed.keep_matrix() if removed is not None else None, self.ties)
-        short = np.flatnonzero((counts.n_positives > 0) & (counts.n_negatives < self.n))
+        replacement = self.sampling in WITH_REPLACEMENT
+        short = np.flatnonzero((counts.n_positives > 0) & (counts.n_negatives < (1 if replacement else self.n)))
+        if len(short) and replacement:
+            raise PolicyError(
+                f"user {query_ids[int(short[0])]}: sampling={self.sampling!r} draws its negatives from its items "
+                "that are not relevant, masked or excluded, and it has none"
+            )
         if len(short):
             i = int(short[0])
             raise PolicyError(
@@ -258,7 +268,7 @@ class SampledNegatives:
         meta["sampled"] = {
             "negatives": self.n,
             "sampling": self.sampling,
-            "replacement": False,
+            "replacement": self.sampling in WITH_REPLACEMENT,
             "value": "exact expectation over every draw of the negatives",
         }
         n_q = len(full.query_ids)

@@ -232,12 +232,37 @@ def test_list_set_intervals_per_segment() -> None:
     recs = {"u1": ["a"], "u2": ["b"], "u3": ["c"], "u4": ["a"]}
     res = rankmeter.evaluate(None, recs, "catalog_coverage@1", items=rankmeter.Items(catalog="abcd"),
                              group_by={"u1": "x", "u2": "x", "u3": "y", "u4": "y"})  # fmt: skip
-    rows = {r["segment"]: r for r in list_set_intervals(res, n_resamples=300, seed=1)}
+    rows = {r["segment"]: r for r in list_set_intervals(res, n_resamples=300, seed=1, method="bootstrap")}
     assert rows["all"]["value"] == 3 / 4 and rows["x"]["value"] == rows["y"]["value"] == 2 / 4
     # a resample of two users covers one or two items: the quantiles are 1/4 and 2/4
     assert (rows["x"]["ci_low"], rows["x"]["ci_high"], rows["x"]["n_lists"]) == (0.25, 0.5, 2)
-    again = {r["segment"]: r for r in list_set_intervals(res, n_resamples=300, seed=1)}
+    again = {r["segment"]: r for r in list_set_intervals(res, n_resamples=300, seed=1, method="bootstrap")}
     assert again == rows  # seeded
+
+
+def test_list_set_jackknife_per_segment() -> None:
+    from rankmeter.beyond import list_set_intervals
+
+    recs = {"u1": ["a"], "u2": ["b"], "u3": ["c"], "u4": ["a"]}
+    res = rankmeter.evaluate(None, recs, "catalog_coverage@1", items=rankmeter.Items(catalog="abcd"),
+                             group_by={"u1": "x", "u2": "x", "u3": "y", "u4": "y"})  # fmt: skip
+    rows = {r["segment"]: r for r in list_set_intervals(res, n_resamples=400, seed=1)}
+    # all: d = 1, a subset keeps 3 of the 4 users and covers 3/4 (dropping u1 or u4) or 2/4 (u2, u3):
+    # Var = 1/64 (over the draws), v = 3 Var; the interval is 3/4 -/+ 1.96 sqrt(v)
+    half = 1.959964 * np.sqrt(3 * np.var([0.75, 0.5] * 2, ddof=0))
+    assert rows["all"]["ci_low"] == pytest.approx(0.75 - half, abs=0.02)
+    assert rows["all"]["ci_high"] == pytest.approx(0.75 + half, abs=0.02)
+    assert rows["all"]["method"] == "jackknife"
+    # a segment of two users: d = 1, a subset is one user covering 1/4: no spread, the interval is the value
+    assert (rows["x"]["ci_low"], rows["x"]["ci_high"], rows["x"]["value"]) == (0.5, 0.5, 0.5)
+
+
+def test_list_set_intervals_method_is_checked() -> None:
+    from rankmeter.beyond import list_set_intervals
+
+    res = rankmeter.evaluate(None, {"u": ["a"]}, "gini@1", items=rankmeter.Items(catalog="ab"))
+    with pytest.raises(PolicyError, match=re.escape("list_set_intervals: method must be one of ('jackknife', 'boot")):
+        list_set_intervals(res, method="bca")
 
 
 def test_list_set_intervals_need_the_lists() -> None:
@@ -294,3 +319,13 @@ def test_embeddings_lists_never_hold_the_score_matrix() -> None:
         tracemalloc.stop()
     assert peak < n * m * 8 / 2  # the float64 users x items scores alone would take n * m * 8 bytes
     assert res.metadata["users_with_lists"] == n
+
+
+def test_list_set_intervals_of_one_list() -> None:
+    from rankmeter.beyond import list_set_intervals
+
+    res = rankmeter.evaluate(None, {"u": ["a"]}, "catalog_coverage@1", items=rankmeter.Items(catalog="ab"))
+    jack = list_set_intervals(res, n_resamples=50)[0]
+    boot = list_set_intervals(res, n_resamples=50, method="bootstrap")[0]
+    assert jack["value"] == 0.5 and np.isnan(jack["ci_low"]) and np.isnan(jack["ci_high"])  # nothing to leave out
+    assert (boot["ci_low"], boot["ci_high"]) == (0.5, 0.5)  # every resample is the one list

@@ -95,7 +95,8 @@ class Items:
         self._pop_ids = np.zeros(0, dtype=str)
         self._pop_users = np.zeros(0, dtype=np.int64)
         self._pop_rows = np.zeros(0, dtype=np.int64)
-        self.pairs = np.zeros((0, 2), dtype=str)  # distinct (user, item) training pairs, sorted by user
+        self._pairs: np.ndarray | None = np.zeros((0, 2), dtype=str)  # written out from _pair_codes when read
+        self._pair_codes: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
         self.given = [name for name, v in (("interactions", interactions), ("features", features),
                                            ("catalog", catalog), ("groups", groups)) if v is not None]  # fmt: skip
         if interactions is not None:
@@ -124,11 +125,26 @@ class Items:
         self.n_interactions = len(item)
         rows = np.bincount(item, minlength=len(item_ids))
         self._pop_ids, self._pop_rows = item_ids[rows > 0], rows[rows > 0].astype(np.int64)
-        distinct = np.unique(user * len(item_ids) + item)  # distinct (user, item) pairs, by user then item
+        key = np.sort(user * len(item_ids) + item)  # (user, item) pairs by user then item: a sort, not np.unique
+        distinct = key[np.r_[True, key[1:] != key[:-1]]] if len(key) else key  # (its hash is slow on many values)
         pair_user, pair_item = np.divmod(distinct, max(len(item_ids), 1))
-        self.n_users = len(np.unique(pair_user))
+        self.n_users = int(np.count_nonzero(pair_user[1:] != pair_user[:-1])) + 1 if len(pair_user) else 0
         self._pop_users = np.bincount(pair_item, minlength=len(item_ids))[rows > 0].astype(np.int64)
-        self.pairs = np.stack([user_ids[pair_user], item_ids[pair_item]], axis=1) if len(distinct) else self.pairs
+        if len(distinct):
+            self._pairs, self._pair_codes = None, (user_ids, pair_user, item_ids, pair_item)
+
+    @property
+    def pairs(self) -> np.ndarray:
+        """The distinct (user, item) training pairs as text, shape (n, 2), sorted by user (written out on first use).
+
+        >>> Items(interactions={"u2": ["b"], "u1": ["b", "a", "b"]}).pairs.tolist()
+        [['u1', 'a'], ['u1', 'b'], ['u2', 'b']]
+        """
+        if self._pairs is None:
+            assert self._pair_codes is not None
+            user_ids, pair_user, item_ids, pair_item = self._pair_codes
+            self._pairs = np.stack([user_ids[pair_user], item_ids[pair_item]], axis=1)
+        return self._pairs
 
     def _read_features(self, features: Any) -> np.ndarray:
         if not self.given.count("catalog"):

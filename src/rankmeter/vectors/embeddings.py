@@ -135,7 +135,7 @@ def evaluate_embeddings(
         ranking is its list, item j is ``item_ids[j]`` (the catalogue);
         values as :func:`rankmeter.evaluate`'s (:mod:`rankmeter.beyond_dense`).
     sampled_negatives : int, optional
-    sampling : {"per_positive", "shared"}, default "per_positive"
+    sampling : {"per_positive", "shared", "recbole_uni"}, default "per_positive"
         The exact expectation under n sampled negatives, drawn from each
         user's items that are not relevant and not excluded, as in
         :func:`rankmeter.evaluate_arrays`.

@@ -27,11 +27,12 @@ from rankmeter.io.items import Items
 from rankmeter.io.tables import Qrels, Run
 
 
-def _sorted_rank(text: np.ndarray) -> np.ndarray:
-    """The rank of each entry of ``text`` in sorted order (distinct entries)."""
+def _sorted_rank(text: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The order that sorts ``text`` (distinct entries), and the rank of each entry in it."""
+    order = np.argsort(text, kind="stable")
     rank = np.empty(len(text), dtype=np.int64)
-    rank[np.argsort(text, kind="stable")] = np.arange(len(text))
-    return rank
+    rank[order] = np.arange(len(text))
+    return order, rank
 
 
 def _in_order(user: np.ndarray, score: np.ndarray) -> bool:
@@ -49,7 +50,7 @@ def _order(run: Run, user: np.ndarray, score: np.ndarray, ties: str, seed: int |
         second = np.random.default_rng(seed).permutation(len(user))
     else:  # trec's order (item id descending); the other policies check that the order of tied items does not matter
         doc_ids = run.doc_ids.coded()
-        second = -_sorted_rank(doc_ids.dictionary.text().astype(str))[doc_ids.codes]
+        second = -_sorted_rank(doc_ids.dictionary.text().astype(str))[1][doc_ids.codes]
     return np.lexsort((second, -score, user))
 
 
@@ -59,12 +60,14 @@ def _distinct_items(run: Run, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     if not ids.is_coded:
         universe, inverse = np.unique(ids.take(rows).text().astype(str), return_inverse=True)
         return universe, inverse.ravel()
-    present, inverse = np.unique(ids.codes[rows], return_inverse=True)  # integer codes: no string sort
+    codes = ids.codes[rows]  # codes into the dictionary: a table of its size, no sort of the rows
+    seen = np.zeros(len(ids.dictionary), dtype=bool)
+    seen[codes] = True
+    present = np.flatnonzero(seen)
     text = ids.dictionary.text()[present].astype(str)
-    order = np.argsort(text, kind="stable")
-    rank = np.empty(len(order), dtype=np.int64)
-    rank[order] = np.arange(len(order))
-    return text[order], rank[inverse.ravel()]
+    rank = np.full(len(seen), -1, dtype=np.int64)
+    rank[present[np.argsort(text, kind="stable")]] = np.arange(len(present))
+    return np.sort(text, kind="stable"), rank[codes]
 
 
 @dataclass
@@ -110,7 +113,8 @@ class ListsContext:
     ) -> ListsContext:
         """The top ``k`` of every user's list in ``run``."""
         qdict = run.query_ids.dictionary.text().astype(str)
-        user = _sorted_rank(qdict)[run.query_ids.codes]
+        by_text, rank = _sorted_rank(qdict)
+        user = rank[run.query_ids.codes]
         score = np.asarray(run.scores, dtype=np.float64)
         order = None if _in_order(user, score) else _order(run, user, score, ties, seed)
         if order is not None:
@@ -131,7 +135,7 @@ class ListsContext:
         codes[row, pos[keep]] = inverse
         scores[row, pos[keep]] = score[keep]
         tied[row, pos[keep]] = tied_next[keep]
-        users = np.sort(qdict)[user[starts][by_id]] if n_users else np.zeros(0, dtype=str)
+        users = qdict[by_text][user[starts][by_id]] if n_users else np.zeros(0, dtype=str)  # one sort of the ids
         return cls(users, codes, scores, universe, ties, tied, items or Items(), truth)
 
     def subset(self, rows: np.ndarray) -> ListsContext:

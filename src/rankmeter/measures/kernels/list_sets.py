@@ -63,7 +63,7 @@ def attention(ctx: ListsContext, m: Measure, top: np.ndarray) -> np.ndarray:
 def check_groups(ctx: ListsContext, m: Measure, top: np.ndarray) -> np.ndarray:
     """The group code of each listed item (-1 for padding); an item without a group is located."""
     ctx.items.needs("groups", str(m))
-    used = np.unique(top[top >= 0])
+    used = np.flatnonzero(np.bincount(top[top >= 0], minlength=len(ctx.universe)))  # codes into the universe
     codes = np.full(len(ctx.universe), -1, dtype=np.int64)
     try:
         codes[used] = ctx.items.group_codes(ctx.universe[used])

@@ -31,7 +31,15 @@ Protocols (``protocol=``):
   protocol of He et al., WWW 2017); the user's value is the mean over their
   relevant items of the value of each such list;
 * ``shared``: all the user's relevant items are ranked together with one draw
-  of n negatives (a list of R + n items).
+  of n negatives (a list of R + n items);
+* ``recbole_uni``: RecBole's ``uniN`` protocol: R n negatives drawn uniformly
+  *with* replacement, all the user's relevant items ranked together with the
+  distinct negatives drawn (a repeated negative is one candidate). The
+  negatives above item i in the sampled list are the distinct items hit among
+  its R_i by m = R n draws over N: X ~ the occupancy law of
+  :func:`distinct_hits_pmf`, and r_i = a_i + 1 + X. The list's length is
+  random, so the measures must have a cutoff and not read the length
+  (``p(divisor=min)`` is refused).
 
 Supported families: ``ndcg``, ``dcg``, ``cg``, ``map``/``ap``, ``p``, ``r``,
 ``f1``, ``rr``, ``success``, ``rprec`` (any gain and discount; the AP and P
@@ -74,8 +82,12 @@ from rankmeter.errors import PolicyError
 from rankmeter.measures.base import Measure
 from rankmeter.measures.params import discount_values, gain_values
 
-PROTOCOLS = ("per_positive", "shared")
-"""``per_positive``: each relevant item against its own n negatives; ``shared``: all of them against one draw."""
+PROTOCOLS = ("per_positive", "shared", "recbole_uni")
+"""``per_positive``: each relevant item against its own n negatives; ``shared``: all of them against one draw;
+``recbole_uni``: all of them against the distinct negatives of R n draws with replacement (RecBole's ``uniN``)."""
+
+WITH_REPLACEMENT = ("recbole_uni",)
+"""The protocols that draw the negatives with replacement."""
 
 SAMPLED_FAMILIES: dict[str, tuple[str, ...]] = {
     "ndcg": ("gain", "discount", "ideal"),
@@ -157,6 +169,64 @@ def hypergeom_pmf(total: Any, marked: Any, draws: int, width: int) -> np.ndarray
         steps = np.concatenate([np.zeros(ratio.shape[:-1] + (1,)), np.cumsum(ratio, axis=-1)], axis=-1)
         inside = (x >= lowest) & (x <= np.minimum(k, draws)) & (k <= n_all) & (draws <= n_all)
         return np.where(inside, np.exp(log_start + steps), 0.0)
+
+
+def check_pooled_measures(measures: list[Measure], protocol: str) -> None:
+    """Raise :class:`PolicyError` for a measure that reads the sampled list's length under a protocol where it varies.
+
+    >>> from rankmeter.measures import parse
+    >>> check_pooled_measures([parse("ndcg@10"), parse("rr")], "shared")
+    >>> try:
+    ...     check_pooled_measures([parse("rr")], "recbole_uni")
+    ... except PolicyError as err:
+    ...     print(str(err)[:60])
+    rr: sampling='recbole_uni' draws the negatives with replacem
+    """
+    if protocol not in WITH_REPLACEMENT:
+        return
+    for m in measures:
+        if (not m.cutoffs and m.family != "rprec") or (m.family == "p" and m.param("divisor", "k") == "min"):
+            raise PolicyError(
+                f"{m}: sampling={protocol!r} draws the negatives with replacement, so the sampled list's length "
+                "varies with the draw; give the measure a cutoff (@k) and, for p, divisor=k"
+            )
+
+
+def distinct_hits_pmf(total: Any, marked: Any, draws: Any, width: int) -> np.ndarray:
+    r"""P(X = x), x = 0..width: X the distinct marked items hit by ``draws`` uniform draws with replacement.
+
+    Each draw picks one of ``total`` items uniformly, ``marked`` of them marked
+    (one row per entry of the broadcast arrays). In closed form
+    :math:`P(X = x) = \binom{K}{x} \sum_{j=0}^{x} (-1)^j \binom{x}{j}
+    \left(\frac{N - K + x - j}{N}\right)^m`, whose alternating terms cancel;
+    it is computed instead by the exact recursion over the draws of the
+    pure-birth chain (x hit: the next draw hits a new one with probability
+    (K - x) / N), each row up to its own number of draws, mass beyond
+    ``width`` left out.
+
+    >>> distinct_hits_pmf(3, 2, 2, 2).round(12).tolist()  # 9 draws of 2: none hit 1, one 4 (2+2), both 2 of 4 ...
+    [0.111111111111, 0.666666666667, 0.222222222222]
+    """
+    n_all, k, m = np.broadcast_arrays(np.asarray(total, dtype=np.float64), np.asarray(marked, dtype=np.float64),
+                                      np.asarray(draws, dtype=np.int64))  # fmt: skip
+    n_all, k, m = n_all.ravel(), k.ravel(), m.ravel()
+    order = np.argsort(-m, kind="stable")
+    n_all, k, m = n_all[order], k[order], m[order]
+    x = np.arange(width + 1, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        stay = np.nan_to_num((n_all[:, None] - k[:, None] + x) / n_all[:, None])
+        move = np.nan_to_num(np.maximum(k[:, None] - x, 0.0) / n_all[:, None])
+    p = np.zeros((len(m), width + 1))
+    p[:, 0] = 1.0
+    active = np.searchsorted(-m, -np.arange(1, int(m.max(initial=0)) + 1), side="right")  # rows with m >= step
+    for a in active.tolist():
+        q = p[:a]
+        hit = q[:, :-1] * move[:a, :-1]
+        q *= stay[:a]
+        q[:, 1:] += hit
+    out = np.empty_like(p)
+    out[order] = p
+    return out.reshape(np.broadcast(np.asarray(total), np.asarray(marked), np.asarray(draws)).shape + (width + 1,))
 
 
 @dataclass(frozen=True)
@@ -264,14 +334,15 @@ def _widest(measures: list[Measure], counts: PositiveCounts, n: int) -> int:
     return int(min(n, deepest - 1)) if np.isfinite(deepest) else n
 
 
-def _tied_table(b: int, above: int, tied: int, total: int, n: int, width: int) -> np.ndarray:
+def _tied_table(b: int, above: int, tied: int, total: int, n: int, width: int, draws: int = 0) -> np.ndarray:
     """P(U = u, X = x), shape (b + 1, width + 1): U tied relevant items and X sampled negatives above the item.
 
     In a uniform order of the tied group (the item, b relevant items, T negatives), the item is the
     (u + 1)-th of its b + 1 tied relevant items with probability 1 / (b + 1), with
     V = v tied negatives before it with the negative hypergeometric probability
     C(u + v, u) C(T - v + b - u, b - u) / C(T + b + 1, b + 1); a uniform sample of the
-    negatives keeps that order, so X | V = v ~ Hypergeometric(N, R + v, n).
+    negatives keeps that order, so X | V = v ~ Hypergeometric(N, R + v, n); with ``draws`` (> 0), the draws
+    with replacement of ``recbole_uni``, X | V = v is the distinct-hit law of R + v marked items.
     """
     from scipy.special import gammaln
 
@@ -283,7 +354,10 @@ def _tied_table(b: int, above: int, tied: int, total: int, n: int, width: int) -
 
     log_w = log_choose(u + v, u + 0 * v) + log_choose(tied - v + b - u, b - u + 0 * v)
     weights = np.exp(log_w - log_choose(np.array(tied + b + 1), np.array(b + 1))) / (b + 1)
-    below = hypergeom_pmf(total, above + v[0], n, width)
+    if draws:
+        below = distinct_hits_pmf(total, above + v[0], draws, width)
+    else:
+        below = hypergeom_pmf(total, above + v[0], n, width)
     return np.asarray(weights @ below)
 
 
@@ -333,23 +407,31 @@ def expected_values(
     singles = [single for m in measures for single in m.expand()]
     n_lists = len(counts.n_positives)
     alone = protocol == "per_positive"
+    pooled = protocol in WITH_REPLACEMENT
     total = counts.n_negatives[counts.user]
+    draws = n * counts.n_positives[counts.user] if pooled else np.zeros(len(total), dtype=np.int64)
     a = np.zeros_like(counts.above_pos) if alone else counts.above_pos
     b = np.zeros_like(counts.tied_pos) if alone else counts.tied_pos
     n_rel_item = np.ones(len(a)) if alone else counts.n_positives[counts.user].astype(np.float64)
-    length = n_rel_item + n
-    width = _widest(singles, counts, n)
+    length = n_rel_item + n if not pooled else np.full(len(a), np.nan)  # pooled: no measure reads it
+    width = _widest(singles, counts, int(draws.max(initial=n)) if pooled else n)
     xs = np.arange(width + 1)
     untied = (b == 0) & (counts.tied_neg == 0)
-    many = (b == 0) & (counts.tied_neg >= _MANY_TIED)  # tied with negatives only: the O(n) form
+    many = (b == 0) & (counts.tied_neg >= _MANY_TIED) & (not pooled)  # tied with negatives only: the O(n) form
     free = np.flatnonzero(untied | many)
     pmf = np.empty((len(free), width + 1))
     plain = untied[free]
-    pmf[plain] = hypergeom_pmf(total[free[plain]], counts.above_neg[free[plain]], n, width)
+    if pooled:
+        pmf[plain] = distinct_hits_pmf(total[free[plain]], counts.above_neg[free[plain]], draws[free[plain]], width)
+    else:
+        pmf[plain] = hypergeom_pmf(total[free[plain]], counts.above_neg[free[plain]], n, width)
     crowd = free[~plain]
-    pmf[~plain] = tied_above_pmf(counts.above_neg[crowd], counts.tied_neg[crowd], total[crowd], n, width)
+    if len(crowd):
+        pmf[~plain] = tied_above_pmf(counts.above_neg[crowd], counts.tied_neg[crowd], total[crowd], n, width)
     tied_tables = {
-        int(i): _tied_table(int(b[i]), int(counts.above_neg[i]), int(counts.tied_neg[i]), int(total[i]), n, width)
+        int(i): _tied_table(
+            int(b[i]), int(counts.above_neg[i]), int(counts.tied_neg[i]), int(total[i]), n, width, int(draws[i])
+        )  # fmt: skip
         for i in np.flatnonzero(~(untied | many))
     }
     values = np.full((n_lists, len(singles)), np.nan)
