@@ -100,6 +100,28 @@ def test_every_measure_equals_its_formula(seed: int) -> None:
     assert res["novelty@5"] == pytest.approx(np.mean(list(res.by_query("novelty@5").values())), abs=1e-12)
 
 
+def test_personalization_of_two_lists() -> None:
+    # {a, b} and {b, c}: cos = 1 / sqrt(2 * 2) = 1/2, jaccard = |{b}| / |{a, b, c}| = 1/3; one list has no pair
+    lists = {"u1": ["a", "b"], "u2": ["b", "c"]}
+    names = ["personalization@2", "personalization(metric=jaccard)@2"]
+    res = rankmeter.evaluate(None, lists, names, items=rankmeter.Items(catalog=["a", "b", "c"]))
+    assert res["personalization@2"] == pytest.approx(1 - 1 / 2, abs=1e-15)
+    assert res["personalization(metric=jaccard)@2"] == pytest.approx(1 - 1 / 3, abs=1e-15)
+    one = rankmeter.evaluate(None, {"u1": ["a", "b"]}, names, items=rankmeter.Items(catalog=["a", "b", "c"]))
+    assert all(math.isnan(one[name]) for name in names)
+
+
+def test_jaccard_personalization_over_more_users_than_one_block() -> None:
+    # 2050 users (past the 2048 users of one block of the pair product): 1025 lists {a, b}, 1025 lists {b, c};
+    # pairs of one kind: jaccard 1 and cos 1, pairs across the kinds: 1/3 and 1/2
+    lists = {f"u{u:04d}": ["a", "b"] if u % 2 else ["b", "c"] for u in range(2050)}
+    res = rankmeter.evaluate(None, lists, ["personalization(metric=jaccard)@2", "personalization@2"],
+                             items=rankmeter.Items(catalog=["a", "b", "c"]))  # fmt: skip
+    pairs, same, across = math.comb(2050, 2), 2 * math.comb(1025, 2), 1025 * 1025
+    assert res["personalization(metric=jaccard)@2"] == pytest.approx(1 - (same + across / 3) / pairs, abs=1e-12)
+    assert res["personalization@2"] == pytest.approx(1 - (same + across / 2) / pairs, abs=1e-12)
+
+
 def test_accuracy_and_beyond_in_one_call() -> None:
     train, run, test, features = _case(5)
     items = rankmeter.Items(interactions=train, features=features, catalog=CATALOG)
