@@ -184,6 +184,15 @@ def test_no_relevant_document_in_any_query() -> None:
     assert res.metadata["queries_empty"] == 2
 
 
+def test_at_rank_one_the_ratio_is_of_the_raw_gains() -> None:
+    # five intents: the run's first document x is relevant to three, the ideal's first y to four; ndeval divides
+    # the raw gains at k = 1 (3 / 4 = 0.75 exactly), not the gains over the ideal-ideal ((3/5) / (4/5) < 0.75)
+    qrels = {"1": {"1": {"x": 1, "y": 1}, "2": {"x": 1, "y": 1}, "3": {"x": 1, "y": 1}, "4": {"y": 1}, "5": {"z": 1}}}
+    run = {"1": {"x": 3.0, "y": 2.0, "z": 1.0}}
+    res = rankmeter.evaluate_diversity(qrels, run, ["alpha_ndcg@1", "nerr_ia@1"])
+    assert res["alpha_ndcg@1"] == 3 / 4 and res["nerr_ia@1"] == 3 / 4
+
+
 def test_empty_and_missing_queries_follow_the_policies() -> None:
     qrels = {**QRELS, "2": {"1": {"a": 0}}, "3": {"1": {"a": 1}}}
     run = {**RUN, "2": {"a": 1.0}, "9": {"a": 1.0}}  # 3 is missing from the run, 9 is not judged
