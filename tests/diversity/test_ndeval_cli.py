@@ -94,7 +94,17 @@ def test_rank_column_or_scores_topic_prefix_and_leading_zeros(tmp_path: Path) ->
 def test_help_and_version() -> None:
     status, out, _ = _ndeval(["-help"])
     assert status == 0 and "-traditional" in out and "-riskAlpha" in out
-    assert _ndeval(["-version"])[1] == "rankmeter ndeval: version 4.5 (Mon 29 Apr 2013 20:51:02 EDT)\n"
+    assert _ndeval(["-version"]) == (0, "rankmeter ndeval: version 4.5 (Mon 29 Apr 2013 20:51:02 EDT)\n", "")
+
+
+def test_option_bounds_are_accepted_and_risk_alpha_defaults_to_0() -> None:
+    files = [str(DATA / "sample.qrels"), str(DATA / "sample.run")]
+    for bounds in (["-M", "1"], ["-alpha", "1", "-beta", "0"], ["-alpha", "0", "-beta", "1"], ["-riskAlpha", "0"]):
+        status, out, err = _ndeval([*bounds, *files])
+        assert status == 0 and err == "" and out.splitlines()[-1].startswith("runA,amean,"), bounds
+    baseline = ["-baseline", str(DATA / "sample_baseline.run")]
+    assert _ndeval([*baseline, *files]) == _ndeval([*baseline, "-riskAlpha", "0", *files])
+    assert _ndeval([*baseline, *files]) != _ndeval([*baseline, "-riskAlpha", "1", *files])
 
 
 @pytest.mark.parametrize(
