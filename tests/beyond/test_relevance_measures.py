@@ -19,6 +19,8 @@ def _case(seed: int) -> tuple[dict, dict, dict]:
     train = {f"u{u}": sorted({f"i{j}" for j in rng.integers(0, 15, 4)}) for u in range(8)}
     lists = {f"u{u}": [f"i{j}" for j in rng.permutation(20)[: int(rng.integers(1, 8))]] for u in range(10)}
     truth = {u: {f"i{j}": int(rng.integers(0, 3)) for j in rng.integers(0, 20, 5)} for u in lists}
+    lists["u9"], truth["u9"] = ["i0", "i1"], {"i0": 2, "i1": 1}  # the first item of the sorted universe, relevant
+    truth["w0"] = {"i3": 1}  # a held-out user without a list, after every listed user
     return train, lists, truth
 
 
@@ -121,3 +123,10 @@ def test_ties_inside_the_top_k_for_positions() -> None:
     assert (
         rankmeter.evaluate(None, run, "catalog_coverage@2", items=items, ties="expected")["catalog_coverage@2"] == 2 / 3
     )
+
+
+def test_training_item_without_features_names_its_user() -> None:
+    items = rankmeter.Items(interactions={"t1": ["a"], "t2": ["zz"]}, features=np.eye(2), catalog=["a", "b"])
+    with pytest.raises(InputFormatError, match="user 't2': recommended item 'zz' has no features"):
+        rankmeter.evaluate({"t1": {"a": 1}, "t2": {"b": 1}}, {"t1": ["a", "b"], "t2": ["b"]}, "ms_serendipity@2",
+                           items=items)  # fmt: skip
