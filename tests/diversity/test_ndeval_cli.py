@@ -11,6 +11,7 @@ import pyndeval
 import pytest
 
 from rankmeter.cli.main import main
+from rankmeter.errors import InputFormatError
 from rankmeter.ndeval.app import COLUMNS, run_ndeval
 from tests.diversity.cases import random_case
 
@@ -102,6 +103,7 @@ def test_option_bounds_are_accepted_and_risk_alpha_defaults_to_0() -> None:
     for bounds in (["-M", "1"], ["-alpha", "1", "-beta", "0"], ["-alpha", "0", "-beta", "1"], ["-riskAlpha", "0"]):
         status, out, err = _ndeval([*bounds, *files])
         assert status == 0 and err == "" and out.splitlines()[-1].startswith("runA,amean,"), bounds
+    assert _ndeval(["-ca", *files]) == _ndeval(["-c", "-a", *files])  # flags run together
     baseline = ["-baseline", str(DATA / "sample_baseline.run")]
     assert _ndeval([*baseline, *files]) == _ndeval([*baseline, "-riskAlpha", "0", *files])
     assert _ndeval([*baseline, *files]) != _ndeval([*baseline, "-riskAlpha", "1", *files])
@@ -116,6 +118,7 @@ def test_option_bounds_are_accepted_and_risk_alpha_defaults_to_0() -> None:
         (["-beta", "x", "q", "r"], "-beta needs a number, got 'x'"),
         (["-x", "q", "r"], "unexpected argument '-x'"),
         (["q"], "unexpected argument 'q'"),
+        (["-", "q", "r"], "unexpected argument '-'"),
     ],
 )
 def test_usage_errors(args: list[str], message: str) -> None:
@@ -177,3 +180,9 @@ def test_gzip_tabs_and_extra_fields_read_like_plain_files(tmp_path: Path) -> Non
     (tmp_path / "q.gz").write_bytes(gzip.compress(qrels.encode()))
     (tmp_path / "r").write_text(run)
     assert _ndeval([str(tmp_path / "q.gz"), str(tmp_path / "r")])[1] == expected
+
+
+def test_lone_carriage_return_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "q").write_bytes(b"1 1 a 1\r1 1 b 1\n")
+    with pytest.raises(InputFormatError, match=r"q:1: a carriage return \(\\r\) not followed by a line feed"):
+        _ndeval([str(tmp_path / "q"), str(DATA / "sample.run")])
