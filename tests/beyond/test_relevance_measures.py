@@ -101,6 +101,8 @@ def test_item_without_a_group_is_located() -> None:
     items = rankmeter.Items(catalog=["a", "b"], groups={"a": "x", "b": "y"})
     with pytest.raises(InputFormatError, match="measure 'exposure_ratio@2', user 'u2': item 'c' has no group"):
         rankmeter.evaluate(None, {"u1": ["a", "b"], "u2": ["b", "c"]}, "exposure_ratio@2", items=items)
+    with pytest.raises(InputFormatError, match="measure 'exposure_ratio@2', user 'u2': item '0' has no group"):
+        rankmeter.evaluate(None, {"u1": ["a", "b"], "u2": ["b", "0"]}, "exposure_ratio@2", items=items)  # sorts first
 
 
 def test_unknown_group() -> None:
