@@ -133,6 +133,7 @@ def test_usage_errors(args: list[str], message: str) -> None:
 @pytest.mark.parametrize(
     ("qrels", "run", "message"),
     [
+        ("x 1 a 1\n", "1 Q0 a 1 1 t\n", r"q:1: topic must be a natural number, got 'x'"),
         ("1 x a 1\n", "1 Q0 a 1 1 t\n", r"q:1: subtopic must be a natural number, got 'x'"),
         ("1 1 a -1\n", "1 Q0 a 1 1 t\n", r"q:1: judgment must be a natural number, got '-1'"),
         ("1 1 a 1\n", "1 Q0 a 1 1 t\nabc Q0 b 2 1 t\n", r"r:2: topic must be a natural number, got 'abc'"),
