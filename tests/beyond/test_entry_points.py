@@ -173,9 +173,9 @@ def test_merged_partial_states_equal_the_whole() -> None:
     # no part at all: no item, no list, so coverage 0 and no Gini
     empty = ListSetState.merged([])
     assert (empty.ids.tolist(), empty.sums.tolist(), empty.users) == ([], [], 0)
-    assert finish(empty, parse("catalog_coverage@2"), items) == 0.0 and math.isnan(
-        finish(empty, parse("gini@2"), items)
-    )
+    assert finish(empty, parse("catalog_coverage@2"), items) == 0.0
+    assert math.isnan(finish(empty, parse("gini@2"), items))
+    assert finish(empty, parse("exposure_diff@2"), items) == 0.0  # every group's mean exposure is 0
 
 
 # bad input: one test per message

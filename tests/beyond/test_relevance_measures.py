@@ -97,6 +97,17 @@ def test_rectools_serendipity(seed: int) -> None:
         assert res.by_query("rectools_serendipity@5")[u] == pytest.approx(sum(values) / len(values), abs=1e-12)
 
 
+def test_exposure_of_a_group_of_one_item() -> None:
+    # group x = {a}, group y = {b, c}; ndcg attention 1 / log2(r + 1); a group's mean over its items and the 2 users
+    items = rankmeter.Items(catalog=["a", "b", "c"], groups={"a": "x", "b": "y", "c": "y"})
+    res = rankmeter.evaluate(
+        None, {"u1": ["a", "b"], "u2": ["c"]}, ["exposure_ratio@2", "exposure_diff@2"], items=items
+    )
+    x, y = 1 / (1 * 2), (1 / math.log2(3) + 1) / (2 * 2)
+    assert res["exposure_ratio@2"] == pytest.approx(y / x, abs=1e-15)
+    assert res["exposure_diff@2"] == pytest.approx(x - y, abs=1e-15)
+
+
 def test_item_without_a_group_is_located() -> None:
     items = rankmeter.Items(catalog=["a", "b"], groups={"a": "x", "b": "y"})
     with pytest.raises(InputFormatError, match="measure 'exposure_ratio@2', user 'u2': item 'c' has no group"):
