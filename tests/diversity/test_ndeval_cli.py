@@ -140,6 +140,11 @@ def test_usage_errors(args: list[str], message: str) -> None:
         ("1 1 a 1\n", "1 Q0 a 1 1 t\n1 Q0 b one 1 t\n", r"r:2: rank must be a natural number, got 'one'"),
         ("1 1 a 1\n", "1 Q0 a 1 1 t\n1 Q0 b 1 2 t\n", r"r:2: duplicate rank \(1\) for topic 1 \(first at line 1\)"),
         ("1 1 a 1\n", "1 Q0 a 1 1 t\n1 Q0 a 2 2 t\n", r"query '1', document 'a' appears twice in the run"),
+        (
+            "1 1 a 1\n",
+            "1 Q0 a 1 1 t\n2 Q0 b 1 1 t\n1 Q0 c 1 1 t\n",
+            r"r:3: duplicate rank \(1\) for topic 1 \(first at line 1\)",
+        ),
         ("1 1 a 1\n1 1 a 0\n", "1 Q0 a 1 1 t\n", r"q:2: query '1', intent '1', document 'a' is judged twice"),
         ("1 1 a\n", "1 Q0 a 1 1 t\n", r"q:1: expected at least 4 whitespace-separated columns"),
     ],
@@ -159,6 +164,9 @@ def test_traditional_score_that_is_no_number(tmp_path: Path) -> None:
     (tmp_path / "q").write_text("1 1 a 1\n")
     (tmp_path / "r").write_text("1 Q0 a 1 high t\n")
     with pytest.raises(InvalidScoreError, match=r"r:1: topic 1, document 'a': score 'high' is not a number"):
+        _ndeval(["-traditional", str(tmp_path / "q"), str(tmp_path / "r")])
+    (tmp_path / "r").write_text("1 Q0 a 1 2.5 t\n1\tQ0 b 2 high t\n")  # a tab: the exact reader
+    with pytest.raises(InvalidScoreError, match=r"r:2: topic 1, document 'b': score 'high' is not a number"):
         _ndeval(["-traditional", str(tmp_path / "q"), str(tmp_path / "r")])
 
 
@@ -181,6 +189,9 @@ def test_gzip_tabs_and_extra_fields_read_like_plain_files(tmp_path: Path) -> Non
     (tmp_path / "q.gz").write_bytes(gzip.compress(qrels.encode()))
     (tmp_path / "r").write_text(run)
     assert _ndeval([str(tmp_path / "q.gz"), str(tmp_path / "r")])[1] == expected
+    flags = ["-c", "-traditional", "-M", "15", "-alpha", "0.3", "-beta", "0.8"]  # scores read by the exact reader
+    traditional = (DATA / "sample_c_traditional.ndeval.csv").read_text()
+    assert _ndeval([*flags, str(tmp_path / "q.gz"), str(tmp_path / "r")])[1] == traditional
 
 
 def test_lone_carriage_return_is_refused(tmp_path: Path) -> None:

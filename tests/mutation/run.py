@@ -4,7 +4,7 @@ Each mutant is one small change to one module of ``src/rankmeter`` (``+`` <-> ``
 ``<`` <-> ``<=``, ``>`` <-> ``>=``, ``==`` <-> ``!=``, ``is`` <-> ``is not``, ``and`` <-> ``or``, a unary
 minus or ``not`` dropped, ``min`` <-> ``max``, ``np.minimum`` <-> ``np.maximum``, a number n -> n + 1
 (0 -> 1, 1 -> 0)), written into a copy of ``src/`` (the working tree is never touched). The tests selected
-for that module (:data:`SELECTIONS`) then run against the copy, stopping at the first failure; a mutant
+for that module (:data:`SELECTIONS`) and the module's doctests then run against the copy, stopping at the first failure; a mutant
 is *killed* when they fail (or run past the time limit), and *survives* when they pass. Docstrings,
 ``raise`` statements (error messages), f-strings and annotations are not mutated.
 
@@ -309,7 +309,8 @@ def run_one(m: Mutant, src: Path, original: str, timeout: float) -> tuple[str, f
         if _dotted(m.module) in sys.modules:  # warmed up unchanged: every rankmeter module is read again
             for name in [n for n in sys.modules if n == "rankmeter" or n.startswith("rankmeter.")]:
                 del sys.modules[name]
-        args = ["-x", "-q", "-p", "no:cacheprovider", "-o", "addopts=", *SELECTIONS[m.module]]
+        doctests = ["--doctest-modules", str(Path("src") / PACKAGE / m.module)]  # the module's own examples
+        args = ["-x", "-q", "-p", "no:cacheprovider", "-o", "addopts=", *doctests, *SELECTIONS[m.module]]
         os._exit(int(pytest.main(args)))
     try:
         while True:
