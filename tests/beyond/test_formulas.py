@@ -213,7 +213,7 @@ def test_recommended_item_without_features() -> None:
     with pytest.raises(InputFormatError, match="measure 'ild@2', user 'u2': item 'zz' has no features"):
         rankmeter.evaluate(None, {"u1": ["a", "b"], "u2": ["a", "zz"]}, "ild@2", items=items)
     with pytest.raises(InputFormatError, match="measure 'ild@2', user 'u2': item '0' has no features"):
-        rankmeter.evaluate(None, {"u1": ["a", "b"], "u2": ["a", "0"]}, "ild@2", items=items)  # '0' sorts first
+        rankmeter.evaluate(None, {"u1": ["a", "b"], "u2": ["0", "a"]}, "ild@2", items=items)  # "0" sorts first
 
 
 def test_zero_feature_vector_under_cosine() -> None:
