@@ -66,6 +66,18 @@ _OVERFLOW = [
 ]
 
 _BEYOND = ["tests/beyond"]
+# the partial states of the list-set measures, merged over Dask partitions (and Spark's refusal of shuffled lists)
+_DISTRIBUTED_BEYOND = [
+    f"tests/distributed/test_beyond.py::{name}"
+    for name in (
+        "test_local_list_set_values_are_there",
+        "test_dask_equals_in_process",
+        "test_dask_list_measures_alone_and_group_by_accuracy_alone",
+        "test_dask_refuses_jaccard_personalization",
+        "test_dask_group_by_a_column_and_items_with_accuracy_only",
+        "test_spark_refuses_shuffled_lists",
+    )
+]
 _SAMPLED = ["tests/sampled/test_expected_properties.py", "tests/sampled/test_expected_closed_form.py"]
 _NDEVAL = ["tests/diversity/test_ndeval_cli.py", "tests/diversity/test_ndeval_oracle.py"]
 _TREC = [f"tests/trec_eval/test_te_{name}.py" for name in ("cli", "families", "fast_readers", "quicktest", "blocks")]
@@ -92,7 +104,7 @@ GROUPS: dict[str, dict[str, list[str]]] = {
         "measures/kernels/compat.py": [*_IR, "tests/measures/test_compat.py"],
     },
     "recsys": {
-        "beyond.py": _BEYOND,
+        "beyond.py": [*_BEYOND, *_DISTRIBUTED_BEYOND],
         "beyond_dense.py": ["tests/beyond/test_entry_points.py"],
         "measures/kernels/beyond.py": _BEYOND,
         "measures/kernels/beyond_expected.py": _BEYOND,
