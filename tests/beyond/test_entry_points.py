@@ -170,6 +170,12 @@ def test_merged_partial_states_equal_the_whole() -> None:
     n = len(full)
     value = finish(partial(ctx2, parse("personalization@2"), 2), parse("personalization@2"), items)
     assert math.isclose(value, 1 - (float((c**2).sum()) / 2 - n) / (n * (n - 1)))
+    # no part at all: no item, no list, so coverage 0 and no Gini
+    empty = ListSetState.merged([])
+    assert (empty.ids.tolist(), empty.sums.tolist(), empty.users) == ([], [], 0)
+    assert finish(empty, parse("catalog_coverage@2"), items) == 0.0
+    assert math.isnan(finish(empty, parse("gini@2"), items))
+    assert finish(empty, parse("exposure_diff@2"), items) == 0.0  # every group's mean exposure is 0
 
 
 # bad input: one test per message

@@ -100,6 +100,66 @@ def test_every_measure_equals_its_formula(seed: int) -> None:
     assert res["novelty@5"] == pytest.approx(np.mean(list(res.by_query("novelty@5").values())), abs=1e-12)
 
 
+def test_personalization_of_two_lists() -> None:
+    # {a, b} and {b, c}: cos = 1 / sqrt(2 * 2) = 1/2, jaccard = |{b}| / |{a, b, c}| = 1/3; one list has no pair
+    lists = {"u1": ["a", "b"], "u2": ["b", "c"]}
+    names = ["personalization@2", "personalization(metric=jaccard)@2"]
+    res = rankmeter.evaluate(None, lists, names, items=rankmeter.Items(catalog=["a", "b", "c"]))
+    assert res["personalization@2"] == pytest.approx(1 - 1 / 2, abs=1e-15)
+    assert res["personalization(metric=jaccard)@2"] == pytest.approx(1 - 1 / 3, abs=1e-15)
+    one = rankmeter.evaluate(None, {"u1": ["a", "b"]}, names, items=rankmeter.Items(catalog=["a", "b", "c"]))
+    assert all(math.isnan(one[name]) for name in names)
+
+
+def test_jaccard_personalization_over_more_users_than_one_block() -> None:
+    # 2050 users (past the 2048 users of one block of the pair product): 1025 lists {a, b}, 1025 lists {b, c};
+    # pairs of one kind: jaccard 1 and cos 1, pairs across the kinds: 1/3 and 1/2
+    lists = {f"u{u:04d}": ["a", "b"] if u % 2 else ["b", "c"] for u in range(2050)}
+    res = rankmeter.evaluate(None, lists, ["personalization(metric=jaccard)@2", "personalization@2"],
+                             items=rankmeter.Items(catalog=["a", "b", "c"]))  # fmt: skip
+    pairs, same, across = math.comb(2050, 2), 2 * math.comb(1025, 2), 1025 * 1025
+    assert res["personalization(metric=jaccard)@2"] == pytest.approx(1 - (same + across / 3) / pairs, abs=1e-12)
+    assert res["personalization@2"] == pytest.approx(1 - (same + across / 2) / pairs, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_hamming_ild_counts_the_features_that_differ(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    features = rng.integers(0, 2, size=(N_ITEMS, 5)).astype(float)
+    lists = {f"u{u}": list(rng.choice(CATALOG, int(rng.integers(1, 6)), replace=False)) for u in range(8)}
+    lists["u0"] = ["i0", "i1", "i2"]  # the first item of the sorted universe is listed
+    items = rankmeter.Items(features=features, catalog=CATALOG)
+    res = rankmeter.evaluate(None, lists, "ild(metric=hamming)@4", items=items)
+    vec = {item: features[j] for j, item in enumerate(CATALOG)}
+    for u, lst in lists.items():
+        pairs = list(itertools.combinations(lst[:4], 2))
+        value = sum(int((vec[a] != vec[b]).sum()) for a, b in pairs) / len(pairs) if pairs else 0.0
+        assert res.by_query("ild(metric=hamming)@4")[u] == pytest.approx(value, abs=1e-12), u
+
+
+@pytest.mark.parametrize("head", [0.0, 0.05, 0.1, 0.2, 0.35, 0.5, 1.0])
+def test_long_tail_head_share_against_its_definition(head: float) -> None:
+    # training users per item: 4, 3, 3, 2, 1, 1 and 0 for the four unseen items of a catalogue of 10
+    catalog = [f"c{j}" for j in range(10)]
+    pop = dict(zip(catalog, [4, 3, 3, 2, 1, 1, 0, 0, 0, 0], strict=True))
+    train = {f"t{t}": [i for i, n in pop.items() if n > t] for t in range(4)}
+    lists = {"u1": ["c0", "c1", "c3", "c9"], "u2": ["c2", "c4", "c6"], "u3": ["c5"]}
+    items = rankmeter.Items(interactions=train, catalog=catalog)
+    res = rankmeter.evaluate(None, lists, [f"aplt(head={head})@4", f"aclt(head={head})@4"], items=items)
+    size = math.ceil(head * len(catalog))  # the head: the `size` most popular items and those as popular as the last
+    least = max(sorted(pop.values(), reverse=True)[size - 1], 1) if size else math.inf
+    for u, lst in lists.items():
+        tail = sum(pop[i] < least for i in lst)
+        assert res.by_query(f"aclt(head={head})@4")[u] == tail
+        assert res.by_query(f"aplt(head={head})@4")[u] == pytest.approx(tail / len(lst), abs=1e-15)
+
+
+def test_novelty_without_training_users_is_zero() -> None:
+    # every item unseen counts as seen by one user of max(N, 1) = 1: -log2(1 / 1) = 0
+    res = rankmeter.evaluate(None, {"u1": ["a", "b"]}, ["novelty@2", "arp@2"], items=rankmeter.Items(interactions={}))
+    assert res["novelty@2"] == 0.0 and res["arp@2"] == 0.0
+
+
 def test_accuracy_and_beyond_in_one_call() -> None:
     train, run, test, features = _case(5)
     items = rankmeter.Items(interactions=train, features=features, catalog=CATALOG)
@@ -152,12 +212,17 @@ def test_recommended_item_without_features() -> None:
     items = rankmeter.Items(features=np.eye(2), catalog=["a", "b"])
     with pytest.raises(InputFormatError, match="measure 'ild@2', user 'u2': item 'zz' has no features"):
         rankmeter.evaluate(None, {"u1": ["a", "b"], "u2": ["a", "zz"]}, "ild@2", items=items)
+    with pytest.raises(InputFormatError, match="measure 'ild@2', user 'u2': item '0' has no features"):
+        rankmeter.evaluate(None, {"u1": ["a", "b"], "u2": ["0", "a"]}, "ild@2", items=items)  # "0" sorts first
 
 
 def test_zero_feature_vector_under_cosine() -> None:
     items = rankmeter.Items(features=[[1.0, 0.0], [0.0, 0.0]], catalog=["a", "b"])
     with pytest.raises(InputFormatError, match="item 'b' has a zero feature vector"):
         rankmeter.evaluate(None, {"u1": ["a", "b"]}, "ild@2", items=items)
+    first = rankmeter.Items(features=[[0.0, 0.0], [1.0, 0.0]], catalog=["a", "b"])  # the first item of the universe
+    with pytest.raises(InputFormatError, match="item 'a' has a zero feature vector"):
+        rankmeter.evaluate(None, {"u1": ["b", "a"]}, "ild@2", items=first)
 
 
 def test_group_map_missing_an_item() -> None:

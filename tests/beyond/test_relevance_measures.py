@@ -19,6 +19,8 @@ def _case(seed: int) -> tuple[dict, dict, dict]:
     train = {f"u{u}": sorted({f"i{j}" for j in rng.integers(0, 15, 4)}) for u in range(8)}
     lists = {f"u{u}": [f"i{j}" for j in rng.permutation(20)[: int(rng.integers(1, 8))]] for u in range(10)}
     truth = {u: {f"i{j}": int(rng.integers(0, 3)) for j in rng.integers(0, 20, 5)} for u in lists}
+    lists["u9"], truth["u9"] = ["i0", "i1"], {"i0": 2, "i1": 1}  # the first item of the sorted universe, relevant
+    truth["w0"] = {"i3": 1}  # a held-out user without a list, after every listed user
     return train, lists, truth
 
 
@@ -95,10 +97,23 @@ def test_rectools_serendipity(seed: int) -> None:
         assert res.by_query("rectools_serendipity@5")[u] == pytest.approx(sum(values) / len(values), abs=1e-12)
 
 
+def test_exposure_of_a_group_of_one_item() -> None:
+    # group x = {a}, group y = {b, c}; ndcg attention 1 / log2(r + 1); a group's mean over its items and the 2 users
+    items = rankmeter.Items(catalog=["a", "b", "c"], groups={"a": "x", "b": "y", "c": "y"})
+    res = rankmeter.evaluate(
+        None, {"u1": ["a", "b"], "u2": ["c"]}, ["exposure_ratio@2", "exposure_diff@2"], items=items
+    )
+    x, y = 1 / (1 * 2), (1 / math.log2(3) + 1) / (2 * 2)
+    assert res["exposure_ratio@2"] == pytest.approx(y / x, abs=1e-15)
+    assert res["exposure_diff@2"] == pytest.approx(x - y, abs=1e-15)
+
+
 def test_item_without_a_group_is_located() -> None:
     items = rankmeter.Items(catalog=["a", "b"], groups={"a": "x", "b": "y"})
     with pytest.raises(InputFormatError, match="measure 'exposure_ratio@2', user 'u2': item 'c' has no group"):
         rankmeter.evaluate(None, {"u1": ["a", "b"], "u2": ["b", "c"]}, "exposure_ratio@2", items=items)
+    with pytest.raises(InputFormatError, match="measure 'exposure_ratio@2', user 'u2': item '0' has no group"):
+        rankmeter.evaluate(None, {"u1": ["a", "b"], "u2": ["b", "0"]}, "exposure_ratio@2", items=items)  # sorts first
 
 
 def test_unknown_group() -> None:
@@ -121,3 +136,10 @@ def test_ties_inside_the_top_k_for_positions() -> None:
     assert (
         rankmeter.evaluate(None, run, "catalog_coverage@2", items=items, ties="expected")["catalog_coverage@2"] == 2 / 3
     )
+
+
+def test_training_item_without_features_names_its_user() -> None:
+    items = rankmeter.Items(interactions={"t1": ["a"], "t2": ["zz"]}, features=np.eye(2), catalog=["a", "b"])
+    with pytest.raises(InputFormatError, match="user 't2': recommended item 'zz' has no features"):
+        rankmeter.evaluate({"t1": {"a": 1}, "t2": {"b": 1}}, {"t1": ["a", "b"], "t2": ["b"]}, "ms_serendipity@2",
+                           items=items)  # fmt: skip

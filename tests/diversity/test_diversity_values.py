@@ -80,6 +80,26 @@ def test_intent_weights() -> None:
         assert value == pytest.approx(uniform[name], rel=1e-12), name
 
 
+def test_intent_weights_are_normalised_over_the_intents_with_a_relevant_document() -> None:
+    # query 1: intent 3 holds no relevant document, so its weight 2 is left out: w = 1/2, 1/2 for intents 1, 2;
+    # query 2 has no relevant document at all (0 under empty="zero"); weights that sum to 1 are kept as given
+    # query 3: one relevant intent, whose weight becomes 1
+    qrels = {"1": {"1": {"a": 1, "c": 1}, "2": {"b": 1}, "3": {"d": 0}}, "2": {"1": {"a": 0}}, "3": {"1": {"b": 1}}}
+    run = {"1": {"a": 5.0, "b": 4.0, "x": 3.0, "c": 2.0, "d": 1.0}, "2": {"a": 1.0}, "3": {"a": 2.0, "b": 1.0}}
+    for weights in (
+        {"1": {"1": 1, "2": 1, "3": 2}, "2": {"1": 1}, "3": {"1": 3}},
+        {"1": {"1": 0.25, "2": 0.25, "3": 0.5}, "2": {"1": 1}, "3": {"1": 0.5}},
+    ):
+        res = rankmeter.evaluate_diversity(qrels, run, ["p_ia@5", "map_ia"], intent_weights=weights)
+        p_ia = {"1": pytest.approx(0.5 * 2 / 5 + 0.5 * 1 / 5, abs=1e-15), "2": 0.0, "3": pytest.approx(1 / 5)}
+        assert res.by_query("p_ia@5") == p_ia
+        ap = {"1": pytest.approx(0.5 * (1 + 2 / 4) / 2 + 0.5 * 1 / 2, abs=1e-15), "2": 0.0, "3": pytest.approx(1 / 2)}
+        assert res.by_query("map_ia") == ap
+    with pytest.raises(InputFormatError, match="query '1' gives weight 0 to every intent with a relevant document"):
+        rankmeter.evaluate_diversity({"1": {"1": {"a": 1}, "2": {"b": 0}}}, run, "p_ia@5",
+                                     intent_weights={"1": {"1": 0, "2": 1}})  # fmt: skip
+
+
 def test_intent_weights_as_a_table() -> None:
     import polars as pl
 
@@ -144,6 +164,33 @@ def test_row_order_does_not_matter(rnd) -> None:  # type: ignore[no-untyped-def]
     res = rankmeter.evaluate_diversity(frame, run, ["alpha_ndcg@5", "nnrbp", "map_ia"])
     assert res["alpha_ndcg@5"] == pytest.approx(WORKED["alpha_ndcg@5"], abs=1e-15)
     assert res["nnrbp"] == pytest.approx(WORKED["nnrbp"], abs=1e-15)
+
+
+def test_queries_empty_counts_the_queries_without_a_relevant_intent() -> None:
+    # query 2 has no relevant judgment, queries 3 and 4 one intent each, query 1 (QRELS) several
+    qrels = {**QRELS, "2": {"1": {"a": 0}}, "3": {"1": {"a": 1}}, "4": {"2": {"b": 1}}}
+    run = {**RUN, "2": {"a": 1.0}, "3": {"a": 1.0}, "4": {"b": 1.0}}
+    res = rankmeter.evaluate_diversity(qrels, run, "strec@5")
+    assert res.metadata["queries_empty"] == 1 and res.metadata["queries_evaluated"] == 4
+
+
+def test_no_relevant_document_in_any_query() -> None:
+    # the greedy ideal is empty for every query: each value is the empty policy's
+    qrels = {"1": {"1": {"a": 0}}, "2": {"1": {"b": 0}, "2": {"c": 0}}}
+    run = {"1": {"a": 1.0, "b": 0.5}, "2": {"b": 1.0}}
+    names = ["alpha_ndcg@2", "nerr_ia@2", "nnrbp", "alpha_dcg@2"]
+    res = rankmeter.evaluate_diversity(qrels, run, names)
+    assert {name: res.by_query(name) for name in names} == dict.fromkeys(names, {"1": 0.0, "2": 0.0})
+    assert res.metadata["queries_empty"] == 2
+
+
+def test_at_rank_one_the_ratio_is_of_the_raw_gains() -> None:
+    # five intents: the run's first document x is relevant to three, the ideal's first y to four; ndeval divides
+    # the raw gains at k = 1 (3 / 4 = 0.75 exactly), not the gains over the ideal-ideal ((3/5) / (4/5) < 0.75)
+    qrels = {"1": {"1": {"x": 1, "y": 1}, "2": {"x": 1, "y": 1}, "3": {"x": 1, "y": 1}, "4": {"y": 1}, "5": {"z": 1}}}
+    run = {"1": {"x": 3.0, "y": 2.0, "z": 1.0}}
+    res = rankmeter.evaluate_diversity(qrels, run, ["alpha_ndcg@1", "nerr_ia@1"])
+    assert res["alpha_ndcg@1"] == 3 / 4 and res["nerr_ia@1"] == 3 / 4
 
 
 def test_empty_and_missing_queries_follow_the_policies() -> None:

@@ -11,6 +11,7 @@ import pyndeval
 import pytest
 
 from rankmeter.cli.main import main
+from rankmeter.errors import InputFormatError
 from rankmeter.ndeval.app import COLUMNS, run_ndeval
 from tests.diversity.cases import random_case
 
@@ -94,7 +95,18 @@ def test_rank_column_or_scores_topic_prefix_and_leading_zeros(tmp_path: Path) ->
 def test_help_and_version() -> None:
     status, out, _ = _ndeval(["-help"])
     assert status == 0 and "-traditional" in out and "-riskAlpha" in out
-    assert _ndeval(["-version"])[1] == "rankmeter ndeval: version 4.5 (Mon 29 Apr 2013 20:51:02 EDT)\n"
+    assert _ndeval(["-version"]) == (0, "rankmeter ndeval: version 4.5 (Mon 29 Apr 2013 20:51:02 EDT)\n", "")
+
+
+def test_option_bounds_are_accepted_and_risk_alpha_defaults_to_0() -> None:
+    files = [str(DATA / "sample.qrels"), str(DATA / "sample.run")]
+    for bounds in (["-M", "1"], ["-alpha", "1", "-beta", "0"], ["-alpha", "0", "-beta", "1"], ["-riskAlpha", "0"]):
+        status, out, err = _ndeval([*bounds, *files])
+        assert status == 0 and err == "" and out.splitlines()[-1].startswith("runA,amean,"), bounds
+    assert _ndeval(["-ca", *files]) == _ndeval(["-c", "-a", *files])  # flags run together
+    baseline = ["-baseline", str(DATA / "sample_baseline.run")]
+    assert _ndeval([*baseline, *files]) == _ndeval([*baseline, "-riskAlpha", "0", *files])
+    assert _ndeval([*baseline, *files]) != _ndeval([*baseline, "-riskAlpha", "1", *files])
 
 
 @pytest.mark.parametrize(
@@ -106,6 +118,7 @@ def test_help_and_version() -> None:
         (["-beta", "x", "q", "r"], "-beta needs a number, got 'x'"),
         (["-x", "q", "r"], "unexpected argument '-x'"),
         (["q"], "unexpected argument 'q'"),
+        (["-", "q", "r"], "unexpected argument '-'"),
     ],
 )
 def test_usage_errors(args: list[str], message: str) -> None:
@@ -120,12 +133,18 @@ def test_usage_errors(args: list[str], message: str) -> None:
 @pytest.mark.parametrize(
     ("qrels", "run", "message"),
     [
+        ("x 1 a 1\n", "1 Q0 a 1 1 t\n", r"q:1: topic must be a natural number, got 'x'"),
         ("1 x a 1\n", "1 Q0 a 1 1 t\n", r"q:1: subtopic must be a natural number, got 'x'"),
         ("1 1 a -1\n", "1 Q0 a 1 1 t\n", r"q:1: judgment must be a natural number, got '-1'"),
         ("1 1 a 1\n", "1 Q0 a 1 1 t\nabc Q0 b 2 1 t\n", r"r:2: topic must be a natural number, got 'abc'"),
         ("1 1 a 1\n", "1 Q0 a 1 1 t\n1 Q0 b one 1 t\n", r"r:2: rank must be a natural number, got 'one'"),
         ("1 1 a 1\n", "1 Q0 a 1 1 t\n1 Q0 b 1 2 t\n", r"r:2: duplicate rank \(1\) for topic 1 \(first at line 1\)"),
         ("1 1 a 1\n", "1 Q0 a 1 1 t\n1 Q0 a 2 2 t\n", r"query '1', document 'a' appears twice in the run"),
+        (
+            "1 1 a 1\n",
+            "1 Q0 a 1 1 t\n2 Q0 b 1 1 t\n1 Q0 c 1 1 t\n",
+            r"r:3: duplicate rank \(1\) for topic 1 \(first at line 1\)",
+        ),
         ("1 1 a 1\n1 1 a 0\n", "1 Q0 a 1 1 t\n", r"q:2: query '1', intent '1', document 'a' is judged twice"),
         ("1 1 a\n", "1 Q0 a 1 1 t\n", r"q:1: expected at least 4 whitespace-separated columns"),
     ],
@@ -145,6 +164,9 @@ def test_traditional_score_that_is_no_number(tmp_path: Path) -> None:
     (tmp_path / "q").write_text("1 1 a 1\n")
     (tmp_path / "r").write_text("1 Q0 a 1 high t\n")
     with pytest.raises(InvalidScoreError, match=r"r:1: topic 1, document 'a': score 'high' is not a number"):
+        _ndeval(["-traditional", str(tmp_path / "q"), str(tmp_path / "r")])
+    (tmp_path / "r").write_text("1 Q0 a 1 2.5 t\n1\tQ0 b 2 high t\n")  # a tab: the exact reader
+    with pytest.raises(InvalidScoreError, match=r"r:2: topic 1, document 'b': score 'high' is not a number"):
         _ndeval(["-traditional", str(tmp_path / "q"), str(tmp_path / "r")])
 
 
@@ -167,3 +189,12 @@ def test_gzip_tabs_and_extra_fields_read_like_plain_files(tmp_path: Path) -> Non
     (tmp_path / "q.gz").write_bytes(gzip.compress(qrels.encode()))
     (tmp_path / "r").write_text(run)
     assert _ndeval([str(tmp_path / "q.gz"), str(tmp_path / "r")])[1] == expected
+    flags = ["-c", "-traditional", "-M", "15", "-alpha", "0.3", "-beta", "0.8"]  # scores read by the exact reader
+    traditional = (DATA / "sample_c_traditional.ndeval.csv").read_text()
+    assert _ndeval([*flags, str(tmp_path / "q.gz"), str(tmp_path / "r")])[1] == traditional
+
+
+def test_lone_carriage_return_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "q").write_bytes(b"1 1 a 1\r1 1 b 1\n")
+    with pytest.raises(InputFormatError, match=r"q:1: a carriage return \(\\r\) not followed by a line feed"):
+        _ndeval([str(tmp_path / "q"), str(DATA / "sample.run")])

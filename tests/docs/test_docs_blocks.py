@@ -66,6 +66,8 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("docs/README.md", "python tests/mutation/run.py --list"): "lists the mutants (seconds, but not a test)",
     ("docs/README.md", "python tests/mutation/run.py precision.py dcg.py --out mutants.jsonl"): "the mutation run",
     ("docs/README.md", "python tests/mutation/run.py --chunk 1/4 --out mutants.jsonl"): "the mutation run (hours)",
+    ("docs/README.md", "python tests/mutation/run.py --group diversity --out div.jsonl"): "the mutation run (hours)",
+    ("docs/README.md", "python tests/mutation/run.py --every 3 prefs.py --out trec.jsonl"): "a mutation sample",
     ("docs/README.md", "python tests/mutation/run.py --report mutants.jsonl"): "reads a mutation run's output",
     ("docs/errors.md", "pip install -e '.[test,fuzz]'"): "installs atheris, which CI does not use",
     ("docs/errors.md", "fuzz/run_all.sh 300 1000000"): "the long fuzzing campaign: hours, not CI's job",

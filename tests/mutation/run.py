@@ -1,23 +1,29 @@
-"""Mutation run over ``rankmeter.measures.kernels``: change one operator or constant at a time, run the tests.
+"""Mutation run over rankmeter's modules: change one operator or constant at a time, run the tests.
 
-Each mutant is one small change to one kernel module (``+`` <-> ``-``, ``*`` <-> ``/``, ``**`` -> ``*``,
+Each mutant is one small change to one module of ``src/rankmeter`` (``+`` <-> ``-``, ``*`` <-> ``/``, ``**`` -> ``*``,
 ``<`` <-> ``<=``, ``>`` <-> ``>=``, ``==`` <-> ``!=``, ``is`` <-> ``is not``, ``and`` <-> ``or``, a unary
 minus or ``not`` dropped, ``min`` <-> ``max``, ``np.minimum`` <-> ``np.maximum``, a number n -> n + 1
 (0 -> 1, 1 -> 0)), written into a copy of ``src/`` (the working tree is never touched). The tests selected
-for that module (:data:`SELECTIONS`) then run against the copy, stopping at the first failure; a mutant
+for that module (:data:`SELECTIONS`) and the module's doctests then run against the copy, stopping at the first failure; a mutant
 is *killed* when they fail (or run past the time limit), and *survives* when they pass. Docstrings,
 ``raise`` statements (error messages), f-strings and annotations are not mutated.
 
-Not part of the test suite (pytest collects no test here). Run it from the repository root::
+A module is named by its path under ``src/rankmeter`` or by any unambiguous end of it (``precision.py``,
+``kernels/segments.py``, ``trec_eval/report.py``). Not part of the test suite (pytest collects no test
+here). Run it from the repository root::
 
     python tests/mutation/run.py --list                    # the mutants, without running anything
     python tests/mutation/run.py precision.py dcg.py       # some modules (default: every selected module)
+    python tests/mutation/run.py --group recsys            # the modules of one group of SELECTIONS
     python tests/mutation/run.py --chunk 1/4 --out part1.jsonl   # a quarter of the mutants, one JSON line each
+    #   (a mutant already in the --out file is not run again: a run cut off goes on where it stopped)
     python tests/mutation/run.py --match "precision.py:56 " # the mutants of one line
+    python tests/mutation/run.py --every 3 trec_eval/prefs.py  # a sample: every third mutant of the module
     python tests/mutation/run.py --report part*.jsonl      # the table (a mutant run again: its last result)
 
 Each mutant runs in a process forked from one that already imported NumPy, SciPy and pytest, so a
-mutant costs its tests' time plus the import of rankmeter.
+mutant costs its tests' time plus the import of rankmeter. The time limit of a mutant is, unless
+``--timeout`` is given, four times its selection's time on the unchanged code (at least 30 s).
 """
 
 from __future__ import annotations
@@ -37,7 +43,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-KERNELS = Path("rankmeter/measures/kernels")
+PACKAGE = Path("rankmeter")
 
 _BRUTE = "tests/reference/test_ties_bruteforce.py"
 _CORE = [
@@ -59,22 +65,88 @@ _OVERFLOW = [
     f"{_HOSTILE}::test_exp_gains_whose_sum_overflows_are_refused",
 ]
 
-#: kernel module (relative to measures/kernels) -> the tests run against each of its mutants
-SELECTIONS: dict[str, list[str]] = {
-    "average_precision.py": _CORE,
-    "counts.py": _CORE,
-    "dcg.py": [*_CORE, *_OVERFLOW],
-    "err.py": [*_CORE, "tests/measures/test_err.py", f"{_HOSTILE}::test_err_advice_for_a_high_grade_works"],
-    "label_ranking.py": _CORE,
-    "precision.py": _CORE,
-    "reciprocal_rank.py": _CORE,
-    "context.py": _CORE,
-    "segments.py": _CORE,
-    "cwl.py": [*_IR, "tests/measures/test_cwl.py"],
-    "ntcir.py": [*_IR, "tests/measures/test_ntcir.py"],
-    "rank_stats.py": [*_IR, "tests/measures/test_rank_stats.py"],
-    "compat.py": [*_IR, "tests/measures/test_compat.py"],
+_BEYOND = ["tests/beyond"]
+# the partial states of the list-set measures, merged over Dask partitions (and Spark's refusal of shuffled lists)
+_DISTRIBUTED_BEYOND = [
+    f"tests/distributed/test_beyond.py::{name}"
+    for name in (
+        "test_local_list_set_values_are_there",
+        "test_dask_equals_in_process",
+        "test_dask_list_measures_alone_and_group_by_accuracy_alone",
+        "test_dask_refuses_jaccard_personalization",
+        "test_dask_group_by_a_column_and_items_with_accuracy_only",
+        "test_spark_refuses_shuffled_lists",
+    )
+]
+_SAMPLED = ["tests/sampled/test_expected_properties.py", "tests/sampled/test_expected_closed_form.py"]
+_NDEVAL = ["tests/diversity/test_ndeval_cli.py", "tests/diversity/test_ndeval_oracle.py"]
+_TREC = [f"tests/trec_eval/test_te_{name}.py" for name in ("cli", "families", "fast_readers", "quicktest", "blocks")]
+
+#: module (relative to src/rankmeter) -> the tests run against each of its mutants, by group
+GROUPS: dict[str, dict[str, list[str]]] = {
+    "kernels": {
+        "measures/kernels/average_precision.py": _CORE,
+        "measures/kernels/counts.py": _CORE,
+        "measures/kernels/dcg.py": [*_CORE, *_OVERFLOW],
+        "measures/kernels/err.py": [
+            *_CORE,
+            "tests/measures/test_err.py",
+            f"{_HOSTILE}::test_err_advice_for_a_high_grade_works",
+        ],
+        "measures/kernels/label_ranking.py": _CORE,
+        "measures/kernels/precision.py": _CORE,
+        "measures/kernels/reciprocal_rank.py": _CORE,
+        "measures/kernels/context.py": _CORE,
+        "measures/kernels/segments.py": _CORE,
+        "measures/kernels/cwl.py": [*_IR, "tests/measures/test_cwl.py"],
+        "measures/kernels/ntcir.py": [*_IR, "tests/measures/test_ntcir.py"],
+        "measures/kernels/rank_stats.py": [*_IR, "tests/measures/test_rank_stats.py"],
+        "measures/kernels/compat.py": [*_IR, "tests/measures/test_compat.py"],
+    },
+    "recsys": {
+        "beyond.py": [*_BEYOND, *_DISTRIBUTED_BEYOND],
+        "beyond_dense.py": ["tests/beyond/test_entry_points.py"],
+        "measures/kernels/beyond.py": _BEYOND,
+        "measures/kernels/beyond_expected.py": _BEYOND,
+        "measures/kernels/beyond_lists.py": _BEYOND,
+        "measures/kernels/beyond_relevance.py": _BEYOND,
+        "measures/kernels/list_sets.py": _BEYOND,
+        "measures/kernels/recsys.py": [
+            "tests/recsys/test_peer_conventions.py",
+            f"{_BRUTE}::test_tie_policies_on_a_small_sample",
+        ],
+        "sampled.py": ["tests/sampled/test_correction.py"],
+        "negatives.py": _SAMPLED,
+        "measures/kernels/sampled.py": _SAMPLED,
+        "io/recsys.py": ["tests/recsys/test_truth_forms.py", "tests/recsys/test_ranked_lists.py"],
+        "core/candidates.py": ["tests/recsys/test_exclude.py", "tests/recsys/test_embeddings.py"],
+        "segments.py": ["tests/recsys/test_segments.py", "tests/stats/test_stats_segments.py"],
+        "aggregate.py": [
+            "tests/reference/test_reference_values.py",
+            "tests/recsys/test_segments.py",
+            "tests/recsys/test_peer_conventions.py",
+        ],
+    },
+    "diversity": {
+        "diversity.py": ["tests/diversity"],
+        "measures/kernels/diversity.py": ["tests/diversity"],
+        "ndeval/app.py": _NDEVAL,
+        "ndeval/options.py": _NDEVAL,
+        "ndeval/readers.py": _NDEVAL,
+    },
+    "trec": {
+        "trec_eval/app.py": _TREC,
+        "trec_eval/cnum.py": _TREC,
+        "trec_eval/engine.py": _TREC,
+        "trec_eval/judgment_groups.py": _TREC,
+        "trec_eval/measures.py": _TREC,
+        "trec_eval/options.py": _TREC,
+        "trec_eval/prefs.py": _TREC,
+        "trec_eval/readers.py": _TREC,
+        "trec_eval/report.py": _TREC,
+    },
 }
+SELECTIONS: dict[str, list[str]] = {module: tests for group in GROUPS.values() for module, tests in group.items()}
 
 _BINOP = {
     ast.Add: ast.Sub,
@@ -99,7 +171,7 @@ _SWAP_NAMES = {"min": "max", "max": "min", "minimum": "maximum", "maximum": "min
 
 @dataclass(frozen=True)
 class Mutant:
-    module: str  # relative to measures/kernels
+    module: str  # relative to src/rankmeter
     line: int
     what: str  # e.g. "Add -> Sub"
     before: str  # the original source of the changed node
@@ -169,8 +241,8 @@ def _variants(node: ast.AST) -> Iterator[tuple[str, str]]:
 
 
 def mutants(module: str, src: Path) -> list[Mutant]:
-    """Every mutant of one kernel module, in source order."""
-    text = (src / KERNELS / module).read_text()
+    """Every mutant of one module, in source order."""
+    text = (src / PACKAGE / module).read_text()
     tree = ast.parse(text)
     skipped = _skipped_nodes(tree)
     out = []
@@ -197,24 +269,41 @@ def apply(text: str, m: Mutant) -> str:
 
 
 def _warm() -> None:
-    """Import what every mutant's tests import, once, before forking: NumPy, SciPy, pytest and the parts of
-    rankmeter that import no kernel (each child imports the kernels, and the registry, from the mutated copy)."""
+    """Import what every mutant's tests import, once, before forking: NumPy, SciPy, pytest, Hypothesis, the
+    frame libraries and the parts of rankmeter that import no kernel (a child whose module was imported here
+    imports rankmeter again)."""
+    import hypothesis.extra.numpy  # noqa: F401
     import numpy  # noqa: F401
+    import pandas  # noqa: F401
+    import polars  # noqa: F401
+    import pyarrow  # noqa: F401
     import pytest  # noqa: F401
+    import scipy.sparse  # noqa: F401
     import scipy.special  # noqa: F401
     import scipy.stats  # noqa: F401
 
     import rankmeter.core.join  # noqa: F401
     import rankmeter.io.dicts  # noqa: F401
 
-    early = [name for name in sys.modules if name.startswith(("rankmeter.measures.kernels", "rankmeter.measures.reg"))]
-    if early:
-        raise RuntimeError(f"the warm-up imported kernels before any mutant: {early}")
+
+def _dotted(module: str) -> str:
+    return ".".join((PACKAGE / module).with_suffix("").parts)
+
+
+def resolve(names: list[str]) -> list[str]:
+    """The SELECTIONS keys named by their path under src/rankmeter, or by an unambiguous end of it."""
+    out = []
+    for name in names:
+        found = [name] if name in SELECTIONS else [key for key in SELECTIONS if key.endswith("/" + name)]
+        if len(found) != 1:
+            raise SystemExit(f"{name!r} names {found or 'no module'} in SELECTIONS; give more of its path")
+        out.append(found[0])
+    return out
 
 
 def run_one(m: Mutant, src: Path, original: str, timeout: float) -> tuple[str, float]:
     """Apply one mutant to the copy, run its tests in a forked child; 'killed', 'survived' or 'timeout'."""
-    path = src / KERNELS / m.module
+    path = src / PACKAGE / m.module
     mutated = apply(original, m)
     try:
         compile(mutated, str(path), "exec")
@@ -229,7 +318,11 @@ def run_one(m: Mutant, src: Path, original: str, timeout: float) -> tuple[str, f
         os.dup2(devnull, 2)
         import pytest
 
-        args = ["-x", "-q", "-p", "no:cacheprovider", "-o", "addopts=", *SELECTIONS[m.module]]
+        if _dotted(m.module) in sys.modules:  # warmed up unchanged: every rankmeter module is read again
+            for name in [n for n in sys.modules if n == "rankmeter" or n.startswith("rankmeter.")]:
+                del sys.modules[name]
+        doctests = ["--doctest-modules", str(Path("src") / PACKAGE / m.module)]  # the module's own examples
+        args = ["-x", "-q", "-p", "no:cacheprovider", "-o", "addopts=", *doctests, *SELECTIONS[m.module]]
         os._exit(int(pytest.main(args)))
     try:
         while True:
@@ -247,13 +340,17 @@ def run_one(m: Mutant, src: Path, original: str, timeout: float) -> tuple[str, f
     return ("survived" if code == 0 else "killed"), time.monotonic() - began
 
 
+def _key(r: dict[str, object]) -> tuple[object, ...]:
+    return (r["module"], tuple(r["start"]), tuple(r["end"]), r["what"])  # type: ignore[arg-type]
+
+
 def _report(paths: list[str]) -> None:
     latest: dict[tuple[object, ...], dict[str, object]] = {}  # a mutant run again (--match) counts once, as last run
     for p in paths:
         for line in Path(p).read_text().splitlines():
             if line.strip():
                 r = json.loads(line)
-                latest[(r["module"], tuple(r["start"]), tuple(r["end"]), r["what"])] = r
+                latest[_key(r)] = r
     rows = list(latest.values())
     by_module: dict[str, dict[str, int]] = {}
     for r in rows:
@@ -277,21 +374,20 @@ def _report(paths: list[str]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("modules", nargs="*", help="kernel modules (default: every one in SELECTIONS)")
+    parser.add_argument("modules", nargs="*", help="modules (default: every one in SELECTIONS, or in --group)")
+    parser.add_argument("--group", choices=sorted(GROUPS), help="the modules of one group of SELECTIONS")
     parser.add_argument("--list", action="store_true", help="list the mutants and stop")
     parser.add_argument("--match", help="only the mutants whose 'module:line what' contains this text")
     parser.add_argument("--chunk", default="1/1", help="i/n: run the i-th of n equal slices of the mutants")
+    parser.add_argument("--every", type=int, default=1, help="n: a sample, every n-th mutant of each module")
     parser.add_argument("--out", help="append one JSON line per mutant to this file")
-    parser.add_argument("--timeout", type=float, default=300.0, help="seconds per mutant (past it: killed)")
+    parser.add_argument("--timeout", type=float, help="seconds per mutant (past it: killed; default: 4x unchanged)")
     parser.add_argument("--report", nargs="+", metavar="JSONL", help="print the table of earlier runs")
     args = parser.parse_args(argv)
     if args.report:
         _report(args.report)
         return 0
-    modules = args.modules or sorted(SELECTIONS)
-    unknown = sorted(set(modules) - set(SELECTIONS))
-    if unknown:
-        parser.error(f"no test selection for {unknown}; add them to SELECTIONS")
+    modules = resolve(args.modules) if args.modules else sorted(GROUPS[args.group] if args.group else SELECTIONS)
     sys.dont_write_bytecode = True  # a mutant must never be read back from a stale .pyc
     work = Path(tempfile.mkdtemp(prefix="rankmeter-mutants-"))
     try:
@@ -301,9 +397,12 @@ def main(argv: list[str] | None = None) -> int:
             shutil.copytree(ROOT / part, work / part, ignore=shutil.ignore_patterns("__pycache__"))
         for name in ("conftest.py", "pyproject.toml"):
             shutil.copy(ROOT / name, work / name)
-        todo = [m for module in modules for m in mutants(module, src)]
+        todo = [m for module in modules for m in mutants(module, src)[:: args.every]]
         if args.match:
             todo = [m for m in todo if args.match in f"{m.module}:{m.line} {m.what}"]
+        if args.out and Path(args.out).exists() and not args.match:  # a run cut off goes on where it stopped
+            done = {_key(json.loads(line)) for line in Path(args.out).read_text().splitlines() if line.strip()}
+            todo = [m for m in todo if _key(asdict(m)) not in done]
         i, n = (int(x) for x in args.chunk.split("/"))
         todo = todo[(i - 1) * len(todo) // n : i * len(todo) // n]
         if args.list:
@@ -317,17 +416,23 @@ def main(argv: list[str] | None = None) -> int:
         sys.path.insert(0, str(src))
         sys.path.insert(0, str(work))
         _warm()
-        originals = {module: (src / KERNELS / module).read_text() for module in modules}
+        originals = {module: (src / PACKAGE / module).read_text() for module in modules}
+        limits: dict[str, float] = {}
+        baseline: dict[tuple[str, ...], tuple[str, float]] = {}  # a selection shared by modules runs once
         for module in sorted({m.module for m in todo}):  # each selection must pass on the unchanged code
             unchanged = Mutant(module, 0, "none", "", (1, 0), (1, 0), "")
-            status, seconds = run_one(unchanged, src, originals[module], args.timeout)
+            selection = tuple(SELECTIONS[module])
+            if selection not in baseline:
+                baseline[selection] = run_one(unchanged, src, originals[module], args.timeout or 600.0)
+            status, seconds = baseline[selection]
             if status != "survived":
                 print(f"{module}: skipped, its selection fails on the unchanged code ({status})", flush=True)
                 todo = [m for m in todo if m.module != module]
             else:
+                limits[module] = args.timeout or max(30.0, 4 * seconds)
                 print(f"{module}: its selection passes on the unchanged code in {seconds:.0f} s", flush=True)
         for m in todo:
-            status, seconds = run_one(m, src, originals[m.module], args.timeout)
+            status, seconds = run_one(m, src, originals[m.module], limits[m.module])
             row = {**asdict(m), "status": status, "seconds": round(seconds, 1)}
             line = json.dumps(row)
             print(line, flush=True)

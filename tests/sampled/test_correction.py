@@ -134,6 +134,8 @@ def test_users_of_another_length() -> None:
 def test_weights_of_another_length() -> None:
     with pytest.raises(rankmeter.PolicyError, match=r"weights must be 50 non-negative numbers"):
         correction(parse("ndcg@10"), 5, 50, weights=[1.0, 2.0])
+    with pytest.raises(rankmeter.PolicyError, match=r"weights must be 50 non-negative numbers .*, not all 0"):
+        correction(parse("ndcg@10"), 5, 50, weights=[0.0] * 50)
 
 
 @pytest.mark.parametrize("gamma", [0.01, 0.5])

@@ -134,6 +134,7 @@ def test_columns_map_to_canonical_rankmeter_names() -> None:
     assert keys("utility.2,-1,0,0.5") == [("utility_2,-1,0,0.5", "utility(a=2,collection=1000,d=0.5)")]
     assert keys("ndcg.1=3,2=9,x=4") == [("ndcg_1=3,2=9,x=4", "ndcg(gain={1:3,2:9})")]
     assert keys("rbp.p=0.5,2=1") == [("rbp_p=0.5,2=1", "rbp(gain={2:1},p=0.5)")]
+    assert keys("ndcg.0=1,-1=4,2=9") == [("ndcg_0=1,-1=4,2=9", "ndcg(gain={0:1,2:9})")]  # levels >= 0 only
     assert keys("11pt_avg.0.2,0.8") == [("11pt_avg_0.2,0.8", "iprec_avg(levels=[0.2,0.8])")]
     assert keys("set_F.0.5") == [("set_F_0.5", "set_f(beta=0.5)")]
     assert keys("map_cut.5", level=3) == [("map_cut_5", "map(min_rel=3)@5")]
@@ -181,6 +182,14 @@ def test_nosummary_and_complete(files: tuple[str, str]) -> None:
     assert status == 0 and err == ""
     assert out.splitlines()[-2:] == ["num_rel               \t3\t1", "utility               \t3\t0.0000"]
     assert "all" not in out
+
+
+def test_missing_topics_warning_shows_ten_topics(tmp_path: Path) -> None:
+    for n, shown in ((10, "101, 102, 103, 104, 105, 106, 107, 108, 109, 110\n"), (11, "108, 109, 110 ...\n")):
+        (tmp_path / "q").write_text("".join(f"{100 + t} 0 a 1\n" for t in range(n + 1)))
+        (tmp_path / "r").write_text("100 Q0 a 1 1 s\n")
+        status, _, err = te("-m", "num_q", str(tmp_path / "q"), str(tmp_path / "r"))
+        assert status == 0 and f"{n} judged topics without results ignored" in err and err.endswith(shown), err
 
 
 def test_gain_table_is_exact_where_trec_eval_truncates(tmp_path: Path) -> None:
