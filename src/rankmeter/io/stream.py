@@ -36,10 +36,10 @@ def _last_query_start(block: bytes, stop: int, known: int = 0) -> int:
     while line_start > 0:
         prev_start = block.rfind(b"\n", 0, line_start - 1) + 1
         m = _FIRST_FIELD.match(block, prev_start)
-        comment = block.startswith(b"#", prev_start)
-        if (m.group(1) if m else b"") != qid and not comment:
-            return line_start
-        if prev_start < known and not comment:
+        if (m.group(1) if m else b"") != qid:
+            if not block.startswith(b"#", prev_start):
+                return line_start
+        elif prev_start < known and not block.startswith(b"#", prev_start):
             return 0  # the same query as every line of the known part
         line_start = prev_start
     return 0
