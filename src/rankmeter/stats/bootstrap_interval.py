@@ -17,6 +17,20 @@ def quantiles(values: np.ndarray, p: np.ndarray) -> np.ndarray:
     With ``y`` the sorted values, :math:`h = p\\,n + 1 - p`, :math:`j = \\lfloor h \\rfloor`
     and :math:`g = h - j`, the quantile is :math:`(1 - g)\\,y_j + g\\,y_{j+1}` (``y`` counted from 1).
 
+    Parameters
+    ----------
+    values : ndarray of float64
+        The sample (any order).
+    p : ndarray of float64
+        Quantile levels.
+
+    Returns
+    -------
+    ndarray of float64
+        One quantile per level.
+
+    Examples
+    --------
     >>> quantiles(np.array([4.0, 1.0, 3.0, 2.0]), np.array([0.0, 0.5, 0.9, 1.0, np.nan])).tolist()
     [1.0, 2.5, 3.7, 4.0, nan]
     """
@@ -36,6 +50,24 @@ def quantiles(values: np.ndarray, p: np.ndarray) -> np.ndarray:
 def jackknife_means(values: np.ndarray, batch: int) -> np.ndarray:
     """The mean of ``values`` without value ``i``, for every ``i`` (``batch`` rows of ``n - 1`` values at a time).
 
+    .. math:: \\bar x_{(i)} = \\frac{1}{n - 1} \\sum_{j \\ne i} x_j
+
+    Each mean is NumPy's mean of the ``n - 1`` values (as SciPy's jackknife takes it), not the closed form.
+
+    Parameters
+    ----------
+    values : ndarray of float64
+        The sample.
+    batch : int
+        Rows gathered at once (memory: ``batch * n`` values).
+
+    Returns
+    -------
+    ndarray of float64
+        ``n`` means.
+
+    Examples
+    --------
     >>> jackknife_means(np.array([1.0, 2.0, 6.0]), batch=2).tolist()
     [4.0, 3.5, 1.5]
     """
@@ -61,6 +93,24 @@ def bca_levels(values: np.ndarray, resampled: np.ndarray, alpha: float, batch: i
     :math:`z = \\Phi^{-1}(\\alpha)` and :math:`-\\Phi^{-1}(\\alpha)`, where :math:`\\bar x_{(i)}` is the mean
     without value ``i`` (:func:`jackknife_means`) and :math:`\\bar x_{(\\cdot)}` their mean.
 
+    Parameters
+    ----------
+    values : ndarray of float64
+        The sample.
+    resampled : ndarray of float64
+        The bootstrap means :math:`\\bar x^*` (``B`` of them).
+    alpha : float
+        :math:`(1 - \\text{level}) / 2`.
+    batch : int
+        Jackknife rows gathered at once.
+
+    Returns
+    -------
+    ndarray of float64
+        :math:`(\\alpha_1, \\alpha_2)`; NaN when BCa is undefined (:math:`\\hat z_0` infinite).
+
+    Examples
+    --------
     >>> levels = bca_levels(np.array([0.0, 1.0]), np.array([0.0, 0.5, 0.5, 1.0]), 0.05, batch=2)
     >>> [round(float(x), 4) for x in levels]
     [0.05, 0.95]
@@ -87,6 +137,26 @@ def interval(values: np.ndarray, resampled: np.ndarray, level: float, method: st
     quantiles; basic: :math:`2\\bar x` minus those, swapped; BCa: their quantiles at :func:`bca_levels`
     (NaN when BCa is undefined).
 
+    Parameters
+    ----------
+    values : ndarray of float64
+        The sample.
+    resampled : ndarray of float64
+        Its bootstrap means.
+    level : float
+        Confidence level in (0, 1).
+    method : {"BCa", "percentile", "basic"}
+        Interval method.
+    batch : int
+        Jackknife rows gathered at once (BCa).
+
+    Returns
+    -------
+    tuple of float
+        ``(low, high)``.
+
+    Examples
+    --------
     >>> interval(np.array([0.0, 1.0]), np.array([0.0, 0.5, 0.5, 1.0]), 0.5, "basic", batch=2)
     (0.375, 0.625)
     """
