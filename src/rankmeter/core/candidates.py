@@ -29,8 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from rankmeter.core.align import qrels_rows
 from rankmeter.core.ids import HASH_MIN_ROWS, coded_join, document_keys, duplicate_rows, intern, match_pairs, subset
+from rankmeter.core.join import qrels_rows
 from rankmeter.io.ids import as_ids
 from rankmeter.io.load import as_pairs
 from rankmeter.io.tables import Qrels, Run

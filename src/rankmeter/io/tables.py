@@ -1,7 +1,7 @@
 """Columnar tables of judgments (:class:`Qrels`) and system output (:class:`Run`).
 
 Every reader (TREC files, data frames, dicts) produces one of these; the core
-then converts them once into :class:`~rankmeter.core.ranked_lists.RankedLists`.
+then converts them once into :class:`~rankmeter.core.layout.RankedLists`.
 Ids are exact strings: whatever column a reader passes (NumPy or pyarrow
 strings) becomes an :class:`~rankmeter.io.ids.IdColumn` when the table is
 built -- query ids with codes -- so the core reads one representation.

@@ -25,8 +25,8 @@ from rankmeter.core.ids import (
     subset,
     vocabulary,
 )
+from rankmeter.core.layout import RankedLists, concatenate
 from rankmeter.core.lists import MAX_THREADS, map_blocks, usable_cpus
-from rankmeter.core.ranked_lists import RankedLists, concatenate
 from rankmeter.core.semantics import DUPLICATE_POLICIES, Semantics, SemanticsOptions, choose
 from rankmeter.core.string_keys import StringBuffers
 from rankmeter.core.ties import Ranking, ranking, shuffle_noise, tie_group_starts, tied_runs
