@@ -6,10 +6,12 @@ import functools
 import inspect
 import math
 import warnings
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from rankmeter.core.lists import map_blocks
 from rankmeter.errors import PolicyError
 from rankmeter.stats._arrays import BATCH_CELLS, batch_size, is_zero_spread, positive_int, vector
 from rankmeter.stats._types import ConfidenceInterval, Seed
@@ -165,3 +167,47 @@ def mean_ci(
             estimate, low, high, level, "percentile", note="BCa undefined for this sample; percentile used"
         )
     return ConfidenceInterval(estimate, low, high, level, name)
+
+
+def mean_cis(
+    columns: Sequence[Any],
+    *,
+    level: float = 0.95,
+    method: str = "BCa",
+    n_resamples: int = 10_000,
+    seed: Seed = 0,
+    threads: int | None = None,
+) -> list[ConfidenceInterval]:
+    """:func:`mean_ci` of every column, in order, on a thread per CPU when ``seed`` is an integer.
+
+    With an integer seed every interval is computed from the shared draws (drawn by the first call,
+    before the others start) with NumPy, which releases the GIL: the intervals of many systems and
+    measures (:func:`rankmeter.compare`) run side by side with the same values as one by one. Another
+    seed runs them one after the other.
+
+    Parameters
+    ----------
+    columns : sequence of array_like
+        Per-query values, one vector per interval.
+    level, method, n_resamples, seed
+        As for :func:`mean_ci`.
+    threads : int, optional
+        Intervals computed at once (default: one per CPU, at most 8).
+
+    Returns
+    -------
+    list of ConfidenceInterval
+
+    Examples
+    --------
+    >>> [ci.method for ci in mean_cis([[0.1, 0.5, 0.9], [0.5, 0.5]], n_resamples=999)]
+    ['BCa', 'degenerate']
+    """
+    if not columns:
+        return []
+
+    def one(x: Any) -> ConfidenceInterval:
+        return mean_ci(x, level=level, method=method, n_resamples=n_resamples, seed=seed)
+
+    shared = isinstance(seed, int | np.integer) and not isinstance(seed, bool)
+    return [one(columns[0]), *map_blocks(one, columns[1:], threads if shared else 1)]
