@@ -11,12 +11,22 @@ Usage::
     python benchmarks/ab.py --base main --only W3REMOVED    # mask= / exclude= on W3, and each / the call without
 
 ``--head`` defaults to the working tree; the table gives medians and head / base ratios (< 1: faster).
+
+Finding the commit that slowed a workload down (a bisect helper)::
+
+    python benchmarks/ab.py --sweep 95f7ada..main --only W1 --repeats 5 [--points 12]
+
+runs the workload for ``A`` and the first-parent commits of ``A..B`` (at most ``--points`` of them, evenly
+spaced, ``B`` always included) in turns, and prints each commit's median wall and CPU seconds, both over
+``A``'s, and its peak RSS; the step where the ratio jumps names the merge to sweep next
+(``--sweep MERGE^1..MERGE^2`` walks the merged branch).
 """
 
 from __future__ import annotations
 
 import argparse
 import compileall
+import json
 import statistics
 import subprocess
 import sys
@@ -27,7 +37,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import workloads  # noqa: E402
-from harness import agree, run_child  # noqa: E402
+from harness import agree, run_child, run_command_cpu  # noqa: E402
 from run import CHILD_DENSE_RANKMETER, CHILD_RANKMETER_FILES, CHILD_TINY  # noqa: E402
 
 REPO = HERE.parent
@@ -111,13 +121,67 @@ def workloads_of(only: set[str]) -> list[tuple[str, str, list[str]]]:
     return chosen
 
 
+def sweep_commits(span: str, points: int) -> list[str]:
+    """``A`` and the first-parent commits of ``A..B``, oldest first: at most ``points`` of them, evenly spaced, ``B`` kept."""
+    start, _, end = span.partition("..")
+    listed = subprocess.run(
+        ["git", "-C", str(REPO), "rev-list", "--first-parent", "--reverse", "--abbrev-commit", f"{start}..{end}"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    if len(listed) > points:
+        listed = (
+            [listed[round(k * (len(listed) - 1) / (points - 1))] for k in range(points)] if points > 1 else listed[-1:]
+        )
+    return [start, *listed]
+
+
+def sweep(span: str, only: set[str], repeats: int, points: int) -> None:
+    """Every commit of :func:`sweep_commits` on the chosen workloads, in turns: medians, ratios to the first, RSS."""
+    commits = sweep_commits(span, points)
+    with tempfile.TemporaryDirectory() as tmp:
+        envs = {c: {"PYTHONPATH": str(export_sources(c, Path(tmp) / f"{k:03d}"))} for k, c in enumerate(commits)}
+        for label, code, child_args in workloads_of(only):
+            runs: dict[str, list[tuple[float, float]]] = {c: [] for c in commits}
+            rss: dict[str, float] = dict.fromkeys(commits, 0.0)
+            values: dict[str, dict] = {}
+            for _ in range(repeats):  # every commit once per round
+                for c in commits:
+                    out, wall, peak, cpu = run_command_cpu([sys.executable, "-c", code, *child_args], env=envs[c])
+                    values[c] = {k: v for k, v in json.loads(out.strip().splitlines()[-1]).items() if k != "seconds"}
+                    runs[c].append((wall, cpu))
+                    rss[c] = max(rss[c], peak)
+            print(f"\n## {label}: {len(commits)} commits in turns, {repeats} rounds (whole processes)\n")
+            print("| commit | subject | wall s | / first | CPU s | / first | peak RSS MB | values |")
+            print("|---|---|---:|---:|---:|---:|---:|---|")
+            first = [statistics.median(x[i] for x in runs[commits[0]]) for i in (0, 1)]
+            for c in commits:
+                wall, cpu = (statistics.median(x[i] for x in runs[c]) for i in (0, 1))
+                subject = subprocess.run(
+                    ["git", "-C", str(REPO), "log", "-1", "--format=%s", c], capture_output=True, text=True, check=True
+                ).stdout.strip()[:60]
+                print(
+                    f"| {c} | {subject} | {wall:.3f} | {wall / first[0]:.2f} | {cpu:.3f} | {cpu / first[1]:.2f} | "
+                    f"{rss[c]:.0f} | {agree(values[commits[0]], values[c], tol=0.0)} |"
+                )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--base", required=True, help="git revision to compare against")
+    parser.add_argument("--base", help="git revision to compare against")
+    parser.add_argument("--sweep", metavar="A..B", help="run A and the first-parent commits of A..B in turns instead")
+    parser.add_argument("--points", type=int, default=12, help="with --sweep: commits at most (default: 12)")
     parser.add_argument("--head", default=None, help="git revision of the new version (default: the working tree)")
     parser.add_argument("--only", default="W1,W2,W3,W4", help="comma-separated workloads")
     parser.add_argument("--repeats", type=int, default=7, help="rounds (default: 7)")
     args = parser.parse_args()
+    only = set(args.only.upper().split(","))
+    if args.sweep:
+        sweep(args.sweep, only, args.repeats, args.points)
+        return
+    if not args.base:
+        parser.error("--base or --sweep is required")
     with tempfile.TemporaryDirectory() as tmp:
         versions = source_versions(args.base, args.head, Path(tmp))
         print(f"# A/B: base {args.base} against head {args.head or 'working tree'}, {args.repeats} rounds\n")
@@ -126,7 +190,7 @@ def main() -> None:
             "| / the call without removed items, wall, CPU (range): base; head |"
         )
         print("|---|---:|---:|---:|---:|---:|---|---|")
-        for label, code, child_args in workloads_of(set(args.only.upper().split(","))):
+        for label, code, child_args in workloads_of(only):
             seconds: dict[str, list[float]] = {name: [] for name in versions}
             rss: dict[str, float] = dict.fromkeys(versions, 0.0)
             values: dict[str, dict] = {}

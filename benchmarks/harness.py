@@ -48,11 +48,12 @@ def run_command(argv: list[str]) -> tuple[str, float, float]:
     return out, wall, rss
 
 
-def run_command_cpu(argv: list[str]) -> tuple[str, float, float, float]:
-    """Run a command; return (its standard output, wall seconds, its own peak RSS in MB, its CPU seconds: user + sys)."""
+def run_command_cpu(argv: list[str], env: dict[str, str] | None = None) -> tuple[str, float, float, float]:
+    """Run a command (``env``: variables added to this process's); return (its standard output, wall seconds, its
+    own peak RSS in MB, its CPU seconds: user + sys)."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
-        proc = subprocess.Popen(argv, stdout=out, stderr=err)
+        proc = subprocess.Popen(argv, stdout=out, stderr=err, env=None if env is None else {**os.environ, **env})
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
         out.seek(0)

@@ -92,6 +92,9 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("docs/performance.md", "python benchmarks/guard.py"): "the regression guard: minutes of paired benchmarks",
     ("docs/performance.md", "python benchmarks/guard.py --base main --only W2,W4 --repeats 9"): "the regression guard",
     ("docs/performance.md", "python benchmarks/ab.py --base main"): "two revisions side by side (minutes)",
+    ("docs/performance.md", "python benchmarks/ab.py --base 95f7ada --only W1 --repeats 7"): "two revisions (minutes)",
+    ("docs/performance.md", "python benchmarks/ab.py --sweep 95f7ada..main --only W1 --repeats 5"): "commits in turns",
+    ("docs/performance.md", "python benchmarks/compare_runs.py --repeats 7"): "a benchmark (minutes)",
 }
 
 #: (page, first line) -> the module whose functions a ``text`` block of signatures shows (checked by

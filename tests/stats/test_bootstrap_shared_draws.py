@@ -59,3 +59,21 @@ def test_many_systems_draw_the_indices_once() -> None:
         mean_ci(SAMPLES["skewed"] + shift / 10, n_resamples=3000, seed=11)
     info = bootstrap._resample_indices.cache_info()
     assert (info.misses, info.hits) == (1, 4)
+
+
+def test_intervals_side_by_side_are_those_one_by_one() -> None:
+    columns = [SAMPLES["skewed"] + shift / 10 for shift in range(6)]
+    bootstrap._resample_indices.cache_clear()
+    together = bootstrap.mean_cis(columns, level=0.9, n_resamples=2000, seed=5, threads=3)
+    assert bootstrap._resample_indices.cache_info().misses == 1  # drawn by the first, before the threads start
+    assert together == [mean_ci(x, level=0.9, n_resamples=2000, seed=5) for x in columns]
+    mixed = [SAMPLES["skewed"], SAMPLES["skewed"][:7], SAMPLES["one_apart"], SAMPLES["ties"]]
+    found = bootstrap.mean_cis(mixed, method="basic", n_resamples=999, seed=2, threads=2)
+    assert found == [mean_ci(x, method="basic", n_resamples=999, seed=2) for x in mixed]
+
+
+def test_intervals_with_a_generator_seed_run_one_by_one() -> None:
+    columns = [SAMPLES["skewed"], SAMPLES["binary"]]
+    found = bootstrap.mean_cis(columns, n_resamples=999, seed=np.random.default_rng(3), threads=4)
+    rng = np.random.default_rng(3)
+    assert found == [mean_ci(x, n_resamples=999, seed=rng) for x in columns]

@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 import pytest
+import scipy.stats
 
 from rankmeter.errors import InputFormatError, PolicyError, RankmeterError
 from rankmeter.stats.paired import canonical_test, paired_test, t_test, wilcoxon_test
@@ -33,6 +34,17 @@ def test_t_test_equals_its_formula(seed: int, n: int) -> None:
     assert res.p_value == pytest.approx(p, rel=1e-6, abs=1e-14)
     # orientation: positive statistic means the system b is better
     assert math.copysign(1, res.statistic) == math.copysign(1, float(np.mean(b - a)))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_t_test_is_scipys_ttest_rel_value_for_value(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    a, b = vectors(seed, int(rng.integers(2, 500)), shift=float(rng.normal(0, 0.05)))
+    if seed % 2:
+        a, b = np.round(a, 2), np.round(b, 2)
+    expected = scipy.stats.ttest_rel(b, a)
+    res = t_test(a, b)
+    assert (res.statistic, res.p_value) == (float(expected.statistic), float(expected.pvalue))
 
 
 def test_t_test_hand_computed() -> None:

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
 from rankmeter.errors import DuplicateEntryError, InputFormatError, LimitError, PolicyError, QueryOrderError, where
-from rankmeter.io.tables import Run, id_at
+from rankmeter.io.tables import Run
 from rankmeter.io.trec import parse_run_block
 from rankmeter.io.validate import UTF8_BOM, check_no_nul, env_int, line_too_long, max_line_bytes
 
@@ -273,26 +273,25 @@ class _Position:
             return self.counted
 
 
-def _query_starts(qids: Any) -> list[int]:
-    """Rows where a new run of equal query ids begins (the first row included): where the codes change.
+def _query_starts(qids: Any) -> tuple[list[int], list[str]]:
+    """Rows where a new run of equal query ids begins (the first row included), and the id at each.
 
     >>> _query_starts(Run(["b", "b", "a", "b"], ["d"] * 4, [1.0] * 4).query_ids)
-    [0, 2, 3]
+    ([0, 2, 3], ['b', 'a', 'b'])
     """
     import numpy as np
 
     from rankmeter.io.ids import as_ids
 
-    codes = as_ids(qids, coded=True).codes
-    if len(codes) < 2:
-        return [0] if len(codes) else []
-    return [0, *(np.flatnonzero(codes[1:] != codes[:-1]) + 1).tolist()]
+    coded = as_ids(qids, coded=True)
+    codes = coded.codes
+    starts = np.flatnonzero(np.concatenate(([True], codes[1:] != codes[:-1]))) if len(codes) else codes[:0]
+    return starts.tolist(), coded.dictionary.take(codes[starts]).tolist()
 
 
 def _checked(run: Run, seen: set[str]) -> Run:
     """The run, after checking that none of its queries appeared before (in this block or an earlier one)."""
-    for row in _query_starts(run.query_ids):
-        q = id_at(run.query_ids, row)
+    for row, q in zip(*_query_starts(run.query_ids), strict=True):
         if q in seen:
             src, line = run.location(row)
             raise QueryOrderError(

@@ -6,14 +6,16 @@ import functools
 import inspect
 import math
 import warnings
-from types import SimpleNamespace
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from rankmeter.core.lists import map_blocks
 from rankmeter.errors import PolicyError
 from rankmeter.stats._arrays import BATCH_CELLS, batch_size, is_zero_spread, positive_int, vector
 from rankmeter.stats._types import ConfidenceInterval, Seed
+from rankmeter.stats.bootstrap_interval import interval
 
 #: CI methods of :func:`scipy.stats.bootstrap`, under their canonical spelling.
 CI_METHODS = ("BCa", "percentile", "basic")
@@ -80,7 +82,9 @@ def mean_ci(
     Calls :func:`scipy.stats.bootstrap` with ``statistic=np.mean`` on ``m``
     resamples of the ``n`` values. With an integer ``seed`` the resampled
     means are computed here from the indices SciPy would draw, drawn once for
-    every call with the same ``n``, ``m`` and ``seed`` (the same values). ``"percentile"`` takes the
+    every call with the same ``n``, ``m`` and ``seed``, and the interval with
+    SciPy's arithmetic (:mod:`rankmeter.stats.bootstrap_interval`, which spares
+    importing :mod:`scipy.stats`): the same values. ``"percentile"`` takes the
     :math:`\\alpha/2` and :math:`1-\\alpha/2` quantiles of the resampled means
     :math:`\\bar x^*`; ``"BCa"`` (bias-corrected and accelerated) shifts those
     quantile levels by a bias term :math:`\\hat z_0 = \\Phi^{-1}(\\#\\{\\bar x^* < \\bar x\\}/m)`
@@ -119,8 +123,6 @@ def mean_ci(
     >>> mean_ci([0.5, 0.5, 0.5])
     ConfidenceInterval(estimate=0.5, low=0.5, high=0.5, level=0.95, method='degenerate', note=None)
     """
-    from scipy import stats
-
     values = vector(x, "x")
     if not 0.0 < level < 1.0:
         raise PolicyError(f"confidence level must be in (0, 1), got {level!r}")
@@ -138,11 +140,10 @@ def mean_ci(
     resampled = _bootstrap_distribution(values, m, seed)
 
     def run(kind: str) -> tuple[float, float]:
-        draws: dict[str, Any] = (
-            {"n_resamples": m, _rng_keyword(stats.bootstrap): np.random.default_rng(seed)}
-            if resampled is None
-            else {"n_resamples": 0, "bootstrap_result": SimpleNamespace(bootstrap_distribution=resampled)}
-        )
+        if resampled is not None:  # SciPy's arithmetic on the shared draws, without importing scipy.stats
+            return interval(values, resampled, level, kind, batch_size(values.size, m))
+        from scipy import stats
+
         with warnings.catch_warnings():
             # DegenerateDataWarning (a RuntimeWarning) and NaN arithmetic warnings of BCa:
             # handled below by the percentile fallback.
@@ -154,7 +155,8 @@ def mean_ci(
                 vectorized=True,
                 confidence_level=level,
                 method=kind,
-                **draws,
+                n_resamples=m,
+                **{_rng_keyword(stats.bootstrap): np.random.default_rng(seed)},
             )
         return float(res.confidence_interval.low), float(res.confidence_interval.high)
 
@@ -165,3 +167,47 @@ def mean_ci(
             estimate, low, high, level, "percentile", note="BCa undefined for this sample; percentile used"
         )
     return ConfidenceInterval(estimate, low, high, level, name)
+
+
+def mean_cis(
+    columns: Sequence[Any],
+    *,
+    level: float = 0.95,
+    method: str = "BCa",
+    n_resamples: int = 10_000,
+    seed: Seed = 0,
+    threads: int | None = None,
+) -> list[ConfidenceInterval]:
+    """:func:`mean_ci` of every column, in order, on a thread per CPU when ``seed`` is an integer.
+
+    With an integer seed every interval is computed from the shared draws (drawn by the first call,
+    before the others start) with NumPy, which releases the GIL: the intervals of many systems and
+    measures (:func:`rankmeter.compare`) run side by side with the same values as one by one. Another
+    seed runs them one after the other.
+
+    Parameters
+    ----------
+    columns : sequence of array_like
+        Per-query values, one vector per interval.
+    level, method, n_resamples, seed
+        As for :func:`mean_ci`.
+    threads : int, optional
+        Intervals computed at once (default: one per CPU, at most 8).
+
+    Returns
+    -------
+    list of ConfidenceInterval
+
+    Examples
+    --------
+    >>> [ci.method for ci in mean_cis([[0.1, 0.5, 0.9], [0.5, 0.5]], n_resamples=999)]
+    ['BCa', 'degenerate']
+    """
+    if not columns:
+        return []
+
+    def one(x: Any) -> ConfidenceInterval:
+        return mean_ci(x, level=level, method=method, n_resamples=n_resamples, seed=seed)
+
+    shared = isinstance(seed, int | np.integer) and not isinstance(seed, bool)
+    return [one(columns[0]), *map_blocks(one, columns[1:], threads if shared else 1)]

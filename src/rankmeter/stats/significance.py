@@ -20,7 +20,7 @@ from rankmeter.errors import InputFormatError, PolicyError
 from rankmeter.results import segment_text
 from rankmeter.segments import SegmentMap, group_values, segment_map
 from rankmeter.stats._types import TestResult
-from rankmeter.stats.bootstrap import mean_ci
+from rankmeter.stats.bootstrap import mean_cis
 from rankmeter.stats.comparison import Comparison, PairRow, SegmentComparison, SystemRow
 from rankmeter.stats.corrections import adjust
 from rankmeter.stats.effects import cohens_dz, mean_difference, wins_ties_losses
@@ -225,18 +225,13 @@ class _Part:
     ) -> _Part:
         systems = []
         notes = []
-        for name in names:
-            for j, measure in enumerate(aligned.measure_names):
-                interval = mean_ci(
-                    aligned.scores[name][:, j],
-                    level=opts.ci,
-                    method=opts.ci_method,
-                    n_resamples=opts.n_resamples,
-                    seed=opts.seed,
-                )
-                if interval.note:
-                    notes.append(f"CI of {name} / {measure}{label}: {interval.note}")
-                systems.append(SystemRow(name, measure, interval.estimate, interval.low, interval.high))
+        cells = [(name, j, measure) for name in names for j, measure in enumerate(aligned.measure_names)]
+        columns = [aligned.scores[name][:, j] for name, j, _ in cells]
+        found = mean_cis(columns, level=opts.ci, method=opts.ci_method, n_resamples=opts.n_resamples, seed=opts.seed)
+        for (name, _, measure), interval in zip(cells, found, strict=True):
+            if interval.note:
+                notes.append(f"CI of {name} / {measure}{label}: {interval.note}")
+            systems.append(SystemRow(name, measure, interval.estimate, interval.low, interval.high))
         n = aligned.query_ids.size
         tested = _pair_tests(aligned, order, opts) if n >= (2 if opts.test in ALL_PAIRS_TESTS else 1) else []
         if not tested:
