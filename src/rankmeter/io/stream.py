@@ -10,7 +10,8 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
 from rankmeter.errors import InputFormatError, LimitError, PolicyError, QueryOrderError, where
-from rankmeter.io.tables import Run, id_at
+from rankmeter.ids.column import id_at
+from rankmeter.io.tables import Run
 from rankmeter.io.trec import parse_run_block
 from rankmeter.io.validate import UTF8_BOM, check_no_nul, env_int, line_too_long, max_line_bytes
 
@@ -272,7 +273,7 @@ def _query_starts(qids: Any) -> list[int]:
     """
     import numpy as np
 
-    from rankmeter.io.ids import as_ids
+    from rankmeter.ids.convert import as_ids
 
     codes = as_ids(qids, coded=True).codes
     if len(codes) < 2:
