@@ -87,19 +87,24 @@ def string_ranks(ids: IdColumn, rows: np.ndarray) -> np.ndarray:
 
 
 def string_codes(ids: IdColumn) -> np.ndarray:
-    """Code of each row's id, codes in string (``strcmp``) order, from fixed-width sort keys (no string sort).
+    """Code of each row's id, codes in string (``strcmp``) order: from the ids' words (no string sort) when they fit.
+
+    A coded column, or ids longer than :func:`order_words` reads, are coded
+    by :func:`~rankmeter.ids.intern.encode` (code-point order, the same order).
 
     >>> string_codes(IdColumn(text=np.array(["b", "a", "b", "ab"]))).tolist()
     [2, 0, 2, 1]
     """
     n = len(ids)
+    words = None if ids.is_coded else order_words(ids, np.arange(n))
+    if words is None:
+        return encode(ids)[1]
     if n == 0:
         return np.zeros(0, dtype=np.int64)
-    keys = string_sort_keys(ids, np.arange(n))
-    order = np.lexsort(keys[::-1]) if len(keys) > 1 else np.argsort(keys[0], kind="stable")
+    order = np.lexsort(words[::-1])
     new = np.zeros(n, dtype=bool)
     new[0] = True
-    for key in keys:
+    for key in words:
         ordered = key[order]
         new[1:] |= ordered[1:] != ordered[:-1]
     codes = np.empty(n, dtype=np.int64)
