@@ -47,7 +47,7 @@ def main() -> None:
     args = parser.parse_args()
 
     import rankmeter
-    from rankmeter.core.align import align
+    from rankmeter.core.join import align
     from rankmeter.io.load import as_qrels, as_run
     from rankmeter.measures import FAMILIES, parse
     from rankmeter.measures.kernels.context import Context

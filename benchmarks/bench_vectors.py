@@ -271,7 +271,7 @@ def main() -> None:
             np.save(data_dir / f"{name}.npy", arr)
         common = {"repeat": repeat, "slow": 10.0, "sklearn_queries": min(sk_n, n_q)}
         runs = {name: spawn(name, f"c{i}", data_dir, out_dir, common) for i, name in enumerate(CONTENDERS)}
-        from rankmeter.vectors.evaluate import _BUCKET_ELEMENTS
+        from rankmeter.vectors.retrieval import _BUCKET_ELEMENTS
 
         default_batch = max(1, _BUCKET_ELEMENTS // n_d)
         batches = sorted({max(1, default_batch // 4), default_batch, default_batch * 4})

@@ -378,7 +378,7 @@ def choices_benchmark(repeats: int) -> None:
     """
     qrels, run = (str(p) for p in workloads.w1())
     measures = "ndcg@10;ndcg;map;p@10;r@100"
-    sizes = (8, 2, 4, 16, 32)  # 8 MiB: rankmeter.evaluate.BLOCK_BYTES
+    sizes = (8, 2, 4, 16, 32)  # 8 MiB: rankmeter.io.load.BLOCK_BYTES
     results = rounds([(CHILD_BLOCKS, [qrels, run, measures, str(mb)]) for mb in sizes], repeats)
     labels = [f"W1 in blocks of {mb} MiB" + (" (the default)" if mb == 8 else "") for mb in sizes]
     print_table("Choices: block size of run files (whole process, W1)", compared(labels, results))
@@ -504,7 +504,7 @@ def main() -> None:
         stream_benchmark(2 if args.quick else args.stream_copies, not args.no_in_memory, repeats)
     if "CUTOFFS" in only:
         import rankmeter
-        from rankmeter.core.align import align
+        from rankmeter.core.join import align
         from rankmeter.io import read_qrels, read_run
         from rankmeter.pipeline import evaluate_ranked
 

@@ -106,13 +106,14 @@ def test_cli_evaluate_of_small_trec_files_loads_no_optional_dependency(tmp_path)
     assert got[2] == []
 
 
-def test_import_leaves_numpy_unloaded_and_evaluate_stays_the_function() -> None:
-    """``import rankmeter`` loads no NumPy; loading the submodule ``rankmeter.evaluate`` keeps the name a function."""
+def test_import_leaves_numpy_unloaded_and_the_entry_modules_keep_the_functions() -> None:
+    """``import rankmeter`` loads no NumPy; loading the entry modules leaves ``rankmeter.evaluate`` and
+    ``rankmeter.similarity`` the functions (no module bears their names)."""
     got = fresh(
         "import json, sys, rankmeter\nbefore = 'numpy' in sys.modules\n"
-        "import rankmeter.evaluate as by_import\nimport rankmeter.stats\n"
-        "from rankmeter.evaluate import evaluate\n"
-        "print(json.dumps([before, rankmeter.evaluate is evaluate, callable(by_import),\n"
+        "import rankmeter.by_ids, rankmeter.by_arrays, rankmeter.agreement, rankmeter.stats\n"
+        "from rankmeter.by_ids import evaluate\nfrom rankmeter.agreement import similarity\n"
+        "print(json.dumps([before, rankmeter.evaluate is evaluate, rankmeter.similarity is similarity,\n"
         "  rankmeter.evaluate({'q': {'a': 1}}, {'q': {'a': 1.0, 'b': 2.0}}, 'rr')['rr']]))"
     )
     assert got == [False, True, True, 0.5]
@@ -150,10 +151,10 @@ SMALL_JOB_UNUSED = (
     "pandas",
     "polars",
     "scipy",
-    "rankmeter.stream",
-    "rankmeter.io.stream",
+    "rankmeter.streaming",
+    "rankmeter.io.run_blocks",
     "rankmeter.core.candidates",
-    "rankmeter.xp.evaluate",
+    "rankmeter.xp.on_device",
     "rankmeter.measures.kernels.diversity",
     "rankmeter.core.intents",
 )

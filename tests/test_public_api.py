@@ -22,11 +22,11 @@ def test_every_public_name_resolves(name: str) -> None:
 
 
 def test_lazy_names_are_the_real_objects() -> None:
-    import rankmeter.stats.compare
+    import rankmeter.stats.significance
     import rankmeter.vectors
 
     assert rankmeter.evaluate_vectors is rankmeter.vectors.evaluate_vectors
-    assert rankmeter.compare is rankmeter.stats.compare.compare
+    assert rankmeter.compare is rankmeter.stats.significance.compare
     assert rankmeter.compare_per_query is rankmeter.stats.compare_per_query
     assert rankmeter.Comparison is rankmeter.stats.Comparison
     assert rankmeter.report.render_markdown.__module__ == "rankmeter.report.tables"

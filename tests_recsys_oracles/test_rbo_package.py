@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import rbo
-from tests.similarity.plain import prefix_plain, random_lists, scores_of
+from tests.agreement.plain import prefix_plain, random_lists, scores_of
 
 import rankmeter
 

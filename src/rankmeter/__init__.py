@@ -30,8 +30,6 @@ Every other module is internal and may change between releases.
 from __future__ import annotations
 
 import importlib
-import sys
-import types
 from typing import TYPE_CHECKING, Any
 
 from rankmeter._version import __version__
@@ -47,9 +45,11 @@ from rankmeter.errors import (
 
 if TYPE_CHECKING:
     from rankmeter import measures, report, sampled, stats, vectors
+    from rankmeter.agreement import ann_recall, similarity, system_correlation
+    from rankmeter.by_arrays import evaluate_arrays, evaluate_lists
+    from rankmeter.by_ids import evaluate
     from rankmeter.core.semantics import Semantics
     from rankmeter.diversity import evaluate_diversity
-    from rankmeter.evaluate import evaluate, evaluate_arrays, evaluate_lists
     from rankmeter.io.items import Items
     from rankmeter.io.recsys import interactions, ranked_lists
     from rankmeter.io.tables import Qrels, Run
@@ -57,30 +57,29 @@ if TYPE_CHECKING:
     from rankmeter.measures import Measure, parse
     from rankmeter.results import EvaluationResult, SystemResults
     from rankmeter.segments import GroupBy
-    from rankmeter.similarity import ann_recall, similarity, system_correlation
-    from rankmeter.stats.compare import compare, compare_per_query
     from rankmeter.stats.comparison import Comparison
-    from rankmeter.stream import evaluate_stream
+    from rankmeter.stats.significance import compare, compare_per_query
+    from rankmeter.streaming import evaluate_stream
     from rankmeter.vectors.embeddings import evaluate_embeddings
-    from rankmeter.vectors.evaluate import evaluate_vectors
+    from rankmeter.vectors.retrieval import evaluate_vectors
 
 _LAZY = {
     "Semantics": ("rankmeter.core.semantics", "Semantics"),
-    "evaluate": ("rankmeter.evaluate", "evaluate"),
-    "evaluate_arrays": ("rankmeter.evaluate", "evaluate_arrays"),
-    "evaluate_lists": ("rankmeter.evaluate", "evaluate_lists"),
-    "evaluate_stream": ("rankmeter.stream", "evaluate_stream"),
+    "evaluate": ("rankmeter.by_ids", "evaluate"),
+    "evaluate_arrays": ("rankmeter.by_arrays", "evaluate_arrays"),
+    "evaluate_lists": ("rankmeter.by_arrays", "evaluate_lists"),
+    "evaluate_stream": ("rankmeter.streaming", "evaluate_stream"),
     "EvaluationResult": ("rankmeter.results", "EvaluationResult"),
     "SystemResults": ("rankmeter.results", "SystemResults"),
     "GroupBy": ("rankmeter.segments", "GroupBy"),
     "Measure": ("rankmeter.measures", "Measure"),
     "parse": ("rankmeter.measures", "parse"),
     "measures": ("rankmeter.measures", None),
-    "evaluate_vectors": ("rankmeter.vectors.evaluate", "evaluate_vectors"),
+    "evaluate_vectors": ("rankmeter.vectors.retrieval", "evaluate_vectors"),
     "evaluate_embeddings": ("rankmeter.vectors.embeddings", "evaluate_embeddings"),
-    "compare": ("rankmeter.stats.compare", "compare"),
+    "compare": ("rankmeter.stats.significance", "compare"),
     "evaluate_diversity": ("rankmeter.diversity", "evaluate_diversity"),
-    "compare_per_query": ("rankmeter.stats.compare", "compare_per_query"),
+    "compare_per_query": ("rankmeter.stats.significance", "compare_per_query"),
     "Comparison": ("rankmeter.stats.comparison", "Comparison"),
     "Qrels": ("rankmeter.io.tables", "Qrels"),
     "Run": ("rankmeter.io.tables", "Run"),
@@ -93,9 +92,9 @@ _LAZY = {
     "stats": ("rankmeter.stats", None),
     "sampled": ("rankmeter.sampled", None),
     "vectors": ("rankmeter.vectors", None),
-    "similarity": ("rankmeter.similarity", "similarity"),
-    "ann_recall": ("rankmeter.similarity", "ann_recall"),
-    "system_correlation": ("rankmeter.similarity", "system_correlation"),
+    "similarity": ("rankmeter.agreement", "similarity"),
+    "ann_recall": ("rankmeter.agreement", "ann_recall"),
+    "system_correlation": ("rankmeter.agreement", "system_correlation"),
 }
 """Public names imported on first use: ``import rankmeter`` loads neither NumPy nor any entry point, so a
 process can still choose settings read when NumPy loads (the command line limits OpenBLAS's threads)."""
@@ -158,20 +157,3 @@ __all__ = [
     "system_correlation",
     "vectors",
 ]
-
-
-class _Package(types.ModuleType):
-    """The package's module type: the name ``evaluate`` stays the function when the submodule loads.
-
-    Python binds a submodule to its package's attribute when it first loads; the function
-    :func:`evaluate` and the module :mod:`rankmeter.evaluate` share the name, and ``rankmeter.evaluate``
-    is the function.
-    """
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name in _LAZY and isinstance(value, types.ModuleType) and _LAZY[name][1] is not None:
-            return
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package

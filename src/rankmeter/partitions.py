@@ -26,8 +26,8 @@ import numpy as np
 
 from rankmeter.aggregate import GMEAN_FLOOR
 from rankmeter.beyond import ListsPartial, as_items, check_distributed, combine_lists, lists_partial, reads_lists
-from rankmeter.core.align import AlignInfo, align, merge_infos, missing_queries_error
 from rankmeter.core.candidates import COUNTS, CandidateChoice, record
+from rankmeter.core.join import AlignInfo, align, merge_infos, missing_queries_error
 from rankmeter.core.semantics import Semantics
 from rankmeter.errors import RankmeterError
 from rankmeter.io.frames import qrels_from_frame, run_from_frame

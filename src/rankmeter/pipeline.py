@@ -16,9 +16,9 @@ import numpy as np
 
 from rankmeter._version import __version__
 from rankmeter.aggregate import aggregate_column, apply_empty_policy, check_empty_policy, keras_list_weights
-from rankmeter.core.align import AlignInfo
 from rankmeter.core.arrays import count_distinct_sorted
-from rankmeter.core.ranked_lists import RankedLists
+from rankmeter.core.join import AlignInfo
+from rankmeter.core.layout import RankedLists
 from rankmeter.core.semantics import Semantics
 from rankmeter.core.ties import straddling_queries
 from rankmeter.errors import MeasureSyntaxError, PolicyError

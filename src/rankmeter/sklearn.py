@@ -25,9 +25,9 @@ from typing import Any
 import numpy as np
 from sklearn.metrics import make_scorer
 
+from rankmeter.by_arrays import evaluate_arrays
 from rankmeter.core.semantics import Semantics
 from rankmeter.errors import InputFormatError, MeasureSyntaxError, PolicyError
-from rankmeter.evaluate import evaluate_arrays
 from rankmeter.measures import Measure, parse
 
 

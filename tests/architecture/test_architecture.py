@@ -29,8 +29,9 @@ FLOORS = {
     "rankmeter.segments": 4,
     "rankmeter.pipeline": 5,
     "rankmeter.xp": 5,
-    "rankmeter.stream": 6,
-    "rankmeter.evaluate": 6,
+    "rankmeter.streaming": 6,
+    "rankmeter.by_ids": 6,
+    "rankmeter.by_arrays": 6,
     "rankmeter.vectors": 6,
     "rankmeter.diversity": 6,
     "rankmeter.beyond": 6,
@@ -41,7 +42,7 @@ FLOORS = {
     "rankmeter.ndeval": 7,
     "rankmeter.stats": 7,
     "rankmeter.sampled": 7,
-    "rankmeter.similarity": 7,
+    "rankmeter.agreement": 7,
     "rankmeter.keras": 7,
     "rankmeter.torch": 7,
     "rankmeter.sklearn": 7,
@@ -88,7 +89,7 @@ def _imports(path: Path) -> list[tuple[str, str, int]]:
 
 
 def _target(module: str, name: str) -> str:
-    """The module an import reads: ``from rankmeter import stream`` reads ``rankmeter.stream``."""
+    """The module an import reads: ``from rankmeter import streaming`` reads ``rankmeter.streaming``."""
     return f"{module}.{name}" if f"{module}.{name}" in MODULES else module
 
 

@@ -232,7 +232,7 @@ def test_expand_runs_errors_are_input_errors(tmp_path: Path) -> None:
 
 def test_qrels_sharing_a_document_column_keep_their_own_grades() -> None:
     """What the alignment derives once is kept with the document ids; another table's grades must not reuse it."""
-    from rankmeter.core.align import align, prepare_qrels
+    from rankmeter.core.join import align, prepare_qrels
     from rankmeter.core.semantics import Semantics
     from rankmeter.io.tables import Qrels, Run
 

@@ -22,7 +22,7 @@ import rankmeter.core.lists as lists
 from rankmeter.core.lists import rank_dense, rank_dense_positives
 from rankmeter.measures.kernels.segments import dense_row_sums, segment_sum
 
-evaluate_module = importlib.import_module("rankmeter.evaluate")  # the attribute is the function
+evaluate_module = importlib.import_module("rankmeter.by_arrays")
 
 FULL = [
     "ndcg",

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import rankmeter
 from rankmeter import parse
-from rankmeter.core.align import align
+from rankmeter.core.join import align
 from rankmeter.core.ties import ranking, straddling_queries, tie_group_starts, tied_items, tied_runs
 from rankmeter.errors import PolicyError
 from rankmeter.io.load import as_qrels, as_run

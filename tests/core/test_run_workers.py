@@ -1,6 +1,6 @@
 """Several runs on worker processes: values, metadata, order and errors equal to each run evaluated alone.
 
-The runs here are small, so :data:`rankmeter.evaluate.PROCESS_MIN_ROWS` is set to 0 to send them to the
+The runs here are small, so :data:`rankmeter.by_ids.PROCESS_MIN_ROWS` is set to 0 to send them to the
 workers (forked where the platform forks; one test spawns them).
 """
 
@@ -21,7 +21,7 @@ from rankmeter.core.processes import map_processes
 from rankmeter.errors import DuplicateEntryError, InputFormatError, InvalidScoreError
 from tests.cli.test_many_runs import _same as same_values
 
-EVALUATE = importlib.import_module("rankmeter.evaluate")  # the module (rankmeter.evaluate is the function)
+EVALUATE = importlib.import_module("rankmeter.by_ids")
 MEASURES = ["ndcg@5", "ndcg", "map", "p@3", "rr", "r@10", "num_rel_ret", "num_ret"]
 
 

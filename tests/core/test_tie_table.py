@@ -35,7 +35,7 @@ from rankmeter.vectors import VECTOR_TIES, evaluate_vectors  # noqa: E402
 from rankmeter.vectors.ranking import rank_block, shuffle_keys  # noqa: E402
 from rankmeter.xp import ranking as xp_ranking  # noqa: E402
 from rankmeter.xp.arrays import placement  # noqa: E402
-from rankmeter.xp.evaluate import route  # noqa: E402
+from rankmeter.xp.on_device import route  # noqa: E402
 
 
 @dataclass(frozen=True)

@@ -129,7 +129,7 @@ def trec_qrels(data: bytes) -> None:
 def trec_run(data: bytes) -> None:
     """read_run whole (plain, .gz) and in blocks of whole queries, against the reference reader."""
     from rankmeter.io import trec
-    from rankmeter.io.stream import iter_run_chunks
+    from rankmeter.io.run_blocks import iter_run_chunks
 
     want = reference_table(data, 6, False, 4)
     for name, content in _compressions(data):

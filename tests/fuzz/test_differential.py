@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rankmeter
-from rankmeter.core import align as align_module
+from rankmeter.core import join as join_module
 from tests.properties.test_properties import collections_
 
 SETTINGS = settings(max_examples=25, deadline=None, database=None, suppress_health_check=list(HealthCheck))
@@ -84,7 +84,7 @@ def test_every_door_gives_the_same_values(tmp_path_factory, monkeypatch, data, t
     }
     for name, call in doors.items():
         _assert_same(_per_query(call()), want, name)
-    monkeypatch.setattr(align_module, "PARALLEL_MIN_ROWS", 1)
+    monkeypatch.setattr(join_module, "PARALLEL_MIN_ROWS", 1)
     for threads in (1, 2, 4):
         got = rankmeter.evaluate(q_df, r_df, MEASURES, ties=ties, threads=threads)
         _assert_same(_per_query(got), want, f"threads={threads}")

@@ -12,7 +12,7 @@ import pytest
 
 import rankmeter
 from rankmeter.errors import PolicyError
-from rankmeter.io.stream import iter_run_chunks
+from rankmeter.io.run_blocks import iter_run_chunks
 from rankmeter.io.validate import read_gzip
 from rankmeter.trec_eval import readers
 

@@ -191,7 +191,7 @@ def _kill_b(shared: object, item: tuple[str, object]) -> object:
     return _evaluate_named(shared, item)
 
 
-EVALUATE_MODULE = importlib.import_module("rankmeter.evaluate")
+EVALUATE_MODULE = importlib.import_module("rankmeter.by_ids")
 _evaluate_named = EVALUATE_MODULE._evaluate_named
 
 

@@ -25,7 +25,7 @@ import rankmeter
 from rankmeter.cli.main import main
 from rankmeter.errors import InputFormatError, InvalidScoreError, PolicyError, RankmeterError
 from rankmeter.io.intents import read_intent_qrels
-from rankmeter.io.stream import iter_run_chunks
+from rankmeter.io.run_blocks import iter_run_chunks
 from rankmeter.io.trec import read_qrels, read_run
 from rankmeter.ndeval.readers import read_ndeval_qrels, read_ndeval_run
 from rankmeter.trec_eval import readers as te_readers

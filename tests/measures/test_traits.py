@@ -22,15 +22,15 @@ import pytest  # noqa: E402
 import torch  # noqa: E402
 
 import rankmeter  # noqa: E402
+from rankmeter.by_arrays import DenseEvaluation  # noqa: E402
 from rankmeter.errors import MeasureSyntaxError, PolicyError  # noqa: E402
-from rankmeter.evaluate import DenseEvaluation  # noqa: E402
 from rankmeter.measures import FAMILIES, parse, traits_of  # noqa: E402
 from rankmeter.measures.family import MIN_REL, P_DIVISOR, Family  # noqa: E402
 from rankmeter.measures.kernels import precision  # noqa: E402
 from rankmeter.measures.traits import Traits  # noqa: E402
 from rankmeter.pipeline import judged_items_suffice, positive_ideal_suffices, positive_items_suffice  # noqa: E402
 from rankmeter.vectors import evaluate_vectors  # noqa: E402
-from rankmeter.vectors.evaluate import merge_cutoffs  # noqa: E402
+from rankmeter.vectors.retrieval import merge_cutoffs  # noqa: E402
 from rankmeter.xp.kernels import KERNELS  # noqa: E402
 
 FAST = Traits(

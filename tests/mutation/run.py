@@ -204,7 +204,7 @@ def _warm() -> None:
     import scipy.special  # noqa: F401
     import scipy.stats  # noqa: F401
 
-    import rankmeter.core.align  # noqa: F401
+    import rankmeter.core.join  # noqa: F401
     import rankmeter.io.dicts  # noqa: F401
 
     early = [name for name in sys.modules if name.startswith(("rankmeter.measures.kernels", "rankmeter.measures.reg"))]

@@ -267,7 +267,7 @@ def test_non_finite_values_are_named_once_without_a_chained_traceback() -> None:
 
 def test_masks_take_the_blocked_paths(monkeypatch: pytest.MonkeyPatch) -> None:
     """A mask or exclude= ranks through rank_dense_positives / rank_dense_top / rank_dense, never list by list."""
-    evaluate_module = importlib.import_module("rankmeter.evaluate")
+    evaluate_module = importlib.import_module("rankmeter.by_arrays")
 
     calls: list[str] = []
 

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankmeter
-from rankmeter import stream
+from rankmeter import streaming
 from rankmeter.cli.main import main
 from rankmeter.errors import InputFormatError, PolicyError
 from rankmeter.io import load
@@ -255,7 +255,7 @@ def test_evaluate_stream_exclude_and_candidates_equal_the_run_read_whole(tmp_pat
     pairs = pd.concat([SEEN, gone], ignore_index=True)
     given = recs[recs["rank"] <= 8][["user_id", "item_id"]]
     for kwargs in ({"exclude": pairs}, {"candidates": given}, {"exclude": pairs, "candidates": given}):
-        got = stream.evaluate_stream(S.test, path, MEASURES, block_bytes=300, missing=missing, **kwargs)
+        got = streaming.evaluate_stream(S.test, path, MEASURES, block_bytes=300, missing=missing, **kwargs)
         want = rankmeter.evaluate(S.test, path, MEASURES, missing=missing, **kwargs)
         assert [str(q) for q in got.query_ids] == [str(q) for q in want.query_ids]
         np.testing.assert_array_equal(got.values, want.values)

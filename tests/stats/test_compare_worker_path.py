@@ -3,7 +3,7 @@
 The reference is the comparison built from each run evaluated alone (one :func:`rankmeter.evaluate` call
 per run, as :func:`rankmeter.compare` did before the runs went to the workers); its rendered tables,
 JSON and report page must equal the worker path's byte for byte on examples/compare/.
-:data:`rankmeter.evaluate.PROCESS_MIN_ROWS` is set to 0 so that the small example runs go to the
+:data:`rankmeter.by_ids.PROCESS_MIN_ROWS` is set to 0 so that the small example runs go to the
 worker processes.
 """
 
@@ -18,9 +18,9 @@ import pytest
 import rankmeter
 from rankmeter.report.page import html
 from rankmeter.report.tables import render_latex, render_markdown, render_text
-from rankmeter.stats.compare import compare, compare_per_query, evaluate_systems
+from rankmeter.stats.significance import compare, compare_per_query, evaluate_systems
 
-EVALUATE = importlib.import_module("rankmeter.evaluate")  # the module (rankmeter.evaluate is the function)
+EVALUATE = importlib.import_module("rankmeter.by_ids")
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "compare"
 QRELS = str(EXAMPLE / "qrels.txt")
 RUNS = {name: str(EXAMPLE / "runs" / f"{name}.txt") for name in ("bm25", "bm25_rm3", "dense")}
@@ -63,7 +63,7 @@ def test_evaluate_systems_gives_each_run_its_own_result_and_metadata() -> None:
 def test_report_page_on_the_workers_equals_the_page_of_each_run_alone(monkeypatch: pytest.MonkeyPatch) -> None:
     found = html(QRELS, RUNS, MEASURES, command="rankmeter report ...", evaluate_options={"workers": 2}, **OPTIONS)
     alone = _one_by_one()
-    stats = importlib.import_module("rankmeter.stats.compare")
+    stats = importlib.import_module("rankmeter.stats.significance")
     monkeypatch.setattr(stats, "evaluate_systems", lambda *args, **kwargs: alone)
     reference = html(QRELS, RUNS, MEASURES, command="rankmeter report ...", **OPTIONS)
     assert found == reference

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rankmeter.cli.compare import add_parser, run
+from rankmeter.cli.compare_command import add_parser, run
 from rankmeter.cli.runs import system_names
 from rankmeter.errors import PolicyError
 
@@ -125,6 +125,6 @@ def test_cli_module_import_is_light() -> None:
     import subprocess
     import sys
 
-    code = "import sys, rankmeter.cli.compare; print('scipy' in sys.modules, 'matplotlib' in sys.modules)"
+    code = "import sys, rankmeter.cli.compare_command; print('scipy' in sys.modules, 'matplotlib' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]

@@ -16,8 +16,8 @@ import pytest
 
 import rankmeter
 from rankmeter.cli.main import main
-from rankmeter.stats.compare import compare
 from rankmeter.stats.intervals import result_intervals
+from rankmeter.stats.significance import compare
 
 
 def _shared() -> Path:

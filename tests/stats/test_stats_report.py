@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from rankmeter.report.tables import MARKER, latex_escape, legend, render_latex, render_markdown, render_text
-from rankmeter.stats.compare import compare_per_query
 from rankmeter.stats.comparison import Comparison
+from rankmeter.stats.significance import compare_per_query
 
 
 @pytest.fixture(scope="module")

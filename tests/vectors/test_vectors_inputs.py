@@ -344,7 +344,7 @@ def test_relevant_items_give_the_values_of_the_complete_rows(
     the same values, to the last bit, as the complete rows, whatever the batch (float grades too)."""
     import importlib
 
-    module = importlib.import_module("rankmeter.vectors.evaluate")
+    module = importlib.import_module("rankmeter.vectors.retrieval")
     q, db, ql, dl = data
     if metric == "cosine":
         q, db = q + 0.3 * np.arange(q.shape[1]), db + 0.1  # float features: few ties

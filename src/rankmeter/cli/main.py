@@ -22,6 +22,9 @@ from rankmeter.io.escaping import printable
 
 SUBCOMMANDS = ("evaluate", "measures", "compare", "report", "retrieval", "trec_eval", "ndeval")
 
+_MODULES = {"evaluate": "evaluate_command", "compare": "compare_command"}
+"""The module of a subcommand whose name is also a public function's (the others' modules bear their names)."""
+
 
 class OneLineErrors(argparse.ArgumentParser):
     """argparse, with a bad command line reported on one line (the usage is on ``--help``), exit status 2.
@@ -50,10 +53,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name in (command,) if command in SUBCOMMANDS else SUBCOMMANDS:
+        module_name = f"rankmeter.cli.{_MODULES.get(name, name)}"
         try:
-            module = importlib.import_module(f"rankmeter.cli.{name}")
+            module = importlib.import_module(module_name)
         except ModuleNotFoundError as exc:
-            if exc.name == f"rankmeter.cli.{name}":
+            if exc.name == module_name:
                 continue
             raise
         module.add_parser(sub)

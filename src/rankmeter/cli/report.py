@@ -17,7 +17,7 @@ import shlex
 import sys
 from typing import Any
 
-from rankmeter.cli.compare import add_comparison_options, comparison_options
+from rankmeter.cli.compare_command import add_comparison_options, comparison_options
 from rankmeter.cli.runs import add_run_arguments, named_runs
 from rankmeter.cli.status import INPUT_ERROR, USAGE_ERROR, exit_status
 from rankmeter.io.escaping import printable

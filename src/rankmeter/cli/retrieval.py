@@ -14,7 +14,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from rankmeter.cli.ann_recall import add_ann_arguments, run_ann, write_result
+from rankmeter.cli.ann_recall_command import add_ann_arguments, run_ann, write_result
 from rankmeter.cli.options import MAX_DIGITS, MAX_INT64, MAX_SEED, integer
 from rankmeter.core.semantics import EMPTY_POLICIES, Semantics
 from rankmeter.errors import InputFormatError

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from rankmeter.core.align import qrels_rows
+from rankmeter.core.join import qrels_rows
 from rankmeter.ids.column import IdColumn
 from rankmeter.ids.duplicates import duplicate_rows
 from rankmeter.ids.hashing import HASH_MIN_ROWS

@@ -1,6 +1,6 @@
 """Join a run with intent (subtopic) qrels into :class:`IntentLists`, the layout of the diversity kernels.
 
-The run is ranked by :func:`rankmeter.core.align.align` -- the one place
+The run is ranked by :func:`rankmeter.core.join.align` -- the one place
 where ties, depth, judged-only filtering, duplicates and missing queries are
 decided -- against a document-level view of the intent qrels: one row per
 judged (query, document) whose grade column carries the document's row in
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from rankmeter.core.align import AlignInfo, align
+from rankmeter.core.join import AlignInfo, align
 from rankmeter.core.semantics import DUPLICATE_POLICIES, Semantics, SemanticsOptions, choose
 from rankmeter.errors import DuplicateEntryError, InputFormatError, PolicyError
 from rankmeter.ids.column import IdColumn, id_at
@@ -253,7 +253,7 @@ def align_intents(
     intent_weights: Mapping[str, Mapping[str, float]] | None = None,
     **options: Unpack[SemanticsOptions],
 ) -> tuple[IntentLists, AlignInfo]:
-    """Rank each query's documents (:func:`~rankmeter.core.align.align`) and attach their intent judgments.
+    """Rank each query's documents (:func:`~rankmeter.core.join.align`) and attach their intent judgments.
 
     Parameters
     ----------
@@ -261,7 +261,7 @@ def align_intents(
     run : Run
     semantics : Semantics, optional
         ``ties`` must be one of :data:`DIVERSITY_TIES`; the other fields act
-        as in :func:`~rankmeter.core.align.align`. ``duplicates`` also
+        as in :func:`~rankmeter.core.join.align`. ``duplicates`` also
         settles a (query, intent, document) judged twice.
     intent_weights : dict or table, optional
         ``{query: {intent: weight}}`` or a table with query, intent and

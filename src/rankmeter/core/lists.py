@@ -15,7 +15,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from rankmeter.core.ranked_lists import RankedLists
+from rankmeter.core.layout import RankedLists
 from rankmeter.core.ties import (
     exact_float32,
     rank_order,

@@ -46,7 +46,7 @@ def table_format(path: str | os.PathLike[str]) -> str | None:
 
 
 BLOCK_BYTES = 8 << 20
-"""Bytes of run text parsed at a time when a run file is read in blocks (:mod:`rankmeter.stream`).
+"""Bytes of run text parsed at a time when a run file is read in blocks (:mod:`rankmeter.streaming`).
 
 Chosen with ``python benchmarks/run.py --only CHOICES`` (W1, blocks of 2 to 32 MiB): larger blocks
 cost memory, smaller ones time.

@@ -1,7 +1,7 @@
 """Columnar tables of judgments (:class:`Qrels`) and system output (:class:`Run`).
 
 Every reader (TREC files, data frames, dicts) produces one of these; the core
-then converts them once into :class:`~rankmeter.core.ranked_lists.RankedLists`.
+then converts them once into :class:`~rankmeter.core.layout.RankedLists`.
 Ids are exact strings: whatever column a reader passes (NumPy or pyarrow
 strings, integers) becomes an :class:`~rankmeter.ids.column.IdColumn` when
 the table is built -- query ids with codes -- so the core reads one
@@ -19,7 +19,7 @@ from rankmeter.ids.column import IdColumn
 from rankmeter.ids.convert import as_ids
 
 if TYPE_CHECKING:
-    from rankmeter.core.align import Judgments
+    from rankmeter.core.join import Judgments
 
 
 def _hold(table: Qrels | Run, query_ids: Any = None, doc_ids: Any = None, **fields: Any) -> None:
@@ -54,13 +54,13 @@ class Qrels:
         as integers.
     judgments : Judgments or None
         What aligning runs with these qrels derives from them once
-        (:func:`~rankmeter.core.align.prepare_qrels`): kept for the next
+        (:func:`~rankmeter.core.join.prepare_qrels`): kept for the next
         run, never pickled.
 
     Examples
     --------
     >>> import pickle
-    >>> from rankmeter.core.align import prepare_qrels
+    >>> from rankmeter.core.join import prepare_qrels
     >>> q = Qrels(np.array(["q1", "q1"]), np.array(["a", "b"]), np.array([1.0, 0.0]))
     >>> prepare_qrels(q)
     >>> q.judgments is None, pickle.loads(pickle.dumps(q)).judgments is None

@@ -46,7 +46,7 @@ class Traits:
     judged_items : bool
         The value reads the ranking only through judged items (their ranks
         and grades) and each list's length: sparse lists of the judged items
-        give the same values (:meth:`~rankmeter.core.ranked_lists.RankedLists.judged_items`).
+        give the same values (:meth:`~rankmeter.core.layout.RankedLists.judged_items`).
     positive_ideal : bool
         The ideal ordering is read at most through ``R`` and, with
         ``ideal_dcg``, the ideal DCG: dense rows may keep only the positive

@@ -150,7 +150,7 @@ def versions() -> dict[str, str]:
 def diagnostics(evaluations: Mapping[str, EvaluationResult] | None) -> list[dict[str, Any]]:
     """One row per system of the counts in :data:`DIAGNOSTICS`, with the missing and run-only query ids.
 
-    >>> from rankmeter.stats.compare import evaluate_systems
+    >>> from rankmeter.stats.significance import evaluate_systems
     >>> qrels = {"q1": {"d1": 1}, "q2": {"d2": 1}}
     >>> res = evaluate_systems(qrels, {"a": {"q1": {"d1": 1.0}}, "b": {"q1": {"d1": 1.0}, "q2": {"d2": 1.0}}}, "rr")
     >>> [(row["system"], row["counts"]["queries_missing"], row["missing_query_ids"]) for row in diagnostics(res)]
@@ -344,7 +344,7 @@ def render_html(
     comparison : Comparison
         From :func:`rankmeter.compare` or :func:`rankmeter.compare_per_query`.
     evaluations : mapping of str to EvaluationResult, optional
-        Each system's evaluation (:func:`rankmeter.stats.compare.evaluate_systems`),
+        Each system's evaluation (:func:`rankmeter.stats.significance.evaluate_systems`),
         for the diagnostics section; without it the section says only which
         queries the comparison dropped.
     title : str, optional
@@ -467,7 +467,7 @@ def html(
     >>> written == page, 'data-system="dense"' in page
     (True, True)
     """
-    from rankmeter.stats.compare import check_options, compare_per_query, evaluate_systems, segments_of
+    from rankmeter.stats.significance import check_options, compare_per_query, evaluate_systems, segments_of
 
     check_options(runs, **options)
     _environment()  # a missing extra fails before the evaluation

@@ -212,7 +212,7 @@ def plot_differences(
     Parameters
     ----------
     comparison : Comparison
-        The result of :func:`rankmeter.stats.compare.compare`.
+        The result of :func:`rankmeter.stats.significance.compare`.
     path : str or Path
         Where to write the PNG.
     system : str, optional
@@ -263,7 +263,7 @@ def plot_paired(
     Parameters
     ----------
     comparison : Comparison
-        The result of :func:`rankmeter.stats.compare.compare`.
+        The result of :func:`rankmeter.stats.significance.compare`.
     path : str or Path
         Where to write the PNG.
     x, y : str, optional
@@ -330,7 +330,7 @@ def plot_means(comparison: Comparison, path: str | Path, *, measures: list[str] 
     Parameters
     ----------
     comparison : Comparison
-        The result of :func:`rankmeter.stats.compare.compare`.
+        The result of :func:`rankmeter.stats.significance.compare`.
     path : str or Path
         Where to write the PNG.
     measures : list of str, optional
@@ -376,7 +376,7 @@ def plot_overview(
     Parameters
     ----------
     comparison : Comparison
-        The result of :func:`rankmeter.stats.compare.compare`.
+        The result of :func:`rankmeter.stats.significance.compare`.
     path : str or Path
         Where to write the PNG.
     system : str, optional

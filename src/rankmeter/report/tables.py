@@ -242,7 +242,7 @@ def render_markdown(comparison: Comparison, *, ci: bool = True, details: bool = 
     Parameters
     ----------
     comparison : Comparison
-        The result of :func:`rankmeter.stats.compare.compare`.
+        The result of :func:`rankmeter.stats.significance.compare`.
     ci : bool, default True
         Append ``[low, high]`` to every mean.
     details : bool, default True
@@ -333,7 +333,7 @@ def render_latex(comparison: Comparison, *, ci: bool = False) -> str:
     Parameters
     ----------
     comparison : Comparison
-        The result of :func:`rankmeter.stats.compare.compare`.
+        The result of :func:`rankmeter.stats.significance.compare`.
     ci : bool, default False
         Append the confidence interval to every mean.
 
@@ -405,7 +405,7 @@ def render_rich(comparison: Comparison, *, details: bool = True) -> Any:
     Parameters
     ----------
     comparison : Comparison
-        The result of :func:`rankmeter.stats.compare.compare`.
+        The result of :func:`rankmeter.stats.significance.compare`.
     details : bool, default True
         Add the table of every tested pair.
 
@@ -465,7 +465,7 @@ def render_text(comparison: Comparison, *, width: int = 100, color: bool = False
     Parameters
     ----------
     comparison : Comparison
-        The result of :func:`rankmeter.stats.compare.compare`.
+        The result of :func:`rankmeter.stats.significance.compare`.
     width : int, default 100
         Console width in characters.
     color : bool, default False
@@ -509,7 +509,7 @@ def print_table(comparison: Comparison, *, console: Any = None, details: bool = 
     Parameters
     ----------
     comparison : Comparison
-        The result of :func:`rankmeter.stats.compare.compare`.
+        The result of :func:`rankmeter.stats.significance.compare`.
     console : rich.console.Console, optional
         Where to print; default a console on stdout (colours when it is a terminal).
     details : bool, default True

@@ -2,7 +2,7 @@
 
 Each row is one query: its predicted items, best first, and its relevant
 items (with an optional grade each). :func:`ranked_from_arrays` turns a whole
-Arrow batch of such rows into rankmeter's :class:`~rankmeter.core.ranked_lists.RankedLists`
+Arrow batch of such rows into rankmeter's :class:`~rankmeter.core.layout.RankedLists`
 with vectorised Arrow and NumPy operations (no Python per row): the list
 arrays are flattened, every item gets an integer code (one hash pass over
 the batch's items), ``(row, item)`` pairs become int64 keys, and hash
@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from rankmeter.core.ranked_lists import RankedLists
+from rankmeter.core.layout import RankedLists
 from rankmeter.errors import DuplicateEntryError, InputFormatError
 
 

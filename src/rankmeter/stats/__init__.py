@@ -1,6 +1,6 @@
 """Statistics for comparing systems: paired tests, corrections, bootstrap CIs, effect sizes.
 
-Everything works on plain per-query arrays; :func:`rankmeter.stats.compare.compare` ties it together
+Everything works on plain per-query arrays; :func:`rankmeter.stats.significance.compare` ties it together
 for evaluated runs and returns a :class:`Comparison`. SciPy is imported only
 when a function that needs it is called.
 
@@ -24,18 +24,18 @@ compare, comparison
     :func:`compare.compare`, :func:`compare_per_query` and the :class:`Comparison` result.
 
 The function ``compare`` is deliberately not re-exported here, so that
-``rankmeter.stats.compare`` stays the module: use
-``from rankmeter.stats.compare import compare``.
+``rankmeter.stats.significance`` stays the module: use
+``from rankmeter.stats.significance import compare``.
 """
 
 from rankmeter.stats._types import ConfidenceInterval, TestResult, monte_carlo_error
 from rankmeter.stats.bootstrap import mean_ci
-from rankmeter.stats.compare import TESTS, compare_per_query
 from rankmeter.stats.comparison import Comparison, PairRow, SystemRow
 from rankmeter.stats.corrections import CORRECTIONS, adjust, benjamini_hochberg, bonferroni, holm
 from rankmeter.stats.effects import WinsTiesLosses, cohens_dz, mean_difference, wins_ties_losses
 from rankmeter.stats.paired import paired_test, t_test, wilcoxon_test
 from rankmeter.stats.resampling import bootstrap_test, randomization_test
+from rankmeter.stats.significance import TESTS, compare_per_query
 from rankmeter.stats.tukey import TukeyResult, randomized_tukey_hsd, tukey_hsd
 
 __all__ = [

@@ -1,4 +1,4 @@
-"""The :class:`Comparison` result of :func:`rankmeter.stats.compare.compare` and its exports."""
+"""The :class:`Comparison` result of :func:`rankmeter.stats.significance.compare` and its exports."""
 
 from __future__ import annotations
 

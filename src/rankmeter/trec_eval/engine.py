@@ -1,6 +1,6 @@
 """Per-topic values of the standard (``-R qrels``) measures, computed by rankmeter's own evaluation path.
 
-The qrels and the run are joined by :func:`rankmeter.core.align.align` with
+The qrels and the run are joined by :func:`rankmeter.core.join.align` with
 ``ties="trec"`` (score descending, then document id descending), trec_eval's
 ``-M`` and ``-J`` are applied to the ranked lists in trec_eval's order
 (truncate first, then drop unjudged documents), and every measure is computed
@@ -16,8 +16,8 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from rankmeter.core.align import JudgmentsByQuery, align, dedupe_qrels
-from rankmeter.core.ranked_lists import RankedLists
+from rankmeter.core.join import JudgmentsByQuery, align, dedupe_qrels
+from rankmeter.core.layout import RankedLists
 from rankmeter.core.semantics import Semantics
 from rankmeter.core.ties import tie_group_starts
 from rankmeter.errors import RankmeterError
@@ -250,7 +250,7 @@ def evaluate_qrels_in_blocks(
     columnar parser the whole read uses, a topic's lines are not together,
     or anything raises.
     """
-    from rankmeter.io.stream import read_ahead
+    from rankmeter.io.run_blocks import read_ahead
 
     stderr = stderr if stderr is not None else sys.stderr
     try:
@@ -291,7 +291,7 @@ def evaluate_qrels_in_blocks(
 
 def _columnar_blocks(run_path: str, block_bytes: int) -> Iterator[tuple[Run, int]]:
     """The run's blocks, as long as each comes through the columnar parser the whole read uses."""
-    from rankmeter.io.stream import NotColumnar, iter_run_chunks
+    from rankmeter.io.run_blocks import NotColumnar, iter_run_chunks
 
     try:
         yield from iter_run_chunks(run_path, block_bytes=block_bytes, columnar_only=True)

@@ -14,7 +14,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from rankmeter.core.align import align
+from rankmeter.core.join import align
 from rankmeter.errors import DuplicateEntryError, where
 from rankmeter.io.tables import Qrels, Run
 from rankmeter.measures import measure

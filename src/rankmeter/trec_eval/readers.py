@@ -190,7 +190,7 @@ def read_run(path: str, text: str | None = None, *, arrow_ids: bool = False) -> 
     """Read a run (``qid Q0 docno rank score tag [ignored...]``).
 
     With ``arrow_ids`` a well-formed file is read through the columnar fast
-    path and its ids stay pyarrow arrays (what :func:`~rankmeter.core.align.align`
+    path and its ids stay pyarrow arrays (what :func:`~rankmeter.core.join.align`
     reads fastest); otherwise ids are NumPy strings.
 
     Examples

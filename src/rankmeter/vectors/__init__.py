@@ -17,8 +17,8 @@ excluded), :func:`pr_curve` and
 from rankmeter.vectors.curves import Curve, pr_curve, precision_at_k_curve
 from rankmeter.vectors.distances import METRICS, hamming_distance
 from rankmeter.vectors.embeddings import evaluate_embeddings
-from rankmeter.vectors.evaluate import VECTOR_TIES, evaluate_vectors
 from rankmeter.vectors.relevance import RELEVANCE_RULES, relevance_matrix
+from rankmeter.vectors.retrieval import VECTOR_TIES, evaluate_vectors
 
 __all__ = [
     "METRICS",

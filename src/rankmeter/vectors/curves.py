@@ -29,10 +29,10 @@ from rankmeter.errors import PolicyError
 from rankmeter.measures.kernels.context import Context
 from rankmeter.measures.kernels.segments import segment_cumsum
 from rankmeter.vectors.distances import check_metric
-from rankmeter.vectors.evaluate import SORT_ELEMENTS, VECTOR_TIES, prepare_inputs
 from rankmeter.vectors.hamming import BUCKET_TIES, BucketGroups, bucket_counts, bucket_histogram
 from rankmeter.vectors.ranking import rank_block
 from rankmeter.vectors.relevance import RelevanceArg
+from rankmeter.vectors.retrieval import SORT_ELEMENTS, VECTOR_TIES, prepare_inputs
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack

@@ -5,7 +5,7 @@ The users x items score matrix is never held whole: a block of users' scores
 are formed, ranked and measured, then dropped, so memory is bounded by the
 block, not by the catalogue. Each block is ranked exactly as
 :func:`rankmeter.evaluate_arrays` ranks rows of a dense matrix (the same
-:class:`rankmeter.evaluate.DenseEvaluation`): under ``expected`` ties every
+:class:`rankmeter.by_arrays.DenseEvaluation`): under ``expected`` ties every
 relevant item keeps its exact place in the full ranking (the number of items
 scored above it and tied with it), so every measure is exact at any cutoff.
 """
@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rankmeter.aggregate import aggregate_column
+from rankmeter.by_arrays import DenseEvaluation
 from rankmeter.core.lists import EVALUATION_BLOCK_ITEMS, NonFiniteInput, map_blocks, rank_flat_lists, row_blocks
 from rankmeter.core.semantics import Semantics, SemanticsOptions
 from rankmeter.errors import InputFormatError, InvalidScoreError, PolicyError
-from rankmeter.evaluate import DenseEvaluation
 from rankmeter.io.dense import flatten_dense
 from rankmeter.io.exclude import RemovedItems, from_sparse_positions, lost_relevant, sparse_positions
 from rankmeter.measures import FAMILIES
@@ -30,7 +30,7 @@ from rankmeter.pipeline import MeasuresArg, concatenate_results, evaluate_ranked
 from rankmeter.progress import progress_bar, wanted
 from rankmeter.results import EvaluationResult
 from rankmeter.vectors.distances import as_matrix
-from rankmeter.vectors.interactions import IdIndex, read_interactions
+from rankmeter.vectors.interaction_matrix import IdIndex, read_interactions
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rankmeter.core.ranked_lists import RankedLists
+from rankmeter.core.layout import RankedLists
 from rankmeter.core.ties import rank_order, row_order, tie_group_starts
 
 _M1 = np.uint64(0x9E3779B97F4A7C15)

@@ -2,7 +2,7 @@ r"""Embeddings and binary codes of torch, JAX or CuPy evaluated on their device 
 
 Each block of queries gets its scores against the whole database and its
 grades from the labels by matrix products on the device, then goes through
-the dense kernels (:func:`rankmeter.xp.evaluate.evaluate_blocks`), the
+the dense kernels (:func:`rankmeter.xp.on_device.evaluate_blocks`), the
 database index playing the column:
 
 * ``hamming`` on {-1, +1} codes: :math:`d = (b - q \cdot x) / 2`; on {0, 1}
@@ -30,7 +30,7 @@ from rankmeter.errors import InputFormatError, InvalidScoreError
 from rankmeter.measures import Measure
 from rankmeter.results import EvaluationResult
 from rankmeter.xp.arrays import Placement, as_rows, working_dtype
-from rankmeter.xp.evaluate import BLOCK_ITEMS, Block, evaluate_blocks
+from rankmeter.xp.on_device import BLOCK_ITEMS, Block, evaluate_blocks
 
 Array = Any
 

@@ -6,7 +6,7 @@ from functools import cached_property
 
 import numpy as np
 
-from rankmeter.core.ranked_lists import RankedLists
+from rankmeter.core.layout import RankedLists
 from rankmeter.measures.kernels.segments import (
     segment_cumsum,
     segment_positions,

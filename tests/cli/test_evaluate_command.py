@@ -206,9 +206,9 @@ def test_console_script_subprocess(files, tmp_path) -> None:
 
 
 def test_threads_and_stream_give_the_same_json(files, capsys, monkeypatch) -> None:
-    from rankmeter.core import align as align_module
+    from rankmeter.core import join as join_module
 
-    monkeypatch.setattr(align_module, "PARALLEL_MIN_ROWS", 1)  # the example run is tiny: let it take the block path
+    monkeypatch.setattr(join_module, "PARALLEL_MIN_ROWS", 1)  # the example run is tiny: let it take the block path
     outputs = []
     for extra in ([], ["--threads", "1"], ["--threads", "3"], ["--stream", "--block-mb", "1", "--threads", "2"]):
         assert main(_argv(files, "--format", "json", *extra)) == 0

@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rankmeter
-from rankmeter.core import align as align_module
-from rankmeter.core.align import _query_blocks, align
+from rankmeter.core import join as join_module
+from rankmeter.core.join import _query_blocks, align
 from rankmeter.errors import DuplicateEntryError, PolicyError
 from rankmeter.io.load import as_qrels, as_run
 from rankmeter.io.tables import Qrels, Run
@@ -31,7 +31,7 @@ POLICIES = ["trec", "stable", "expected", "optimistic", "pessimistic", "shuffle"
 @pytest.fixture
 def small_blocks(monkeypatch):
     """Let runs of a handful of rows take the block path."""
-    monkeypatch.setattr(align_module, "PARALLEL_MIN_ROWS", 1)
+    monkeypatch.setattr(join_module, "PARALLEL_MIN_ROWS", 1)
 
 
 def _same_lists(a, b) -> None:
@@ -125,7 +125,7 @@ def test_evaluate_on_blocks_matches_one_pass(small_blocks):
     measures = ["ndcg@[1,5,10]", "map", "p@5", "rr", "bpref"]
     one = rankmeter.evaluate(qrels, run, measures)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(align_module, "usable_cpus", lambda: 4)
+        mp.setattr(join_module, "usable_cpus", lambda: 4)
         many = rankmeter.evaluate(qrels, run, measures)
     np.testing.assert_array_equal(one.values, many.values)
     assert one.aggregate == many.aggregate

@@ -211,7 +211,7 @@ def test_blocks_of_queries_and_points_give_the_same_values(metric: str, monkeypa
     queries = rng.integers(-2, 3, size=(9, 3)).astype(float)
     ann = rng.integers(-1, 30, size=(9, 5))
     whole = rankmeter.ann_recall(ann, queries=queries, base=base, metric=metric)
-    module = importlib.import_module("rankmeter.similarity.ann")  # rankmeter.similarity is the function
+    module = importlib.import_module("rankmeter.agreement.ann")
     monkeypatch.setattr(module, "_BLOCK_ELEMENTS", 7)  # 2 points x 3 dims a block, 1 query a block
     blocks = rankmeter.ann_recall(ann, queries=queries, base=base, metric=metric)
     np.testing.assert_array_equal(whole.values, blocks.values)

@@ -1,6 +1,6 @@
 """Compare several systems: per-system means with CIs, paired tests against a baseline, corrections.
 
-:func:`compare` evaluates runs with :func:`rankmeter.evaluate.evaluate`;
+:func:`compare` evaluates runs with :func:`rankmeter.by_ids.evaluate`;
 :func:`compare_per_query` does all the statistics on per-query values that
 were computed elsewhere.
 """
@@ -20,12 +20,12 @@ from rankmeter.results import segment_text
 from rankmeter.segments import SegmentMap, group_values, segment_map
 from rankmeter.stats._arrays import positive_int
 from rankmeter.stats._types import TestResult
-from rankmeter.stats.align import QUERY_SET_POLICIES, Aligned, PerQuery, align_queries
 from rankmeter.stats.bootstrap import canonical_ci_method, mean_ci
 from rankmeter.stats.comparison import Comparison, PairRow, SegmentComparison, SystemRow
 from rankmeter.stats.corrections import adjust, canonical_correction
 from rankmeter.stats.effects import cohens_dz, mean_difference, wins_ties_losses
 from rankmeter.stats.paired import PAIRED_TESTS, canonical_test, paired_test
+from rankmeter.stats.pairing import QUERY_SET_POLICIES, Aligned, PerQuery, align_queries
 from rankmeter.stats.tukey import randomized_tukey_hsd, tukey_hsd
 
 if TYPE_CHECKING:
@@ -217,7 +217,7 @@ def compare_per_query(
         Bootstrap interval method.
     query_sets : {"error", "intersect"}, default "error"
         What to do when systems cover different queries (see
-        :func:`rankmeter.stats.align.align_queries`).
+        :func:`rankmeter.stats.pairing.align_queries`).
     group_by : mapping, table, path or GroupBy, optional
         The segment of each query (any form of :mod:`rankmeter.segments`
         but a column name). Each segment then gets its own means, CIs and
@@ -539,7 +539,7 @@ def evaluate_systems(
     >>> {name: (r["rr"], r.metadata["queries_missing"]) for name, r in results.items()}
     {'a': (0.5, 1), 'b': (0.75, 0)}
     """
-    from rankmeter.evaluate import evaluate, is_runs
+    from rankmeter.by_ids import evaluate, is_runs
 
     wanted = [measures] if isinstance(measures, str) else list(measures)
     options = dict(evaluate_options or {})

@@ -8,9 +8,9 @@ from typing import Any
 
 import numpy as np
 
+from rankmeter.agreement.tau import kendall_tau, tau_ap
 from rankmeter.core.semantics import choose
 from rankmeter.errors import RankmeterError
-from rankmeter.similarity.tau import kendall_tau, tau_ap
 
 CORRELATIONS = ("tau", "tau_ap")
 """Correlations between system orderings."""

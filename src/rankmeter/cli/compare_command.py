@@ -36,8 +36,8 @@ def add_comparison_options(p: argparse.ArgumentParser) -> None:
     ['alpha', 'baseline', 'ci', 'ci_method']
     """
     from rankmeter.stats.bootstrap import CI_METHODS
-    from rankmeter.stats.compare import TESTS
     from rankmeter.stats.corrections import CORRECTIONS
+    from rankmeter.stats.significance import TESTS
 
     p.add_argument(
         "-m",
@@ -180,7 +180,7 @@ def run(args: argparse.Namespace) -> int:
         Exit status: 0 on success, 1 for bad input, 2 for bad options.
     """
     from rankmeter.errors import RankmeterError
-    from rankmeter.stats.compare import compare
+    from rankmeter.stats.significance import compare
 
     def fail(message: str, status: int = USAGE_ERROR) -> int:
         print(f"rankmeter compare: error: {printable(message)}", file=sys.stderr)

@@ -9,13 +9,13 @@ from typing import Any
 import numpy as np
 
 from rankmeter._version import __version__
+from rankmeter.agreement.names import SimilarityMeasure, parse_similarity
+from rankmeter.agreement.pairs import ONE_SIDED, SIMILARITY_TIES, RankedList, paired_lists
+from rankmeter.agreement.rbo import rbo_batch
+from rankmeter.agreement.tau import kendall_tau, tau_ap
 from rankmeter.core.semantics import choose
 from rankmeter.errors import RankmeterError
 from rankmeter.results import EvaluationResult
-from rankmeter.similarity.names import SimilarityMeasure, parse_similarity
-from rankmeter.similarity.pairs import ONE_SIDED, SIMILARITY_TIES, RankedList, paired_lists
-from rankmeter.similarity.rbo import rbo_batch
-from rankmeter.similarity.tau import kendall_tau, tau_ap
 
 _RBO_FORM = {"rbo": "ext", "rbo_min": "min", "rbo_max": "max", "rbo_res": "res", "rbo_prefix": "prefix"}
 

@@ -32,9 +32,9 @@ from typing import Any
 import numpy as np
 
 from rankmeter._version import __version__
+from rankmeter.agreement.matrix_files import read_matrix
 from rankmeter.errors import InputFormatError
 from rankmeter.results import EvaluationResult
-from rankmeter.similarity.matrix_files import read_matrix
 from rankmeter.vectors.distances import as_matrix, check_metric, prepare_features
 
 ANN_METRICS = ("euclidean", "cosine", "inner")

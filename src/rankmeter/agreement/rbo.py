@@ -35,8 +35,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rankmeter.agreement.pairs import RankedList
 from rankmeter.errors import PolicyError
-from rankmeter.similarity.pairs import RankedList
 
 
 def _chance(top: np.ndarray, bottom: np.ndarray, depth: np.ndarray) -> np.ndarray:

@@ -323,7 +323,7 @@ def _evaluate_one(args: argparse.Namespace, qrels: Any, path: str, measures: lis
         return evaluate_on_engine(args, qrels, path, measures, semantics, **pairs)
     progress = True if args.progress else None
     if args.stream:
-        from rankmeter.stream import evaluate_stream
+        from rankmeter.streaming import evaluate_stream
 
         return evaluate_stream(
             qrels,
@@ -335,14 +335,14 @@ def _evaluate_one(args: argparse.Namespace, qrels: Any, path: str, measures: lis
             semantics=semantics,
             **pairs,
         )
-    from rankmeter.evaluate import evaluate
+    from rankmeter.by_ids import evaluate
 
     return evaluate(qrels, path, measures, semantics=semantics, threads=args.threads, progress=progress, **pairs)
 
 
 def _evaluate_many(args: argparse.Namespace, paths: list[str], measures: list[str], semantics: Any) -> Any:
     """Every run against qrels read once: a run per worker process, or (``--stream``) one after the other in blocks."""
-    from rankmeter.evaluate import evaluate
+    from rankmeter.by_ids import evaluate
 
     if "-" in paths:
         raise PolicyError("standard input ('-') can only be read as the only run")

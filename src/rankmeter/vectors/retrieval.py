@@ -45,7 +45,7 @@ from rankmeter.vectors.hamming import (
 from rankmeter.vectors.ranking import rank_block
 from rankmeter.vectors.relevance import Relevance, RelevanceArg, prepare_relevance
 from rankmeter.xp.arrays import placement
-from rankmeter.xp.evaluate import route
+from rankmeter.xp.on_device import route
 from rankmeter.xp.vectors import evaluate_vectors_on_device, prepare
 
 if TYPE_CHECKING:
@@ -331,7 +331,7 @@ def evaluate_vectors(
         {"queries": queries, "database": database, "query_labels": query_labels, "database_labels": database_labels}
     )
     on_host: dict[str, Any] = {}
-    if where is not None:  # torch, JAX, CuPy: on their device, or NumPy's view of CPU arrays (see xp.evaluate.route)
+    if where is not None:  # torch, JAX, CuPy: on their device, or NumPy's view of CPU arrays (see xp.on_device.route)
         on_host = route(where, plan.measures, ties)
         if plan.radii:
             on_host.update(path="numpy-view" if where.on_cpu else "host", why="radius measures count on the host")

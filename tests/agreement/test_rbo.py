@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankmeter
-from tests.similarity.plain import groups_of, orderings, random_lists, rbo_equal_plain, rbo_plain, scores_of
+from tests.agreement.plain import groups_of, orderings, random_lists, rbo_equal_plain, rbo_plain, scores_of
 
 
 def test_every_form_equals_the_formulas_written_out() -> None:

@@ -15,11 +15,11 @@ import pytest
 
 from rankmeter.errors import InputFormatError, PolicyError, RankmeterError
 from rankmeter.stats.bootstrap import mean_ci
-from rankmeter.stats.compare import compare, compare_per_query
 from rankmeter.stats.comparison import Comparison
 from rankmeter.stats.corrections import adjust
 from rankmeter.stats.effects import cohens_dz
 from rankmeter.stats.paired import paired_test
+from rankmeter.stats.significance import compare, compare_per_query
 from rankmeter.stats.tukey import randomized_tukey_hsd, tukey_hsd
 
 MEASURES = ["ndcg@10", "map"]
@@ -288,10 +288,10 @@ def test_compare_evaluates_every_run_in_one_call(monkeypatch: pytest.MonkeyPatch
             name: FakeResult(np.array(pq[r][0]), list(pq[r][1]), np.asarray(pq[r][2]), {}) for name, r in runs.items()
         }
 
-    module = types.ModuleType("rankmeter.evaluate")
+    module = types.ModuleType("rankmeter.by_ids")
     module.evaluate = fake_evaluate  # type: ignore[attr-defined]
-    module.is_runs = importlib.import_module("rankmeter.evaluate").is_runs  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "rankmeter.evaluate", module)
+    module.is_runs = importlib.import_module("rankmeter.by_ids").is_runs  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "rankmeter.by_ids", module)
     runs = {"bm25": "bm25", "rm3": "rm3", "dense": "dense"}
     cmp = compare("qrels.txt", runs, MEASURES, test="bootstrap", n_resamples=300, seed=5)
     assert calls == [("qrels.txt", runs, MEASURES)]  # the qrels read once, the runs on the many-runs path
@@ -299,9 +299,9 @@ def test_compare_evaluates_every_run_in_one_call(monkeypatch: pytest.MonkeyPatch
 
 
 def test_compare_validates_before_evaluating(monkeypatch: pytest.MonkeyPatch) -> None:
-    module = types.ModuleType("rankmeter.evaluate")
+    module = types.ModuleType("rankmeter.by_ids")
     module.evaluate = lambda *a: pytest.fail("evaluate must not be called")  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "rankmeter.evaluate", module)
+    monkeypatch.setitem(sys.modules, "rankmeter.by_ids", module)
     with pytest.raises(PolicyError, match="unknown test"):
         compare("q", {"a": "a", "b": "b"}, "map", test="anova")
     with pytest.raises(InputFormatError, match="at least 2 runs"):

@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 
 import rankmeter
-from tests.similarity.plain import groups_of, orderings, tau_ap_plain
+from tests.agreement.plain import groups_of, orderings, tau_ap_plain
 
 
 def _run(lists: dict[str, list[str]]) -> dict[str, dict[str, float]]:
@@ -129,7 +129,7 @@ def test_kendall_tau_by_sorting_and_by_every_pair_equal_scipy_with_ties(
     n: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Both ways of counting (every pair; sorting, above tau.PAIRS_MAX items) give scipy's tau_b, heavy ties included."""
-    from rankmeter.similarity import tau
+    from rankmeter.agreement import tau
 
     rng = np.random.default_rng(n)
     for levels in (2, 5, 10 * n):
@@ -146,7 +146,7 @@ def test_kendall_tau_by_sorting_and_by_every_pair_equal_scipy_with_ties(
 
 
 def test_greater_before_counts_the_earlier_greater_values() -> None:
-    from rankmeter.similarity.tau import greater_before
+    from rankmeter.agreement.tau import greater_before
 
     rng = np.random.default_rng(9)
     for n in (0, 1, 300, 700):
@@ -164,7 +164,7 @@ def test_tau_ap_on_long_lists_equals_the_papers_formula() -> None:
 
 
 def test_kendall_tau_of_nan_is_nan_and_equal_infinities_are_tied() -> None:
-    from rankmeter.similarity.tau import kendall_tau
+    from rankmeter.agreement.tau import kendall_tau
 
     assert np.isnan(kendall_tau(np.array([1.0, np.nan, 2.0]), np.array([1.0, 2.0, 3.0])))
     for n in (4, 400):

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from rankmeter.core.align import (
+from rankmeter.core.candidates import candidate_choice, record
+from rankmeter.core.join import (
     AlignInfo,
     JudgmentsByQuery,
     align,
@@ -22,7 +23,6 @@ from rankmeter.core.align import (
     merge_infos,
     qrels_rows,
 )
-from rankmeter.core.candidates import candidate_choice, record
 from rankmeter.core.lists import map_blocks
 from rankmeter.core.semantics import Semantics, SemanticsOptions
 from rankmeter.errors import InputFormatError, PolicyError
@@ -100,7 +100,7 @@ def evaluate_stream(
     ({'1': 1.0, '2': 1.0}, 1)
     >>> os.unlink(f.name)
     """
-    from rankmeter.io.stream import iter_run_chunks, read_ahead  # the TREC reader, only when a file is streamed
+    from rankmeter.io.run_blocks import iter_run_chunks, read_ahead  # the TREC reader, only when a file is streamed
 
     if table_format(run_path) is not None:
         raise PolicyError(

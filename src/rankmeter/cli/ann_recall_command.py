@@ -27,7 +27,7 @@ def add_ann_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _matrix(spec: str, what: str, load_array: Callable[[str, str], np.ndarray]) -> np.ndarray:
-    from rankmeter.similarity.matrix_files import BINS, VECS, read_matrix
+    from rankmeter.agreement.matrix_files import BINS, VECS, read_matrix
 
     suffix = Path(spec).suffix.lower()
     return read_matrix(spec, what) if suffix in VECS or suffix in BINS else load_array(spec, what)
@@ -35,7 +35,7 @@ def _matrix(spec: str, what: str, load_array: Callable[[str, str], np.ndarray]) 
 
 def run_ann(args: Any, load_array: Callable[[str, str], np.ndarray]) -> int:
     """Compute and print ANN recall@k (``--format`` table, json or csv)."""
-    from rankmeter.similarity import ann_recall
+    from rankmeter.agreement import ann_recall
 
     base = _matrix(args.database, "database", load_array)
     exact = args.exact_ids is not None
@@ -53,7 +53,7 @@ def run_ann(args: Any, load_array: Callable[[str, str], np.ndarray]) -> int:
 
 def write_result(result: Any, args: Any) -> int:
     """Print ``result`` as ``--format`` asks (table, json or csv), to ``--output`` or stdout; return 0."""
-    from rankmeter.cli.evaluate import render_table
+    from rankmeter.cli.evaluate_command import render_table
     from rankmeter.cli.output import tables_for, write_output
 
     if args.format == "json":

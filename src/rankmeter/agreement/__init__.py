@@ -9,8 +9,8 @@
 docs/similarity.md gives the formulas, the tie treatments and where the peers differ.
 """
 
-from rankmeter.similarity.ann import ann_recall
-from rankmeter.similarity.compare_runs import similarity
-from rankmeter.similarity.systems import system_correlation
+from rankmeter.agreement.ann import ann_recall
+from rankmeter.agreement.compare_runs import similarity
+from rankmeter.agreement.systems import system_correlation
 
 __all__ = ["ann_recall", "similarity", "system_correlation"]

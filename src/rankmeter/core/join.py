@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, NamedTuple, TypedDict
 import numpy as np
 
 from rankmeter.core.arrays import code_counts, sorted_unique
+from rankmeter.core.layout import RankedLists, concatenate
 from rankmeter.core.lists import MAX_THREADS, map_blocks, usable_cpus
-from rankmeter.core.ranked_lists import RankedLists, concatenate
 from rankmeter.core.semantics import DUPLICATE_POLICIES, Semantics, SemanticsOptions, choose
 from rankmeter.core.ties import Ranking, ranking, shuffle_noise, tie_group_starts, tied_runs
 from rankmeter.errors import DuplicateEntryError, PolicyError, RankmeterError, where
