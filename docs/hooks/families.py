@@ -18,7 +18,7 @@ from typing import Any
 
 import rankmeter
 from rankmeter.errors import PolicyError
-from rankmeter.measures import ALIASES, FAMILIES
+from rankmeter.measures import ALIASES, FAMILIES, similarity_families
 
 TIES = ("trec", "stable", "pessimistic", "expected", "optimistic")
 MEASURES_PAGE = Path(__file__).resolve().parent.parent / "measures.md"
@@ -330,6 +330,19 @@ def index() -> str:
     ]
     for name, fam in FAMILIES.items():
         lines.append(f"| [`{name}`]({name}.md) | {fam.description} | {fam.cutoff} | {fam.trec_name or '—'} |")
+    lines += [
+        "",
+        "## Judgment-free families",
+        "",
+        "They compare two runs ([`rankmeter.similarity`](../similarity.md)); `@k` cuts both lists "
+        "(`rankmeter.measures.similarity_families`).",
+        "",
+        "| family | definition | cutoff | parameters |",
+        "|---|---|---|---|",
+    ]
+    for fam in similarity_families.FAMILIES:
+        params = ", ".join(f"`{p}={param.default}`" for p, param in fam.params.items()) or "—"
+        lines.append(f"| `{fam.name}` | {fam.description} | {fam.cutoff} | {params} |")
     return "\n".join(lines) + "\n"
 
 

@@ -35,6 +35,7 @@ from rankmeter.io.exclude import RemovedItems, is_sparse, lost_relevant, removal
 from rankmeter.io.foreign import array_library, host_array, host_arrays
 from rankmeter.measures import FAMILIES, Measure
 from rankmeter.measures.kernels.context import Context
+from rankmeter.measures.traits import refuse_expected_ties
 from rankmeter.pipeline import (
     MeasuresArg,
     concatenate_results,
@@ -270,6 +271,7 @@ def evaluate_arrays(
     sem = Semantics.build(semantics, "dense", **options)
     ties, empty, seed = sem.tie_policy, sem.empty, sem.seed
     parsed = parse_measures(measures)
+    refuse_expected_ties(ties, parsed)
     if sampled_negatives is not None:  # the exact expectation under sampled negatives
         from rankmeter.negatives import SampledNegatives, sampled_arrays
 
@@ -418,6 +420,7 @@ def evaluate_lists(
     """
     sem = Semantics.build(semantics, "ragged", **options)
     parsed = parse_measures(measures)
+    refuse_expected_ties(sem.tie_policy, parsed)
     extra: dict[str, Any] = {"input": "ragged", "semantics": sem.as_dict()}
     from rankmeter.xp.arrays import padded_rows, placement
 

@@ -27,6 +27,7 @@ from rankmeter.io.load import as_qrels, as_run
 from rankmeter.io.recsys import is_lists
 from rankmeter.io.tables import Qrels, Run
 from rankmeter.measures import FAMILIES, Measure
+from rankmeter.measures.traits import refuse_expected_ties
 from rankmeter.pipeline import (
     MeasuresArg,
     alignment_metadata,
@@ -252,6 +253,7 @@ def evaluate(
 
         found = SystemResults.of({str(k): diversity(r) for k, r in run.items()}) if is_runs(run) else diversity(run)
         return with_groups(found, group_by, parsed)
+    refuse_expected_ties(sem.tie_policy, parsed)
     choice = candidate_choice(exclude, candidates)
     if is_runs(run):
         q = as_qrels(qrels, qrels_columns)

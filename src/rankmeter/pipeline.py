@@ -26,6 +26,7 @@ from rankmeter.measures import FAMILIES, Measure, parse, traits_of
 from rankmeter.measures.kernels.context import Context
 from rankmeter.measures.kernels.segments import segment_sum
 from rankmeter.measures.params import GainTable, Jarvelin, gain_values
+from rankmeter.measures.traits import refuse_expected_ties
 from rankmeter.results import EvaluationResult
 
 MeasuresArg = str | Measure | Iterable[str | Measure]
@@ -206,6 +207,7 @@ def evaluate_ranked(
     """
     check_empty_policy(empty)
     parsed = parse_measures(measures)
+    refuse_expected_ties(ranked.ties, parsed)
     aligned = not (ranked.ideal_is_list or ranked.item_weights is not None or ranked.is_sparse)
     if aligned and judged_items_suffice(ranked.ties, parsed):  # whatever the data: a value never depends on its batch
         ranked = ranked.judged_items()

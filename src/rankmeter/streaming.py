@@ -28,6 +28,7 @@ from rankmeter.core.semantics import Semantics, SemanticsOptions
 from rankmeter.errors import InputFormatError, PolicyError
 from rankmeter.io.load import BLOCK_BYTES, as_qrels, table_format
 from rankmeter.io.tables import Qrels, Run
+from rankmeter.measures.traits import refuse_expected_ties
 from rankmeter.pipeline import (
     MeasuresArg,
     alignment_metadata,
@@ -110,6 +111,7 @@ def evaluate_stream(
     sem = Semantics.build(semantics, "qrels", **options)
     ties, empty, missing, seed = sem.tie_policy, sem.empty, sem.missing, sem.seed
     parsed = parse_measures(measures)
+    refuse_expected_ties(ties, parsed)
     choice = candidate_choice(exclude, candidates)
     q, counts = as_qrels(qrels), None
     if choice is not None:  # before duplicates are resolved, as when the run is read whole

@@ -133,3 +133,11 @@ def test_the_table_reads_the_traits(trait: str) -> None:
     measures = measures_of(trait)
     assert "ndcg@[1,3,10]" in measures and "ndcg(gain=exp)@[1,3,10]" in measures and "bpref" not in measures
     assert ("rprec" in measures) is (trait != "keras")
+
+
+@pytest.mark.parametrize("trait", ["array_api", "keras", "hamming"])
+def test_a_family_with_a_backend_formula_claims_expected_ties(trait: str) -> None:
+    """Every backend ranks under ``expected`` (the table above checks it there): its families claim the trait."""
+    assert "expected" in {"array_api": XP_POLICIES, "keras": KERAS_POLICIES, "hamming": BUCKET_TIES}[trait]
+    named = [f.name for f in FAMILIES.values() if getattr(f.traits, trait) is not None]
+    assert named and all(FAMILIES[name].traits.expected_ties for name in named)

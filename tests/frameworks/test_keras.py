@@ -189,6 +189,40 @@ def test_keras_rs_classes_take_expected_ties(cls, measure):
     assert close(value(getattr(rk, cls)(k=3), y, s, mask, w), res[measure], 1e-6)
 
 
+@pytest.mark.parametrize("small_depth", [64, 0])
+@pytest.mark.parametrize("depth", [None, 3, 5])
+@pytest.mark.parametrize("ties", ["expected", "stable", "trec", "optimistic", "pessimistic"])
+def test_infinite_scores_rank_and_tie_like_finite_ones(ties, depth, small_depth, monkeypatch):
+    """Valid +-inf scores rank by :func:`rankmeter.core.ties.reference_order` like the finite stand-ins 9 and -9.
+
+    Equal infinities form one tied group under ``expected``, and a valid ``-inf`` ranks before every masked item.
+    """
+    from keras import ops
+
+    from rankmeter.core.ties import TiedItem, reference_order
+    from rankmeter.keras.ranking import Ranked
+
+    monkeypatch.setattr("rankmeter.keras.ranking.SMALL_DEPTH", small_depth)
+    scores = np.array([[0.0, np.inf, -np.inf, 1.0, np.inf, 5.0, -np.inf, 1.0]])
+    valid = np.array([[False, True, True, True, True, False, True, True]])
+    grades = np.array([[0.0, 1.0, 2.0, 0.0, 3.0, 0.0, 1.0, 2.0]])
+    t = ops.convert_to_tensor
+    ranked = Ranked(t(scores), t(valid), ties, grades=t(grades), depth=depth)
+    stand_in = np.where(valid, np.clip(scores, -9.0, 9.0), -10.0)  # masked items last, in column order
+    items = [TiedItem(i, grade=float(grades[0, i]), doc=i) for i in range(8)]
+    spec = reference_order(stand_in[0].tolist(), ties, items)[:depth]
+    order = ops.convert_to_numpy(ranked.order)[0, : len(spec)]
+    start = ops.convert_to_numpy(ranked.start)[0, : len(spec)].tolist()
+    if ties != "expected":
+        assert order.tolist() == spec
+        assert start == list(range(len(spec)))
+        return
+    assert scores[0, order].tolist() == scores[0, spec].tolist()
+    # groups: inf x2, 1.0 x2, -inf x2, then the two masked items alone
+    assert start == [0, 0, 2, 2, 4, 4, 6, 7][: len(spec)]
+    assert ops.convert_to_numpy(ranked.size)[0, : len(spec)].tolist() == [2, 2, 2, 2, 2, 2, 1, 1][: len(spec)]
+
+
 def test_shuffle_lies_between_the_bounds_and_is_seeded():
     rng = np.random.default_rng(400)
     y, s, mask, _ = make_batch(rng, scores="ties", full_rows=False)

@@ -155,7 +155,9 @@ def test_rankmeter_measures_lists_every_family(capsys) -> None:
     assert main(["measures"]) == 0
     out = capsys.readouterr().out
     heads = [line.split()[0] for line in out.splitlines() if line and not line.startswith(" ")]
-    assert heads == list(FAMILIES)
+    judgment_free = ["rbo", "rbo_min", "rbo_max", "rbo_res", "rbo_prefix", "kendall_tau", "tau_ap"]
+    assert heads == [*FAMILIES, "judgment-free", *judgment_free]
+    assert "aliases: rbo_ext" in out and "p=0.9: RBO's persistence" in out
     for name, fam in FAMILIES.items():
         assert fam.description in out, name
     assert "aliases: mrr, recip_rank" in out

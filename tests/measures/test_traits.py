@@ -10,6 +10,7 @@ allowed, the usual refusal or fallback.
 from __future__ import annotations
 
 import ast
+import io
 import os
 from collections.abc import Callable
 from dataclasses import replace
@@ -29,11 +30,13 @@ from rankmeter.measures.family import MIN_REL, P_DIVISOR, Family  # noqa: E402
 from rankmeter.measures.kernels import precision  # noqa: E402
 from rankmeter.measures.traits import Traits  # noqa: E402
 from rankmeter.pipeline import judged_items_suffice, positive_ideal_suffices, positive_items_suffice  # noqa: E402
+from rankmeter.trec_eval.app import run_trec_eval  # noqa: E402
 from rankmeter.vectors import evaluate_vectors  # noqa: E402
 from rankmeter.vectors.retrieval import merge_cutoffs  # noqa: E402
 from rankmeter.xp.kernels import KERNELS  # noqa: E402
 
 FAST = Traits(
+    expected_ties=True,
     top_k=True,
     full_as_cutoff=True,
     judged_items=True,
@@ -43,6 +46,8 @@ FAST = Traits(
     hamming="p",
 )
 """Every shortcut p itself takes (p's formula on each backend), and full_as_cutoff, which p does not allow."""
+EXACT = Traits(expected_ties=True)
+"""No shortcut, and the claim that the kernel computes under ``ties="expected"`` (the dense paths' default)."""
 
 
 @pytest.fixture
@@ -74,9 +79,85 @@ def _dense(seed: int = 3, n: int = 12, m: int = 20) -> tuple[np.ndarray, np.ndar
 def test_the_toy_has_ps_values_on_evaluate_arrays(register, traits: Traits) -> None:
     register(traits)
     y, s = _dense()
-    for ties in ("expected", "trec", "optimistic"):
+    for ties in ("expected", "trec", "optimistic") if traits.expected_ties else ("trec", "optimistic"):
         res = rankmeter.evaluate_arrays(y, s, ["toy@[3,5]", "p@[3,5]", "map"], ties=ties)
         assert res.values[:, :2].tolist() == res.values[:, 2:4].tolist()
+
+
+EXPECTED_REFUSED = "measure 'toy@2' has no exact expectation over tied orderings; use ties='trec', 'stable'"
+QRELS = {"q1": {"a": 1, "b": 0, "c": 2}, "q2": {"x": 1}}
+RUN = {"q1": {"a": 0.3, "d": 0.9, "c": 0.3, "e": 0.1}, "q2": {"y": 0.5, "x": 0.5, "z": 0.7}}
+
+
+def _entry_points(tmp_path: Path) -> dict[str, Callable[[str], object]]:
+    """Every entry point that takes ``ties``, on the same two queries (tied scores in both), by measure name."""
+    from rankmeter.core.join import align
+    from rankmeter.io.load import as_qrels, as_run
+    from rankmeter.pipeline import evaluate_ranked
+    from rankmeter.streaming import evaluate_stream
+
+    run_file = tmp_path / "run.txt"
+    run_file.write_text("".join(f"{q} Q0 {d} 0 {v} s\n" for q, docs in RUN.items() for d, v in docs.items()))
+    y, s = _dense()
+    return {
+        "evaluate": lambda m: rankmeter.evaluate(QRELS, RUN, m, ties="expected"),
+        "evaluate_arrays": lambda m: rankmeter.evaluate_arrays(y, s, m, ties="expected"),
+        "evaluate_lists": lambda m: rankmeter.evaluate_lists([[1, 0, 2]], [[0.5, 0.5, 0.1]], m, ties="expected"),
+        "evaluate_stream": lambda m: evaluate_stream(QRELS, str(run_file), m, ties="expected"),
+        "evaluate_ranked": lambda m: evaluate_ranked(align(as_qrels(QRELS), as_run(RUN), ties="expected")[0], m),
+    }
+
+
+@pytest.mark.parametrize(
+    "entry", ["evaluate", "evaluate_arrays", "evaluate_lists", "evaluate_stream", "evaluate_ranked"]
+)
+def test_every_entry_point_refuses_expected_ties_by_the_trait(register, tmp_path: Path, entry: str) -> None:
+    """p's kernel computes the exact expectation, but the toy does not claim it: refused before any kernel runs."""
+    register(replace(FAST, expected_ties=False))
+    call = _entry_points(tmp_path)[entry]
+    with pytest.raises(PolicyError, match=EXPECTED_REFUSED):
+        call("toy@2")
+    register(FAST)
+    assert call("toy@2")["toy@2"] == call("p@2")["p@2"]
+
+
+def test_the_expected_ties_trait_matches_every_kernel() -> None:
+    """A family claims ``expected_ties`` exactly when its kernel computes under ``ties="expected"``.
+
+    The kernels are called directly (past the entry points' check) on a run with tied scores. The families
+    that read top-k lists refuse list by list where a tie changes their value, and the diversity families
+    read intent qrels, which refuse ``expected`` as a policy (:func:`rankmeter.evaluate_diversity`).
+    """
+    from rankmeter.core.join import align
+    from rankmeter.io.load import as_qrels, as_run
+    from rankmeter.measures.kernels.context import Context
+
+    ranked, _ = align(
+        as_qrels({"q": {"a": 3, "b": 0, "c": 1, "d": 2}}),
+        as_run(RUN | {"q": {"a": 1.0, "b": 1.0, "c": 0.5, "e": 0.5}}),
+        ties="expected",
+    )
+    ctx = Context(ranked)
+    computed, refused = set(), set()
+    for name, family in FAMILIES.items():
+        if family.reads != "grades":
+            continue
+        m = parse(f"{name}{family.example}@3" if family.cutoff != "none" else f"{name}{family.example}")
+        try:
+            family.kernel(ctx, m)
+            computed.add(name)
+        except PolicyError as e:
+            assert "has no exact expectation over tied orderings" in str(e), name
+            refused.add(name)
+    assert computed == {n for n in computed | refused if FAMILIES[n].traits.expected_ties}
+    assert len(computed) > 40 and len(refused) >= 18
+
+
+def test_intent_and_list_families_declare_the_trait_as_their_entry_points_treat_them() -> None:
+    intents = {n for n, f in FAMILIES.items() if f.reads == "intents"}
+    lists = {n for n, f in FAMILIES.items() if f.reads == "lists"}
+    assert intents and not any(FAMILIES[n].traits.expected_ties for n in intents)
+    assert lists and all(FAMILIES[n].traits.expected_ties for n in lists)
 
 
 def test_dense_top_k_path_when_declared(register) -> None:
@@ -112,7 +193,7 @@ def test_sparse_lists_give_the_toy_ps_values(register) -> None:
     assert res.values[:, :3].tolist() == [[0.0, 0.5, 2 / 3], [0.0, 0.0, 1 / 3]]
 
 
-@pytest.mark.parametrize("traits, path", [(FAST, "device"), (Traits(), "numpy-view")], ids=["fast", "plain"])
+@pytest.mark.parametrize("traits, path", [(FAST, "device"), (EXACT, "numpy-view")], ids=["fast", "plain"])
 def test_array_api_path_follows_the_traits(register, monkeypatch, traits: Traits, path: str) -> None:
     monkeypatch.setenv("RANKMETER_ARRAY_API", "device")
     register(traits)
@@ -143,7 +224,7 @@ def test_keras_refuses_the_toy_when_not_declared(register) -> None:
         rk.Metric("toy@3")
 
 
-@pytest.mark.parametrize("traits, path", [(FAST, "bucket"), (Traits(), "sort")], ids=["fast", "plain"])
+@pytest.mark.parametrize("traits, path", [(FAST, "bucket"), (EXACT, "sort")], ids=["fast", "plain"])
 def test_hamming_buckets_follow_the_traits(register, traits: Traits, path: str) -> None:
     register(traits)
     rng = np.random.default_rng(5)
@@ -186,6 +267,62 @@ def test_several_sampled_rankings_follow_the_trait(monkeypatch, traits: Traits) 
             rankmeter.evaluate({"u1": {"a": 1}}, runs, ["toy@2", "ee_loss@2"], items=items)
 
 
+@pytest.mark.parametrize(
+    "traits, missing", [(Traits(zero_without_results=True), 0.0), (Traits(), -2.0)], ids=["zero", "kernel"]
+)
+def test_trec_eval_complete_follows_the_zero_without_results_trait(
+    monkeypatch, tmp_path: Path, traits: Traits, missing: float
+) -> None:
+    """``-c`` scores topic 2 (two relevant documents, no results) 0, or ``c * R`` = -2 without the trait."""
+    monkeypatch.setitem(FAMILIES, "utility", replace(FAMILIES["utility"], traits=traits))
+    (tmp_path / "q").write_text("1 0 a 1\n1 0 b 0\n2 0 x 1\n2 0 y 1\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 3.0 s\n1 Q0 b 2 2.0 s\n")
+    out = io.StringIO()
+    assert (
+        run_trec_eval(["-q", "-n", "-c", "-m", "utility.1,-1,-1,0", str(tmp_path / "q"), str(tmp_path / "r")], out) == 0
+    )
+    # topic 1: a relevant retrieved (+1), b non-relevant retrieved (-1), nothing relevant missed
+    assert out.getvalue().splitlines() == [
+        "utility_1,-1,-1,0     \t1\t0.0000",
+        f"utility_1,-1,-1,0     \t2\t{missing:.4f}",
+    ]
+
+
+def test_utility_declares_zero_without_results() -> None:
+    assert [name for name, f in FAMILIES.items() if f.traits.zero_without_results] == ["utility"]
+
+
+def test_similarity_names_follow_their_family_table(monkeypatch) -> None:
+    """A judgment-free family joins the parser, its persistence parameter and its required depth by its row."""
+    from rankmeter.agreement import names
+    from rankmeter.cli.measures import describe
+    from rankmeter.measures import similarity_families
+
+    toy = replace(similarity_families.FAMILIES[4], name="toy_prefix")  # rbo_prefix's row: p and a required depth
+    monkeypatch.setitem(names.FAMILIES, "toy_prefix", toy)
+    monkeypatch.setattr(similarity_families, "FAMILIES", [*similarity_families.FAMILIES, toy])
+    assert str(names.parse_similarity("TOY_PREFIX(p=0.5)@3")) == "toy_prefix(p=0.5)@3"
+    assert str(names.parse_similarity("toy_prefix@3")) == "toy_prefix(p=0.9)@3"
+    with pytest.raises(MeasureSyntaxError, match="toy_prefix sums the agreements to a depth; write toy_prefix@k"):
+        names.parse_similarity("toy_prefix")
+    assert "\ntoy_prefix   RBO summed to the depth k" in describe()
+    tau = replace(similarity_families.FAMILIES[5], name="toy_tau")  # kendall_tau's row: no parameter
+    monkeypatch.setitem(names.FAMILIES, "toy_tau", tau)
+    with pytest.raises(MeasureSyntaxError, match="toy_tau takes no parameters"):
+        names.parse_similarity("toy_tau(p=0.5)")
+
+
+def test_similarity_families_are_not_computed_by_evaluate() -> None:
+    from rankmeter.measures import similarity_families
+
+    assert not {f.name for f in similarity_families.FAMILIES} & set(FAMILIES)
+    rbo = similarity_families.FAMILIES[0]
+    with pytest.raises(
+        MeasureSyntaxError, match="measure 'rbo' compares two runs: compute it with rankmeter.similarity"
+    ):
+        rbo.kernel(None, "rbo")
+
+
 def test_every_declared_device_formula_exists() -> None:
     for name, family in FAMILIES.items():
         formula = family.traits.array_api
@@ -198,12 +335,15 @@ def test_traits_of_takes_a_measure_or_a_family_name() -> None:
 
 
 def _family_name_collections(path: Path) -> list[tuple[int, list[str]]]:
-    """Tuple, list and set literals of two or more strings that are all family names."""
+    """Tuple, list and set literals of two or more strings that are all family names (judgment-free ones too)."""
+    from rankmeter.measures import similarity_families
+
+    known = set(FAMILIES) | {f.name for f in similarity_families.FAMILIES}
     found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Tuple | ast.List | ast.Set) and len(node.elts) >= 2:
             values = [e.value if isinstance(e, ast.Constant) else None for e in node.elts]
-            if all(isinstance(v, str) and v in FAMILIES for v in values):
+            if all(isinstance(v, str) and v in known for v in values):
                 found.append((node.lineno, [str(v) for v in values]))
     return found
 
@@ -220,8 +360,10 @@ def test_no_module_outside_measures_keeps_family_names() -> None:
 
 def test_the_scan_sees_a_family_name_tuple(tmp_path: Path) -> None:
     module = tmp_path / "m.py"
-    module.write_text('GRADED = ("ndcg", "dcg")\nOTHER = ("ndcg@10", "map")\n', encoding="utf-8")
-    assert _family_name_collections(module) == [(1, ["ndcg", "dcg"])]
+    module.write_text(
+        'GRADED = ("ndcg", "dcg")\nOTHER = ("ndcg@10", "map")\nRBO = ("rbo_max", "rbo_res")\n', encoding="utf-8"
+    )
+    assert _family_name_collections(module) == [(1, ["ndcg", "dcg"]), (3, ["rbo_max", "rbo_res"])]
 
 
 def test_the_toy_is_gone_after_its_tests() -> None:  # last in the module: the tests above registered it

@@ -196,3 +196,27 @@ def test_weighted_dcg_reproducer():
     res = rankmeter.evaluate_arrays(yt, ys, "dcg", sample_weight=w)
     # sklearn: (1 * 3.5 + 3 * 1.7619) / 4 = 2.1964; rankmeter: (1 * 3.5 + 3 * (3 * 1.7619)) / 4 = 4.8392
     assert res["dcg"] == pytest.approx(dcg_score(yt, ys, sample_weight=w), abs=TOL)
+
+
+@pytest.mark.parametrize("max_fpr", [0.05, 0.3, 0.5, 0.99, 1.0])
+def test_auroc_max_fpr_matches_roc_auc_score(max_fpr: float) -> None:
+    """``auroc(max_fpr=x)``: scikit-learn's McClish-standardised partial AUC, list by list (tied scores grouped)."""
+    rng = np.random.default_rng(31)
+    rows = []
+    for _ in range(40):
+        m = int(rng.integers(2, 15))
+        y = (rng.random(m) < 0.4).astype(float)
+        y[0], y[1] = 1.0, 0.0  # both classes in every list
+        rows.append((y, np.round(rng.random(m), 1)))  # many ties
+    got = rankmeter.evaluate_lists(
+        [y for y, _ in rows], [s for _, s in rows], f"auroc(max_fpr={max_fpr})", ties="expected"
+    ).values[:, 0]
+    want = [sk_metrics.roc_auc_score(y, s, max_fpr=max_fpr) for y, s in rows]
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("value", ["0", "1.5", "x"])
+def test_auroc_max_fpr_must_lie_in_the_unit_interval(value: str) -> None:
+    message = "is not a number" if value == "x" else rf"max_fpr must be a number in \(0, 1\], got {float(value)}"
+    with pytest.raises(rankmeter.errors.MeasureSyntaxError, match=message):
+        rankmeter.parse(f"auroc(max_fpr={value})")

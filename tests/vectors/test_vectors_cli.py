@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from rankmeter.cli.main import main
-from rankmeter.vectors import evaluate_vectors
+from rankmeter.vectors import VECTOR_TIES, evaluate_vectors
 
 QUERY = np.array([[1, 1, -1, -1]])
 DATABASE = np.array(
@@ -69,6 +69,14 @@ def test_json_equals_the_api(files, capsys, ties: str) -> None:
     assert data["aggregate"] == pytest.approx(api.aggregate, abs=1e-15)
     assert data["metadata"]["ties"] == ties and data["metadata"]["input"] == "vectors"
     assert [row["query_id"] for row in data["per_query"]] == ["0", "0", "0"]
+
+
+def test_ties_are_the_vector_policies(files, capsys) -> None:
+    """``--ties`` offers the policies the vector paths rank (:data:`rankmeter.core.ties.VECTOR_TIES`), no ``trec``."""
+    with pytest.raises(SystemExit):
+        main(_args(files, "--ties", "trec"))
+    choices = ", ".join(repr(t) for t in VECTOR_TIES)
+    assert f"argument --ties: invalid choice: 'trec' (choose from {choices})" in capsys.readouterr().err
 
 
 def test_csv_exclude_self_batch_and_output_file(files, tmp_path: Path) -> None:

@@ -31,7 +31,7 @@ def _values(
 ) -> np.ndarray:
     """``(n_queries, n_measures)`` values; RBO's forms that share ``p`` and a depth are computed together."""
     values = np.full((len(query_ids), len(parsed)), np.nan)
-    bounds = {(m.p, m.depth) for m in parsed if m.family in ("rbo_max", "rbo_res")}
+    bounds = {(m.p, m.depth) for m in parsed if _RBO_FORM.get(m.family) in ("max", "res")}
     forms: dict[tuple[float | None, int | None], dict[str, np.ndarray]] = {}
     for j, m in enumerate(parsed):
         if m.family in _RBO_FORM:

@@ -16,14 +16,13 @@ import re
 from dataclasses import dataclass
 
 from rankmeter.errors import MeasureSyntaxError
+from rankmeter.measures import similarity_families
 
-RBO_FAMILIES = ("rbo", "rbo_min", "rbo_max", "rbo_res", "rbo_prefix")
-"""RBO's forms: extrapolated (``rbo``), lower and upper bounds, residual, and the prefix sum at a depth."""
-TAU_FAMILIES = ("kendall_tau", "tau_ap")
-"""Rank correlations between the shared items of two lists."""
-ALIASES = {"rbo_ext": "rbo"}
+FAMILIES = {f.name: f for f in similarity_families.FAMILIES}
+"""The judgment-free families by name (:mod:`rankmeter.measures.similarity_families`)."""
+ALIASES = similarity_families.ALIASES
 """Other spellings of a family."""
-DEFAULT_P = 0.9
+DEFAULT_P = similarity_families.PERSISTENCE.default
 """RBO's persistence when the name gives none."""
 
 _NAME = re.compile(r"^\s*([A-Za-z_]+)\s*(?:\(\s*([^)]*?)\s*\))?\s*(?:@\s*(\S+))?\s*$")
@@ -63,8 +62,8 @@ def parse_similarity(text: str) -> SimilarityMeasure:
         raise MeasureSyntaxError(f"measure {text!r}: expected family[(p=...)][@depth], e.g. 'rbo(p=0.9)@10'")
     head, params, depth_text = match.groups()
     family = ALIASES.get(head.lower(), head.lower())
-    if family not in RBO_FAMILIES + TAU_FAMILIES:
-        known = ", ".join((*RBO_FAMILIES, *ALIASES, *TAU_FAMILIES))
+    if family not in FAMILIES:
+        known = ", ".join((*FAMILIES, *ALIASES))
         raise MeasureSyntaxError(f"measure {text!r}: unknown judgment-free measure {head!r}; known: {known}")
     p = _persistence(text, family, params)
     depth = None
@@ -72,26 +71,21 @@ def parse_similarity(text: str) -> SimilarityMeasure:
         if not re.fullmatch(r"\d+", depth_text) or int(depth_text) < 1:
             raise MeasureSyntaxError(f"measure {text!r}: depth must be a positive integer, got {depth_text!r}")
         depth = int(depth_text)
-    if family == "rbo_prefix" and depth is None:
-        raise MeasureSyntaxError(f"measure {text!r}: rbo_prefix sums the agreements to a depth; write rbo_prefix@k")
+    if FAMILIES[family].cutoff == "required" and depth is None:
+        raise MeasureSyntaxError(f"measure {text!r}: {family} sums the agreements to a depth; write {family}@k")
     return SimilarityMeasure(family, p, depth)
 
 
 def _persistence(text: str, family: str, params: str | None) -> float | None:
-    """RBO's ``p`` from the text between the parentheses (None for the tau families)."""
-    if family not in RBO_FAMILIES:
+    """RBO's ``p`` from the text between the parentheses (None for a family without it, the tau ones)."""
+    persistence = FAMILIES[family].params.get("p")
+    if persistence is None:
         if params:
             raise MeasureSyntaxError(f"measure {text!r}: {family} takes no parameters")
         return None
     if not params:
-        return DEFAULT_P
+        return float(persistence.default)
     name, _, value = params.partition("=")
     if name.strip() != "p" or not value.strip():
         raise MeasureSyntaxError(f"measure {text!r}: the only parameter is p (persistence), e.g. rbo(p=0.9)")
-    try:
-        p = float(value)
-    except ValueError:
-        raise MeasureSyntaxError(f"measure {text!r}: p must be a number, got {value.strip()!r}") from None
-    if not 0.0 < p < 1.0:
-        raise MeasureSyntaxError(f"measure {text!r}: p must lie strictly between 0 and 1, got {p!r}")
-    return p
+    return float(persistence.parse(value, text))

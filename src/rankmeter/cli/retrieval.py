@@ -17,10 +17,10 @@ import numpy as np
 from rankmeter.cli.ann_recall_command import add_ann_arguments, run_ann, write_result
 from rankmeter.cli.options import MAX_DIGITS, MAX_INT64, MAX_SEED, integer
 from rankmeter.core.semantics import EMPTY_POLICIES, Semantics
+from rankmeter.core.ties import VECTOR_TIES
 from rankmeter.errors import InputFormatError
 
 DEFAULT_MEASURES = ["ndcg@10", "ndcg@100", "ndcg", "map@1000", "map", "p@10"]
-_TIES = ("expected", "stable", "optimistic", "pessimistic", "shuffle")
 _METRICS = ("hamming", "cosine", "euclidean", "inner")
 _RELEVANCE = ("shared_labels", "any_shared", "same_class")
 
@@ -62,7 +62,7 @@ def add_parser(sub: Any) -> None:
         default="shared_labels",
         help="grade from labels (default: shared_labels = number of shared labels)",
     )
-    p.add_argument("--ties", choices=_TIES, default="expected", help="tie policy (default: expected)")
+    p.add_argument("--ties", choices=VECTOR_TIES, default="expected", help="tie policy (default: expected)")
     p.add_argument(
         "--exclude-self",
         action="store_true",

@@ -85,6 +85,10 @@ TIE_RULES: dict[str, TieRule] = {
 }
 """The ordering rule of every tie policy, once: inside a group of equal scores, items go by ``key`` ascending."""
 
+VECTOR_TIES = ("expected", "stable", "optimistic", "pessimistic", "shuffle")
+"""The policies of the vector paths (:func:`rankmeter.evaluate_vectors`, ``rankmeter retrieval``): every rule
+but ``trec``, which orders tied documents by their ids' string order (database rows are numbered, not named)."""
+
 
 def reference_order(scores: list[float], ties: str, items: list[TiedItem] | None = None) -> list[int]:
     """One list ranked under ``ties`` by :data:`TIE_RULES`, in plain Python: the specification of every ranking.

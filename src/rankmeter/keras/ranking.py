@@ -99,6 +99,19 @@ def _lexsort(keys: list[Tensor], columns: Tensor) -> Tensor:
     return perm
 
 
+def _valid_first(perm: Tensor | None, masked: Tensor) -> Tensor:
+    """The columns of ``perm`` (all columns when None), the valid ones first, each part in ``perm``'s order.
+
+    >>> import numpy as np
+    >>> masked = ops.convert_to_tensor(np.array([[1, 0, 1, 0]], dtype="int32"))
+    >>> ops.convert_to_numpy(_valid_first(None, masked)).tolist()
+    [[1, 3, 0, 2]]
+    """
+    if perm is None:
+        return ops.argsort(masked, axis=1)  # stable: each part keeps the column order
+    return _take(perm, ops.argsort(_take(masked, perm), axis=1))
+
+
 def top_columns(key: Tensor, depth: int) -> Tensor:
     """Columns of the ``depth`` largest keys of each row, largest first, equal keys in column order.
 
@@ -122,7 +135,8 @@ class Ranked:
     Parameters
     ----------
     scores : tensor, shape (batch, m)
-        Higher first; finite where ``valid``.
+        Higher first; infinite scores rank like any other (``-inf`` still
+        before every masked item), equal infinities tie.
     valid : tensor of bool, shape (batch, m)
         ``False`` items go last, in groups of their own, and must carry zero
         values (they take positions after every valid item, which cutoffs
@@ -172,24 +186,29 @@ class Ranked:
         self.rows, self.width = batch, depth
         key = ops.where(valid, scores, ops.full_like(scores, float("-inf")))  # masked items last
         key = ops.where(ops.equal(key, 0.0), ops.zeros_like(key), key)  # -0.0 ties 0.0 (JAX's top_k puts it after)
+        masked = ops.cast(ops.logical_not(valid), "int32")  # sorts a valid -inf before the masked items' -inf
         if self.small:
-            self._top_groups(key, valid, depth)
+            self._top_groups(key, valid, depth, _valid_first(None, masked))
             return
         if ties in ("stable", "expected"):
-            self.order = top_columns(key, depth)
+            front = _valid_first(None, masked)
+            self.order = _take(front, top_columns(_take(key, front), depth))
         elif ties == "shuffle":
-            perm = ops.argsort(noise, axis=1)  # a random order of the columns, then stable within it
-            self.order = _take(perm, top_columns(_take(key, perm), depth))
+            front = _valid_first(ops.argsort(noise, axis=1), masked)  # a random order, then stable within it
+            self.order = _take(front, top_columns(_take(key, front), depth))
         else:
             columns = ops.broadcast_to(ops.expand_dims(ops.arange(m, dtype="int32"), 0), (batch, m))
             first = grades if ties == "pessimistic" else ops.negative(columns if ties == "trec" else grades)
-            self.order = _lexsort([first, ops.negative(key)], columns)[:, :depth]
+            self.order = _lexsort([first, ops.negative(key), masked], columns)[:, :depth]
         if not self.expected:
             self.size = ops.ones((batch, depth), dtype=dtype)
             self.start = ops.broadcast_to(self.positions, (batch, depth))
             return
-        ranked = self.take(key)
-        change = ops.cast(ops.not_equal(ranked[:, 1:], ranked[:, :-1]), "int32")
+        ranked, live = self.take(key), self.take(valid)
+        both_valid = ops.logical_and(live[:, 1:], live[:, :-1])  # a masked item is a group of its own
+        change = ops.cast(
+            ops.logical_or(ops.not_equal(ranked[:, 1:], ranked[:, :-1]), ops.logical_not(both_valid)), "int32"
+        )
         new_group = ops.concatenate([ops.ones((batch, 1), dtype="int32"), change], axis=1)
         row_base = ops.expand_dims(ops.arange(batch, dtype="int32") * depth, 1)
         self.group = ops.reshape(ops.cumsum(new_group, axis=1, dtype="int32") - 1 + row_base, (-1,))
@@ -201,13 +220,17 @@ class Ranked:
         )
         self.start = ops.cast(-self._gather(first), dtype)  # positions < 2**24: exact in any float
 
-    def _top_groups(self, key: Tensor, valid: Tensor, depth: int) -> None:
-        """``expected`` at a small depth: the groups among the top ``depth`` scores, and the last one's rest."""
-        values, self.order = ops.top_k(key, depth, sorted=True)  # the order inside a group does not matter
-        live = ops.isfinite(values)  # a valid item (masked ones hold -inf)
+    def _top_groups(self, key: Tensor, valid: Tensor, depth: int, front: Tensor) -> None:
+        """``expected`` at a small depth: the groups among the top ``depth`` scores, and the last one's rest.
+
+        ``front`` lists the valid columns first, so that ``top_k`` keeps a valid ``-inf`` before a masked item.
+        """
+        self.order = _take(front, top_columns(_take(key, front), depth))  # the order inside a group does not matter
+        values, live = self.take(key), self.take(valid)  # masked items hold -inf, as a valid -inf does
         row, col = ops.expand_dims(values, 2), ops.expand_dims(values, 1)
         live_col = ops.expand_dims(live, 1)
-        self._same = ops.cast(ops.logical_and(ops.equal(row, col), live_col), self.dtype)
+        same = ops.logical_and(ops.equal(row, col), ops.equal(ops.expand_dims(live, 2), live_col))
+        self._same = ops.cast(same, self.dtype)
         self._above = ops.cast(ops.logical_and(ops.greater(col, row), live_col), self.dtype)
         last = values[:, -1:]
         self._in_last = ops.logical_and(ops.equal(values, last), live)  # the group that may run past the depth

@@ -74,6 +74,7 @@ FAMILIES = [
         reads="lists",
         list_set=True,
         needs_relevant=False,
+        traits=Traits(expected_ties=True),
     ),
     Family(
         "entropy",
@@ -83,6 +84,7 @@ FAMILIES = [
         reads="lists",
         list_set=True,
         needs_relevant=False,
+        traits=Traits(expected_ties=True),
     ),
     Family(
         "recbole_entropy",
@@ -92,6 +94,7 @@ FAMILIES = [
         reads="lists",
         list_set=True,
         needs_relevant=False,
+        traits=Traits(expected_ties=True),
     ),
     Family(
         "gini",
@@ -101,6 +104,7 @@ FAMILIES = [
         reads="lists",
         list_set=True,
         needs_relevant=False,
+        traits=Traits(expected_ties=True),
     ),
     Family(
         "personalization",
@@ -111,6 +115,7 @@ FAMILIES = [
         reads="lists",
         list_set=True,
         needs_relevant=False,
+        traits=Traits(expected_ties=True),
     ),
     Family(
         "novelty",
@@ -119,6 +124,7 @@ FAMILIES = [
         cutoff="required",
         reads="lists",
         needs_relevant=False,
+        traits=Traits(expected_ties=True),
     ),
     Family(
         "ms_novelty",
@@ -128,6 +134,7 @@ FAMILIES = [
         reads="lists",
         list_set=True,
         needs_relevant=False,
+        traits=Traits(expected_ties=True),
     ),
     Family(
         "ild",
@@ -137,6 +144,7 @@ FAMILIES = [
         params={"metric": ILD_METRIC},
         reads="lists",
         needs_relevant=False,
+        traits=Traits(expected_ties=True),
     ),
     Family(
         "arp",
@@ -145,6 +153,7 @@ FAMILIES = [
         cutoff="required",
         reads="lists",
         needs_relevant=False,
+        traits=Traits(expected_ties=True),
     ),
     Family(
         "aplt",
@@ -154,6 +163,7 @@ FAMILIES = [
         params=_TAIL,
         reads="lists",
         needs_relevant=False,
+        traits=Traits(expected_ties=True),
     ),
     Family(
         "aclt",
@@ -163,6 +173,7 @@ FAMILIES = [
         params=_TAIL,
         reads="lists",
         needs_relevant=False,
+        traits=Traits(expected_ties=True),
     ),
 ]
 
@@ -174,6 +185,7 @@ FAMILIES += [
         cutoff="required",
         reads="lists",
         needs_relevant=False,
+        traits=Traits(expected_ties=True),
     ),
     Family(
         "rectools_serendipity",
@@ -182,6 +194,7 @@ FAMILIES += [
         cutoff="required",
         reads="lists",
         needs_relevant=False,
+        traits=Traits(expected_ties=True),
     ),
     Family(
         "pop_recall",
@@ -190,6 +203,7 @@ FAMILIES += [
         cutoff="required",
         params={"gamma": GAMMA},
         reads="lists",
+        traits=Traits(expected_ties=True),
     ),
     Family(
         "exposure",
@@ -200,6 +214,7 @@ FAMILIES += [
         reads="lists",
         needs_relevant=False,
         example="(group=x)",
+        traits=Traits(expected_ties=True),
     ),
     Family(
         "exposure_ratio",
@@ -210,6 +225,7 @@ FAMILIES += [
         reads="lists",
         list_set=True,
         needs_relevant=False,
+        traits=Traits(expected_ties=True),
     ),
     Family(
         "exposure_diff",
@@ -220,6 +236,7 @@ FAMILIES += [
         reads="lists",
         list_set=True,
         needs_relevant=False,
+        traits=Traits(expected_ties=True),
     ),
 ]
 
@@ -233,7 +250,7 @@ FAMILIES += [
         params={"patience": EE_PATIENCE},
         reads="lists",
         needs_relevant=False,
-        traits=Traits(sampled_rankings=True),
+        traits=Traits(sampled_rankings=True, expected_ties=True),
     )
     for name, kernel, what in [
         ("ee_loss", beyond_expected.ee_loss, "EE-L, squared distance to the ideal stochastic ranker's exposure"),

@@ -228,6 +228,23 @@ def all_relevant_param(default: float) -> Param:
     )
 
 
+def _check_max_fpr(value: Any, family: str) -> float | None:
+    x = _number(value, family) if isinstance(value, str) else value
+    if x is None:
+        return None
+    if isinstance(x, bool) or not isinstance(x, int | float | np.integer | np.floating) or not 0 < x <= 1:
+        raise MeasureSyntaxError(f"measure {family!r}: max_fpr must be a number in (0, 1], got {value!r}")
+    return float(x)
+
+
+MAX_FPR = Param(
+    None,
+    lambda t, s: _check_max_fpr(_number(t, s), s),
+    _check_max_fpr,
+    "McClish-standardised partial area below this false-positive rate (scikit-learn, torchmetrics max_fpr)",
+)
+
+
 Kernel = Callable[[Any, Any], np.ndarray]
 
 

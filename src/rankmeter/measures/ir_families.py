@@ -30,6 +30,7 @@ import numpy as np
 from rankmeter.errors import MeasureSyntaxError
 from rankmeter.measures.family import GAIN, MIN_REL, Family, Param
 from rankmeter.measures.kernels import compat, cwl, ntcir, rank_stats
+from rankmeter.measures.traits import Traits
 
 
 def _number(
@@ -94,6 +95,7 @@ FAMILIES: list[Family] = [
         cutoff="none",
         params=_CWL,
         example="(max_rel=3)",
+        traits=Traits(expected_ties=True),
     ),
     Family(
         "inst",
@@ -162,6 +164,7 @@ FAMILIES += [
         "mean rank of the relevant items of the list; lower is better (PyKEEN ArithmeticMeanRank)",
         cutoff="none",
         params={"min_rel": MIN_REL},
+        traits=Traits(expected_ties=True),
     ),
     Family(
         "amri",
@@ -169,12 +172,14 @@ FAMILIES += [
         "adjusted mean rank index 1 - (MR - 1) / ((n + 1) / 2 - 1): 1 best, 0 chance (PyKEEN AMRI)",
         cutoff="none",
         params={"min_rel": MIN_REL},
+        traits=Traits(expected_ties=True),
     ),
     Family(
         "mpr",
         rank_stats.mpr,
         "mean percentile rank (i - 1) / (n - 1) of the items, weighted by grade; lower is better",
         cutoff="none",
+        traits=Traits(expected_ties=True),
     ),
 ]
 
@@ -190,6 +195,7 @@ FAMILIES += [
         ntcir.q_measure,
         "Q-measure: AP with the blended ratio (C(i) + beta cg(i)) / (i + beta cg*(i)) (NTCIREVAL Q, Q@k)",
         params={"beta": Q_BETA, "gain": GAIN},
+        traits=Traits(expected_ties=True),
     ),
     Family(
         "gap",
@@ -202,6 +208,7 @@ FAMILIES += [
         "intentwise rank-biased utility: ERR's cascade, stop probability g / (g(gmax) + 1), worth p^i (NTCIREVAL)",
         params={"p": RBU_P, "gmax": RBU_GMAX, "gain": GAIN},
         example="(gmax=3,p=0.9)",
+        traits=Traits(expected_ties=True),
     ),
 ]
 

@@ -35,6 +35,7 @@ from rankmeter.errors import MeasureSyntaxError
 from rankmeter.measures.family import MIN_REL, Family, Param
 from rankmeter.measures.kernels import label_ranking, recsys
 from rankmeter.measures.kernels.trec import sets
+from rankmeter.measures.traits import Traits
 
 
 def _check_n_items(value: Any, family: str) -> int:
@@ -65,6 +66,7 @@ FAMILIES = [
         params=_BINARY,
         aggregate="pooled",
         pool=recsys.min_k_relevant,
+        traits=Traits(expected_ties=True),
     ),
     Family(
         "implicit_auc",
@@ -73,6 +75,7 @@ FAMILIES = [
         cutoff="required",
         params={**_BINARY, "n_items": N_ITEMS},
         example="(n_items=10)",
+        traits=Traits(expected_ties=True),
     ),
     Family(
         "rectools_ndcg",
@@ -80,6 +83,7 @@ FAMILIES = [
         "rectools' NDCG (divide_by_achievable=False): binary DCG@k / DCG of k relevant items",
         cutoff="required",
         params=_BINARY,
+        traits=Traits(expected_ties=True),
     ),
     Family(
         "gauc",
@@ -89,6 +93,7 @@ FAMILIES = [
         params=_BINARY,
         aggregate="pooled",
         pool=recsys.ranked_relevant_count,
+        traits=Traits(expected_ties=True),
     ),
 ]
 

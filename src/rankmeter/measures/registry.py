@@ -12,7 +12,9 @@ family names): ``top_k`` lets dense rows rank only their top k,
 dense lists, ``graded`` / ``gain_sum`` how relevance and item weights are read,
 ``full_as_cutoff`` and ``cut_at_relevant`` how the vector paths merge cutoffs
 and count ties, ``sampled_rankings`` whether a run may be several sampled
-rankings per user, and ``array_api`` / ``keras`` / ``hamming`` name the formula
+rankings per user, ``expected_ties`` whether ``ties="expected"`` is exact (else
+refused up front), ``zero_without_results`` how ``trec_eval -c`` scores a topic
+without results, and ``array_api`` / ``keras`` / ``hamming`` name the formula
 that computes the family on those backends. A new row declares none and takes
 the general path everywhere; each trait it declares is a claim that the tests
 check (``tests/measures/test_traits.py``, ``tests/frameworks/test_formula_table.py``).
@@ -37,6 +39,7 @@ from rankmeter.measures.family import (
     DISCOUNT,
     GAIN,
     IDEAL,
+    MAX_FPR,
     MIN_REL,
     P_DIVISOR,
     STOP_GAIN,
@@ -60,6 +63,7 @@ _CORE_FAMILIES: dict[str, Family] = {
             params=_GRADED,
             trec_name="ndcg / ndcg_cut.k",
             traits=Traits(
+                expected_ties=True,
                 graded=True,
                 ideal_dcg=True,
                 full_as_cutoff=True,
@@ -78,6 +82,7 @@ _CORE_FAMILIES: dict[str, Family] = {
             params={"gain": GAIN, "discount": DISCOUNT},
             trec_name="dcg",
             traits=Traits(
+                expected_ties=True,
                 graded=True,
                 gain_sum=True,
                 full_as_cutoff=True,
@@ -97,6 +102,7 @@ _CORE_FAMILIES: dict[str, Family] = {
             params=_GRADED,
             trec_name="ideal_dcg",
             traits=Traits(
+                expected_ties=True,
                 graded=True,
                 gain_sum=True,
                 ideal_dcg=True,
@@ -114,6 +120,7 @@ _CORE_FAMILIES: dict[str, Family] = {
             "cumulative gain, sum of g(r_i) over the top k (no discount)",
             params={"gain": GAIN},
             traits=Traits(
+                expected_ties=True,
                 graded=True,
                 gain_sum=True,
                 full_as_cutoff=True,
@@ -132,6 +139,7 @@ _CORE_FAMILIES: dict[str, Family] = {
             params={**_BINARY, "divisor": AP_DIVISOR},
             trec_name="map / map_cut.k",
             traits=Traits(
+                expected_ties=True,
                 full_as_cutoff=True,
                 top_k=True,
                 judged_items=True,
@@ -147,6 +155,7 @@ _CORE_FAMILIES: dict[str, Family] = {
             "average precision (same as map; per-query name)",
             params={**_BINARY, "divisor": AP_DIVISOR},
             traits=Traits(
+                expected_ties=True,
                 full_as_cutoff=True,
                 top_k=True,
                 judged_items=True,
@@ -163,7 +172,15 @@ _CORE_FAMILIES: dict[str, Family] = {
             cutoff="required",
             params={**_BINARY, "divisor": P_DIVISOR},
             trec_name="P.k",
-            traits=Traits(top_k=True, judged_items=True, positive_ideal=True, array_api="p", keras="p", hamming="p"),
+            traits=Traits(
+                expected_ties=True,
+                top_k=True,
+                judged_items=True,
+                positive_ideal=True,
+                array_api="p",
+                keras="p",
+                hamming="p",
+            ),
         ),
         Family(
             "r",
@@ -172,6 +189,7 @@ _CORE_FAMILIES: dict[str, Family] = {
             params=_BINARY,
             trec_name="recall.k",
             traits=Traits(
+                expected_ties=True,
                 full_as_cutoff=True,
                 top_k=True,
                 judged_items=True,
@@ -186,7 +204,9 @@ _CORE_FAMILIES: dict[str, Family] = {
             precision.f1,
             "F1 of p@k and r@k: 2 rel@k / (k + R)",
             params=_BINARY,
-            traits=Traits(top_k=True, judged_items=True, positive_ideal=True, array_api="f1", hamming="f1"),
+            traits=Traits(
+                expected_ties=True, top_k=True, judged_items=True, positive_ideal=True, array_api="f1", hamming="f1"
+            ),
         ),
         Family(
             "rr",
@@ -195,6 +215,7 @@ _CORE_FAMILIES: dict[str, Family] = {
             params=_BINARY,
             trec_name="recip_rank",
             traits=Traits(
+                expected_ties=True,
                 full_as_cutoff=True,
                 top_k=True,
                 judged_items=True,
@@ -212,7 +233,12 @@ _CORE_FAMILIES: dict[str, Family] = {
             params=_BINARY,
             trec_name="Rprec",
             traits=Traits(
-                judged_items=True, positive_ideal=True, cut_at_relevant=True, array_api="rprec", hamming="rprec"
+                expected_ties=True,
+                judged_items=True,
+                positive_ideal=True,
+                cut_at_relevant=True,
+                array_api="rprec",
+                hamming="rprec",
             ),
         ),
         Family(
@@ -223,6 +249,7 @@ _CORE_FAMILIES: dict[str, Family] = {
             params=_BINARY,
             trec_name="success.k",
             traits=Traits(
+                expected_ties=True,
                 full_as_cutoff=True,
                 top_k=True,
                 judged_items=True,
@@ -240,6 +267,7 @@ _CORE_FAMILIES: dict[str, Family] = {
             params={"divisor": P_DIVISOR},
             needs_relevant=False,
             traits=Traits(
+                expected_ties=True,
                 top_k=True,
                 judged_items=True,
                 positive_ideal=True,
@@ -253,7 +281,9 @@ _CORE_FAMILIES: dict[str, Family] = {
             precision.acg,
             "average cumulative gain: mean grade of the top k",
             cutoff="required",
-            traits=Traits(top_k=True, judged_items=True, positive_ideal=True, array_api="acg", hamming="acg"),
+            traits=Traits(
+                expected_ties=True, top_k=True, judged_items=True, positive_ideal=True, array_api="acg", hamming="acg"
+            ),
         ),
         Family(
             "wap",
@@ -261,7 +291,13 @@ _CORE_FAMILIES: dict[str, Family] = {
             "weighted average precision: AP with ACG@i in place of precision@i (multi-level relevance)",
             params=_BINARY,
             traits=Traits(
-                full_as_cutoff=True, top_k=True, judged_items=True, positive_ideal=True, array_api="wap", hamming="wap"
+                expected_ties=True,
+                full_as_cutoff=True,
+                top_k=True,
+                judged_items=True,
+                positive_ideal=True,
+                array_api="wap",
+                hamming="wap",
             ),
         ),
         Family(
@@ -271,7 +307,9 @@ _CORE_FAMILIES: dict[str, Family] = {
             cutoff="none",
             aggregate="sum",
             trec_name="num_q",
-            traits=Traits(judged_items=True, positive_ideal=True, array_api="num_q", hamming="num_q"),
+            traits=Traits(
+                expected_ties=True, judged_items=True, positive_ideal=True, array_api="num_q", hamming="num_q"
+            ),
         ),
         Family(
             "num_ret",
@@ -280,7 +318,9 @@ _CORE_FAMILIES: dict[str, Family] = {
             cutoff="none",
             aggregate="sum",
             trec_name="num_ret",
-            traits=Traits(judged_items=True, positive_ideal=True, array_api="num_ret", hamming="num_ret"),
+            traits=Traits(
+                expected_ties=True, judged_items=True, positive_ideal=True, array_api="num_ret", hamming="num_ret"
+            ),
         ),
         Family(
             "num_rel",
@@ -290,7 +330,9 @@ _CORE_FAMILIES: dict[str, Family] = {
             params=_BINARY,
             aggregate="sum",
             trec_name="num_rel",
-            traits=Traits(judged_items=True, positive_ideal=True, array_api="num_rel", hamming="num_rel"),
+            traits=Traits(
+                expected_ties=True, judged_items=True, positive_ideal=True, array_api="num_rel", hamming="num_rel"
+            ),
         ),
         Family(
             "num_rel_ret",
@@ -300,7 +342,13 @@ _CORE_FAMILIES: dict[str, Family] = {
             params=_BINARY,
             aggregate="sum",
             trec_name="num_rel_ret",
-            traits=Traits(judged_items=True, positive_ideal=True, array_api="num_rel_ret", hamming="num_rel_ret"),
+            traits=Traits(
+                expected_ties=True,
+                judged_items=True,
+                positive_ideal=True,
+                array_api="num_rel_ret",
+                hamming="num_rel_ret",
+            ),
         ),
     ]
 }
@@ -316,14 +364,14 @@ _CASCADE_FAMILIES: dict[str, Family] = {
             err.err,
             "expected reciprocal rank: sum of R_i / i * prod_{j<i} (1 - R_j)",
             params=_CASCADE,
-            traits=Traits(judged_items=True),
+            traits=Traits(expected_ties=True, judged_items=True),
         ),
         Family(
             "nerr",
             err.nerr,
             "ERR@k / ERR@k of the ideal ordering of all judged documents",
             params={**_CASCADE, "ideal": IDEAL},
-            traits=Traits(judged_items=True),
+            traits=Traits(expected_ties=True, judged_items=True),
         ),
     ]
 }
@@ -338,7 +386,7 @@ _PEER_FAMILIES: dict[str, Family] = {
             precision.hits,
             "number of relevant documents in the top k (ranx hits)",
             params=_BINARY,
-            traits=Traits(array_api="hits"),
+            traits=Traits(expected_ties=True, array_api="hits"),
         ),
         Family(
             "fall_out",
@@ -346,14 +394,15 @@ _PEER_FAMILIES: dict[str, Family] = {
             "non-relevant items in the top k / non-relevant items of the list (torchmetrics)",
             params={**_BINARY, "all_relevant": all_relevant_param(0.0)},
             needs_relevant=False,
-            traits=Traits(array_api="fall_out"),
+            traits=Traits(expected_ties=True, array_api="fall_out"),
         ),
         Family(
             "auroc",
             label_ranking.auroc,
             "share of (relevant, non-relevant) pairs ranked in order; ties 1/2 under expected (torchmetrics)",
             cutoff="none",
-            params={**_BINARY, "all_relevant": all_relevant_param(1.0)},
+            params={**_BINARY, "all_relevant": all_relevant_param(1.0), "max_fpr": MAX_FPR},
+            traits=Traits(expected_ties=True),
         ),
         Family(
             "lrap",
@@ -362,6 +411,7 @@ _PEER_FAMILIES: dict[str, Family] = {
             cutoff="none",
             params=_BINARY,
             needs_relevant=False,
+            traits=Traits(expected_ties=True),
         ),
         Family(
             "coverage_error",
@@ -370,6 +420,7 @@ _PEER_FAMILIES: dict[str, Family] = {
             cutoff="none",
             params=_BINARY,
             needs_relevant=False,
+            traits=Traits(expected_ties=True),
         ),
         Family(
             "label_ranking_loss",
@@ -378,6 +429,7 @@ _PEER_FAMILIES: dict[str, Family] = {
             cutoff="none",
             params=_BINARY,
             needs_relevant=False,
+            traits=Traits(expected_ties=True),
         ),
     ]
 }

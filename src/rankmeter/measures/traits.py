@@ -19,7 +19,14 @@ kernel of each family that names it.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from rankmeter.errors import PolicyError
+
+if TYPE_CHECKING:
+    from rankmeter.measures.base import Measure
 
 
 @dataclass(frozen=True)
@@ -61,12 +68,22 @@ class Traits:
     cut_at_relevant : bool
         The list is cut at each query's ``R`` (R-precision): tie diagnostics
         count the groups straddling that cut.
+    expected_ties : bool
+        Under ``ties="expected"`` the kernel gives the exact mean over every
+        ordering of each tied group (a beyond-accuracy list whose value hangs
+        on an order inside its top k is still refused, list by list). Without
+        it the entry points refuse the family under ``expected`` before
+        reading any data (:func:`refuse_expected_ties`).
     sampled_rankings : bool
         The value is defined over several sampled rankings per user (expected
         exposure): the run may be a list of runs.
     defined_without_relevant : bool
         trec_eval reports the kernel's value for a query without a relevant
         document (its ``dcg`` may be non-zero there) instead of 0.
+    zero_without_results : bool
+        ``trec_eval -c`` scores a judged topic without results 0 instead of
+        the kernel's value for an empty list (``utility`` there is
+        ``c * R + d * nonrelmissed``).
     array_api : str or None
         The :mod:`rankmeter.xp.kernels` formula that computes it on a device
         (None: the host path).
@@ -86,8 +103,46 @@ class Traits:
     ideal_dcg: bool = False
     counts_judged: bool = False
     cut_at_relevant: bool = False
+    expected_ties: bool = False
     sampled_rankings: bool = False
     defined_without_relevant: bool = False
+    zero_without_results: bool = False
     array_api: str | None = None
     keras: str | None = None
     hamming: str | None = None
+
+
+def no_expectation(measure: object) -> PolicyError:
+    """The error of a measure without an exact expectation over tied orderings, under ``ties="expected"``.
+
+    >>> str(no_expectation("bpref"))[:55]
+    "measure 'bpref' has no exact expectation over tied orde"
+    """
+    return PolicyError(
+        f"measure {str(measure)!r} has no exact expectation over tied orderings; use ties='trec', "
+        "'stable', 'shuffle', 'optimistic' or 'pessimistic' for it"
+    )
+
+
+def refuse_expected_ties(ties: str, measures: Iterable[Measure]) -> None:
+    """Under ``ties="expected"``, raise :func:`no_expectation` for the first measure without ``expected_ties``.
+
+    The entry points call it before reading any data. The diversity families (intent qrels) are left to
+    their own entry point, which refuses every policy but ``trec``, ``stable`` and ``shuffle`` with its reason.
+
+    >>> from rankmeter.measures import parse
+    >>> refuse_expected_ties("trec", [parse("bpref")])
+    >>> refuse_expected_ties("expected", [parse("ndcg@10")])
+    >>> refuse_expected_ties("expected", [parse("ndcg@10"), parse("bpref")])
+    Traceback (most recent call last):
+    ...
+    rankmeter.errors.PolicyError: measure 'bpref' has no exact expectation over tied orderings; use ...
+    """
+    if ties != "expected":
+        return
+    from rankmeter.measures import FAMILIES
+
+    for m in measures:
+        family = FAMILIES[m.family]
+        if family.reads != "intents" and not family.traits.expected_ties:
+            raise no_expectation(m)

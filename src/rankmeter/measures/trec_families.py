@@ -47,6 +47,7 @@ from rankmeter.measures.family import GAIN, MIN_REL, Family, Param
 from rankmeter.measures.kernels import average_precision
 from rankmeter.measures.kernels.trec import average, gain, interpolated, preference, rbp, sets
 from rankmeter.measures.params import format_number
+from rankmeter.measures.traits import Traits
 
 
 class RecallLevels(tuple):  # type: ignore[type-arg]
@@ -135,6 +136,7 @@ FAMILIES: list[Family] = [
         params=_BINARY,
         aggregate="gmean",
         trec_name="gm_map",
+        traits=Traits(expected_ties=True),
     ),
     Family(
         "bpref",
@@ -185,6 +187,7 @@ FAMILIES: list[Family] = [
         cutoff="none",
         params={"mult": MULT, "min_rel": MIN_REL},
         trec_name="Rprec_mult_x",
+        traits=Traits(expected_ties=True),
     ),
     Family(
         "utility",
@@ -194,6 +197,7 @@ FAMILIES: list[Family] = [
         params={"a": COEF_A, "b": COEF_B, "c": COEF_C, "d": COEF_D, "collection": COLLECTION, "min_rel": MIN_REL},
         trec_name="utility",
         needs_relevant=False,
+        traits=Traits(expected_ties=True, zero_without_results=True),
     ),
     Family(
         "bing",
@@ -234,6 +238,7 @@ FAMILIES: list[Family] = [
         cutoff="required",
         params=_BINARY,
         trec_name="relative_P_k",
+        traits=Traits(expected_ties=True),
     ),
     Family(
         "set_p",
@@ -242,9 +247,16 @@ FAMILIES: list[Family] = [
         cutoff="none",
         params=_BINARY,
         trec_name="set_P",
+        traits=Traits(expected_ties=True),
     ),
     Family(
-        "set_recall", sets.set_recall, "relevant retrieved / R", cutoff="none", params=_BINARY, trec_name="set_recall"
+        "set_recall",
+        sets.set_recall,
+        "relevant retrieved / R",
+        cutoff="none",
+        params=_BINARY,
+        trec_name="set_recall",
+        traits=Traits(expected_ties=True),
     ),
     Family(
         "set_relative_p",
@@ -253,8 +265,17 @@ FAMILIES: list[Family] = [
         cutoff="none",
         params=_BINARY,
         trec_name="set_relative_P",
+        traits=Traits(expected_ties=True),
     ),
-    Family("set_map", sets.set_map, "set precision x set recall", cutoff="none", params=_BINARY, trec_name="set_map"),
+    Family(
+        "set_map",
+        sets.set_map,
+        "set precision x set recall",
+        cutoff="none",
+        params=_BINARY,
+        trec_name="set_map",
+        traits=Traits(expected_ties=True),
+    ),
     Family(
         "set_f",
         sets.set_f,
@@ -262,6 +283,7 @@ FAMILIES: list[Family] = [
         cutoff="none",
         params={"beta": BETA, "min_rel": MIN_REL},
         trec_name="set_F",
+        traits=Traits(expected_ties=True),
     ),
     Family(
         "num_nonrel_judged_ret",
@@ -271,6 +293,7 @@ FAMILIES: list[Family] = [
         params=_BINARY,
         aggregate="sum",
         trec_name="num_nonrel_judged_ret",
+        traits=Traits(expected_ties=True),
     ),
     Family(
         "rbp",
@@ -280,6 +303,7 @@ FAMILIES: list[Family] = [
         params={"p": PERSISTENCE, "gain": GAIN},
         trec_name="rbp",
         needs_relevant=False,
+        traits=Traits(expected_ties=True),
     ),
     Family(
         "rbp_resid",
@@ -289,6 +313,7 @@ FAMILIES: list[Family] = [
         params={"p": PERSISTENCE},
         trec_name="rbp_resid",
         needs_relevant=False,
+        traits=Traits(expected_ties=True),
     ),
     Family(
         "unj",
@@ -297,6 +322,7 @@ FAMILIES: list[Family] = [
         cutoff="required",
         trec_name="unj_k",
         needs_relevant=False,
+        traits=Traits(expected_ties=True),
     ),
     Family(
         "yaap",

@@ -5,7 +5,8 @@ updated with, in torchmetrics's conventions (``indexes=`` query ids or dense
 rows, ``top_k``, ``empty_target_action``, ``ignore_index``, ``aggregation``;
 states gathered across ``torch.distributed`` processes). The ``Retrieval*``
 classes carry torchmetrics's names, constructor arguments and numbers
-(its formulas and quirks, :mod:`rankmeter.torch.peer`). With torchmetrics
+(its conventions as rankmeter measure parameters; :mod:`rankmeter.torch.peer`
+for the formulas no parameter states yet). With torchmetrics
 installed every class is a ``torchmetrics.Metric``; without it, a plain class
 with the same methods. See docs/frameworks.md.
 """

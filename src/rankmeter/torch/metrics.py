@@ -1,13 +1,15 @@
 """Ranking metrics for PyTorch training loops, with torchmetrics's retrieval conventions.
 
 :class:`Metric` gives rankmeter's measures; the ``Retrieval*`` classes give
-torchmetrics 1.9's numbers (its formulas, quirks included: see
-:mod:`rankmeter.torch.peer`). A metric keeps every update's scores, grades and query ids (list states
+torchmetrics 1.9's numbers, quirks included: rankmeter's measures with
+torchmetrics's parameters (``auroc(all_relevant=0,max_fpr=...)``, ``p(divisor=...)@k``,
+...) on its items, and :mod:`rankmeter.torch.peer` for AP, recall, NDCG and the
+curves. A
+metric keeps every update's scores, grades and query ids (list states
 concatenated across processes) and evaluates them all at ``compute`` with
 rankmeter's own kernels (:func:`rankmeter.pipeline.evaluate_ranked` on the
 queries formed by ``indexes``): the values are rankmeter's, exactly, whatever
-the batching (``Metric``; the ``Retrieval*`` classes apply torchmetrics's
-formulas to the same states). ``compute`` converts the states to float64 / int64 and copies
+the batching. ``compute`` converts the states to float64 / int64 and copies
 them to the host once; ``update`` only detaches and keeps them (views of the
 tensors given, as torchmetrics keeps them: no copy per batch).
 
@@ -371,7 +373,8 @@ class RetrievalMRR(_TopK):
     """
 
     def values(self, queries: peer.Queries) -> np.ndarray:
-        return peer.reciprocal_rank(queries, self.top_k)
+        """rankmeter's ``rr@k`` of the items scored > 0."""
+        return _core_values(queries, f"rr@{_cut(queries, self.top_k)}", target=queries.positive())[:, 0]
 
 
 class RetrievalRecall(_TopK):
@@ -388,7 +391,8 @@ class RetrievalHitRate(_TopK):
     """torchmetrics's ``RetrievalHitRate``: 1 when a relevant item is in the top k (any score): ``success@k``."""
 
     def values(self, queries: peer.Queries) -> np.ndarray:
-        return peer.hit_rate(queries, self.top_k)
+        """rankmeter's ``success@k``."""
+        return _core_values(queries, f"success@{_cut(queries, self.top_k)}")[:, 0]
 
 
 class RetrievalFallOut(_TopK):
@@ -410,7 +414,8 @@ class RetrievalFallOut(_TopK):
         return segment_sum(1.0 - queries.target, queries.offsets) == 0
 
     def values(self, queries: peer.Queries) -> np.ndarray:
-        return peer.fall_out(queries, self.top_k)
+        """rankmeter's ``fall_out(all_relevant=0)@k`` (torchmetrics's preset ``retrieval_fall_out`` sets 1)."""
+        return _core_values(queries, f"fall_out(all_relevant=0)@{_cut(queries, self.top_k)}")[:, 0]
 
 
 class RetrievalPrecision(_TopK):
@@ -436,14 +441,18 @@ class RetrievalPrecision(_TopK):
         self.adaptive_k = adaptive_k
 
     def values(self, queries: peer.Queries) -> np.ndarray:
-        return peer.precision(queries, self.top_k, self.adaptive_k)
+        """rankmeter's ``p@k`` of the items scored > 0; ``divisor=min`` with ``adaptive_k`` or without ``top_k``."""
+        divisor = "min" if self.adaptive_k or self.top_k is None else "k"
+        name = f"p(divisor={divisor})@{_cut(queries, self.top_k)}"
+        return _core_values(queries, name, target=queries.positive())[:, 0]
 
 
 class RetrievalRPrecision(TorchmetricsRetrieval):
     """torchmetrics's ``RetrievalRPrecision``: relevant items in the top R / R (any score); rankmeter's ``rprec``."""
 
     def values(self, queries: peer.Queries) -> np.ndarray:
-        return peer.r_precision(queries)
+        """rankmeter's ``rprec``."""
+        return _core_values(queries, "rprec")[:, 0]
 
 
 class RetrievalAUROC(_TopK):
@@ -469,7 +478,38 @@ class RetrievalAUROC(_TopK):
         self.max_fpr = None if max_fpr is None else float(max_fpr)
 
     def values(self, queries: peer.Queries) -> np.ndarray:
-        return peer.auroc(queries, self.top_k, self.max_fpr)
+        """rankmeter's ``auroc(all_relevant=0,max_fpr=...)`` (torchmetrics's preset) of each query's top k."""
+        name = "auroc(all_relevant=0)" if self.max_fpr is None else f"auroc(all_relevant=0,max_fpr={self.max_fpr!r})"
+        return _core_values(queries, name, keep=queries.cut(self.top_k), ties="expected")[:, 0]
+
+
+def _core_values(
+    queries: peer.Queries,
+    measure: str,
+    *,
+    keep: np.ndarray | None = None,
+    ties: str = "stable",
+    target: np.ndarray | None = None,
+) -> np.ndarray:
+    """rankmeter's ``measure`` on each query's items (or its ``keep`` ones), 0 where undefined: shape (Q, C).
+
+    The items keep torchmetrics's order (``stable``: tied scores in input
+    order) unless ``ties="expected"`` groups them; ``target`` replaces the
+    grades (torchmetrics's relevance of the items scored > 0).
+    """
+    keep = np.ones(len(queries.preds), dtype=bool) if keep is None else keep
+    grades = queries.target if target is None else target
+    sizes = segment_sum(keep.astype(np.float64), queries.offsets).astype(np.int64)
+    offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    columns = np.arange(offsets[-1]) - np.repeat(offsets[:-1], sizes)
+    flat = FlatLists(offsets, grades[keep], queries.preds[keep], columns, None)
+    result = evaluate_ranked(rank_flat_lists(flat, ties=ties), [parse(measure)], empty="zero")
+    return np.nan_to_num(result.values, nan=0.0)
+
+
+def _cut(queries: peer.Queries, top_k: int | None) -> int:
+    """torchmetrics's ``top_k``, or the longest query (every item) without one."""
+    return top_k if top_k is not None else int(queries.sizes.max(initial=1))
 
 
 class RetrievalPrecisionRecallCurve(TorchmetricsRetrieval):

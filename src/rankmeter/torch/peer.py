@@ -1,22 +1,27 @@
-r"""torchmetrics's retrieval formulas, query by query, in NumPy (the numbers of the ``Retrieval*`` classes).
+r"""torchmetrics's retrieval conventions that no rankmeter family parameter states yet, in NumPy.
 
-Every function takes a :class:`Queries` (each query's items sorted by
-descending score) and returns one value per query, as torchmetrics 1.9's
-functional ``retrieval_*`` computes it, quirks included:
+The ``Retrieval*`` classes compute every other number with rankmeter's own
+kernels (:mod:`rankmeter.torch.metrics`: ``auroc(all_relevant=0,max_fpr=...)``,
+``success@k``, ``fall_out(all_relevant=0)@k``, ``p(divisor=...)@k``, ``rr@k``,
+``rprec``, on the items grouped here).
+Four formulas stay here, as torchmetrics 1.9's functional ``retrieval_*``
+computes them, quirks included:
 
-* scores are compared in float32 (torchmetrics casts ``preds.float()``);
-* ``average_precision``, ``reciprocal_rank``, ``precision`` and ``recall``
-  count an item as relevant only when its score is > 0;
 * ``average_precision`` at ``top_k`` divides by the relevant items found in
-  the top k (not by every relevant item of the query);
-* ``precision`` divides by ``top_k`` even past the end of a short list,
-  unless ``adaptive_k``;
-* ``normalized_dcg`` uses the targets as linear gains (negative ones too)
-  and averages over the orders of tied scores.
+  the top k (not by every relevant item of the query) and counts an item as
+  relevant only when its score is > 0;
+* ``recall`` counts the relevant items scored > 0 in the top k, over every
+  relevant item of the query;
+* ``normalized_dcg`` uses the targets as linear gains, negative ones too,
+  and averages over the orders of tied scores;
+* ``precision_recall_curve`` gives precision and recall at every k up to
+  ``max_k`` from one running count per query (rankmeter's ``p@[1,...,K]``
+  sums each cutoff on its own, K passes over the items).
 
-On tied scores torchmetrics takes ``torch.topk``'s order, which no
+Scores are compared in float32 (torchmetrics casts ``preds.float()``). On
+tied scores torchmetrics takes ``torch.topk``'s order, which no
 specification fixes; here tied items keep their input order (first
-updated, first ranked). ``normalized_dcg`` and ``auroc`` do not depend on it.
+updated, first ranked). ``normalized_dcg`` and AUROC do not depend on it.
 """
 
 from __future__ import annotations
@@ -89,51 +94,9 @@ def average_precision(q: Queries, top_k: int | None) -> np.ndarray:
     return _ratio(segment_sum(hits * seen / q.position, q.offsets), segment_sum(hits, q.offsets))
 
 
-def reciprocal_rank(q: Queries, top_k: int | None) -> np.ndarray:
-    """1 / rank of the first item with target > 0 and score > 0 in the top k, else 0.
-
-    >>> q = Queries.of(np.array([0.9, -0.5, 0.7]), np.array([0.0, 1.0, 1.0]), np.zeros(3, dtype=np.int64))
-    >>> reciprocal_rank(q, None).tolist()  # the relevant item scored -0.5 is not counted
-    [0.5]
-    """
-    hits = (q.positive() * q.cut(top_k)) > 0
-    first = np.full(len(q.sizes), np.inf)
-    np.minimum.at(first, np.repeat(np.arange(len(q.sizes)), q.sizes)[hits], q.position[hits])
-    return np.where(np.isfinite(first), 1.0 / first, 0.0)
-
-
-def precision(q: Queries, top_k: int | None, adaptive_k: bool) -> np.ndarray:
-    """Relevant (score > 0) in the top k / k; k is the list size without ``top_k`` (or past it, with ``adaptive_k``).
-
-    >>> q = Queries.of(np.array([0.9, 0.8]), np.array([1.0, 0.0]), np.zeros(2, dtype=np.int64))
-    >>> precision(q, 5, False).tolist(), precision(q, 5, True).tolist()
-    ([0.2], [0.5])
-    """
-    sizes = q.sizes.astype(np.float64)
-    k = sizes if top_k is None else np.where(adaptive_k & (top_k > sizes), sizes, float(top_k))
-    return segment_sum(q.positive() * (q.position <= q.per_item(k)), q.offsets) / k
-
-
 def recall(q: Queries, top_k: int | None) -> np.ndarray:
     """Relevant (score > 0) in the top k / every relevant item of the query."""
     return _ratio(segment_sum(q.positive() * q.cut(top_k), q.offsets), segment_sum(q.target, q.offsets))
-
-
-def hit_rate(q: Queries, top_k: int | None) -> np.ndarray:
-    """1 when a relevant item (any score) is in the top k, else 0."""
-    return (segment_sum(q.target * q.cut(top_k), q.offsets) > 0).astype(np.float64)
-
-
-def fall_out(q: Queries, top_k: int | None) -> np.ndarray:
-    """Non-relevant items in the top k / non-relevant items of the query (0 when there are none)."""
-    negative = 1.0 - q.target
-    return _ratio(segment_sum(negative * q.cut(top_k), q.offsets), segment_sum(negative, q.offsets))
-
-
-def r_precision(q: Queries) -> np.ndarray:
-    """Relevant items in the top R / R, R the query's relevant items."""
-    big_r = segment_sum(q.target, q.offsets)
-    return _ratio(segment_sum(q.target * (q.position <= q.per_item(big_r)), q.offsets), big_r)
 
 
 def normalized_dcg(q: Queries, top_k: int | None) -> np.ndarray:
@@ -158,43 +121,6 @@ def normalized_dcg(q: Queries, top_k: int | None) -> np.ndarray:
     ideal_order = np.lexsort((-q.target, query))
     ideal = segment_sum(q.target[ideal_order] * discount, q.offsets)
     return _ratio(dcg, ideal)
-
-
-def _trapezoid(y: np.ndarray, x: np.ndarray) -> float:
-    return float(np.sum(np.diff(x) * (y[1:] + y[:-1]) / 2))
-
-
-def _roc_area(scores: np.ndarray, target: np.ndarray, max_fpr: float | None) -> float:
-    """Binary AUROC (ties: the trapezoid through tied pairs), McClish-standardised below ``max_fpr``."""
-    distinct = np.flatnonzero(np.diff(scores) != 0)
-    ends = np.concatenate((distinct, [len(scores) - 1]))
-    tps = np.concatenate(([0.0], np.cumsum(target)[ends]))
-    fps = np.concatenate(([0.0], ends + 1 - tps[1:]))
-    tpr, fpr = tps / tps[-1], fps / fps[-1]
-    if max_fpr is None or max_fpr == 1:
-        return _trapezoid(tpr, fpr)
-    stop = int(np.searchsorted(fpr, max_fpr, side="right"))
-    weight = (max_fpr - fpr[stop - 1]) / (fpr[stop] - fpr[stop - 1])
-    tpr = np.concatenate((tpr[:stop], [tpr[stop - 1] + weight * (tpr[stop] - tpr[stop - 1])]))
-    fpr = np.concatenate((fpr[:stop], [max_fpr]))
-    partial, low = _trapezoid(tpr, fpr), 0.5 * max_fpr**2
-    return 0.5 * (1 + (partial - low) / (max_fpr - low))
-
-
-def auroc(q: Queries, top_k: int | None, max_fpr: float | None) -> np.ndarray:
-    """AUROC of the top k items (0 unless they hold a relevant and a non-relevant item).
-
-    >>> q = Queries.of(np.array([0.9, 0.8, 0.7, 0.6]), np.array([1.0, 0.0, 1.0, 0.0]), np.zeros(4, dtype=np.int64))
-    >>> auroc(q, None, None).tolist(), auroc(q, 2, None).tolist()
-    ([0.75], [1.0])
-    """
-    out = np.zeros(len(q.sizes))
-    for i, (a, b) in enumerate(zip(q.offsets[:-1], q.offsets[1:], strict=True)):
-        b = b if top_k is None else min(b, a + top_k)
-        target = q.target[a:b]
-        if (target == 1).any() and (target == 0).any():
-            out[i] = _roc_area(q.preds[a:b], target, max_fpr)
-    return out
 
 
 def precision_recall_curve(q: Queries, max_k: int, adaptive_k: bool) -> tuple[np.ndarray, np.ndarray]:

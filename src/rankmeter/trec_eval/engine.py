@@ -205,8 +205,8 @@ def evaluate_qrels(
                     direct[c.measure] = FAMILIES[c.measure.family].kernel(ctx, c.measure)
                 values = direct[c.measure][:, c.measure.expand().index(_single(c))]
             values = np.where(np.isnan(values), 0.0, values)
-            if c.measure.family == "utility":
-                values = np.where(missing, 0.0, values)  # trec_eval -c zeroes utility of topics without results
+            if FAMILIES[c.measure.family].traits.zero_without_results:
+                values = np.where(missing, 0.0, values)
             table.values[c.key] = values
     for c in columns:
         if c.key.startswith("relstring:"):

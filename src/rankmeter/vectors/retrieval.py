@@ -13,7 +13,7 @@ from rankmeter._version import __version__
 from rankmeter.aggregate import aggregate_column, apply_empty_policy
 from rankmeter.core.lists import positive_items
 from rankmeter.core.semantics import Semantics, SemanticsOptions
-from rankmeter.core.ties import straddling_queries
+from rankmeter.core.ties import VECTOR_TIES, straddling_queries
 from rankmeter.errors import InputFormatError, MeasureSyntaxError, PolicyError
 from rankmeter.io.foreign import host_arrays
 from rankmeter.measures import FAMILIES, Measure, parse, traits_of
@@ -51,7 +51,6 @@ from rankmeter.xp.vectors import evaluate_vectors_on_device, prepare
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-VECTOR_TIES = ("expected", "stable", "optimistic", "pessimistic", "shuffle")
 _RADIUS = re.compile(r"^\s*(p|r|precision|recall)\s*\(\s*radius\s*=\s*(\d+)\s*\)\s*$", re.IGNORECASE)
 _BUCKET_ELEMENTS = 1 << 20  # items (query x database pairs) per block on the bucket path (fits the caches)
 SORT_ELEMENTS = 1 << 20  # ... on the general (sorting) path

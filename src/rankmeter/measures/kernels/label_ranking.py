@@ -65,9 +65,42 @@ def auroc(ctx: Context, measure: Measure) -> np.ndarray:
     correct = segment_sum(b * (np.repeat(n_neg, ctx.ranked.segment_sizes) - earlier), ctx.ranked.offsets)
     pairs = n_pos * n_neg
     out = np.full(len(pairs), float(measure.param("all_relevant", 1.0)))  # no non-relevant item
-    np.divide(correct, pairs, out=out, where=pairs > 0)
+    max_fpr = measure.param("max_fpr")
+    if max_fpr is None or max_fpr == 1.0:
+        np.divide(correct, pairs, out=out, where=pairs > 0)
+    else:
+        both = pairs > 0
+        out[both] = _mcclish(ctx, b, n_pos, n_neg, float(max_fpr))[both]
     out[n_pos == 0] = np.nan  # no relevant item: the empty-query policy decides
     return out[:, None]
+
+
+def _mcclish(ctx: Context, b: np.ndarray, n_pos: np.ndarray, n_neg: np.ndarray, max_fpr: float) -> np.ndarray:
+    r"""McClish's standardised partial ROC area below ``max_fpr`` of each list (scikit-learn's and torchmetrics').
+
+    The ROC curve steps through the lists' tied groups under ``expected`` (a
+    diagonal through each group's tied pairs), item by item otherwise. With
+    :math:`A_m` the area under it for FPR in :math:`[0, m]` (the segment that
+    crosses :math:`m` cut there, linearly),
+
+    .. math:: \frac{1}{2}\Big(1 + \frac{A_m - m^2 / 2}{m - m^2 / 2}\Big)
+
+    Lists without both a relevant and a non-relevant item give NaN.
+    """
+    if ctx.expected:
+        tp, fp, query = ctx.group_sum(b), ctx.group_sum(1.0 - b), ctx.group_query
+    else:
+        tp, fp, query = b, 1.0 - b, ctx.item_query
+    offsets = np.concatenate(([0], np.cumsum(np.bincount(query, minlength=len(n_pos))))).astype(np.int64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        x1 = segment_cumsum(fp, offsets) / n_neg[query]
+        y1 = segment_cumsum(tp, offsets) / n_pos[query]
+        x0, y0 = x1 - fp / n_neg[query], y1 - tp / n_pos[query]
+        cut = np.clip(max_fpr, x0, x1)  # where the segment leaves [0, max_fpr]
+        slope = np.where(x1 > x0, (y1 - y0) / np.where(x1 > x0, x1 - x0, 1.0), 0.0)
+        area = segment_sum((cut - x0) * (2 * y0 + slope * (cut - x0)) / 2, offsets)
+        low = max_fpr * max_fpr / 2
+        return 0.5 * (1 + (area - low) / (max_fpr - low))
 
 
 def lrap(ctx: Context, measure: Measure) -> np.ndarray:

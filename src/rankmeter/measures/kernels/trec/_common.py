@@ -6,11 +6,11 @@ from collections.abc import Callable
 
 import numpy as np
 
-from rankmeter.errors import PolicyError
 from rankmeter.measures.base import Measure
 from rankmeter.measures.kernels.context import Context
 from rankmeter.measures.kernels.segments import segment_cumsum, segment_sum, sort_segments_desc
 from rankmeter.measures.params import gain_values
+from rankmeter.measures.traits import no_expectation
 
 
 def cutoff_list(measure: Measure) -> list[int | None]:
@@ -21,10 +21,7 @@ def cutoff_list(measure: Measure) -> list[int | None]:
 def deterministic_only(ctx: Context, measure: Measure) -> None:
     """Raise :class:`PolicyError` under ``ties="expected"`` for measures without an exact expectation."""
     if ctx.expected:
-        raise PolicyError(
-            f"measure {str(measure)!r} has no exact expectation over tied orderings; use ties='trec', "
-            "'stable', 'shuffle', 'optimistic' or 'pessimistic' for it"
-        )
+        raise no_expectation(measure)
 
 
 def is_relevant(grades: np.ndarray, min_rel: float | None) -> np.ndarray:
