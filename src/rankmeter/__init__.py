@@ -10,8 +10,10 @@ The public surface is this module's ``__all__`` (docs/api.md lists it):
   alpha-nDCG, ERR-IA, ...), :func:`compare` and :func:`compare_per_query`
   (significance tests);
 - values: :class:`Semantics` (ties, empty and missing queries, duplicates,
-  depth, judged-only, seed), :func:`parse` and :class:`Measure`,
-  :class:`EvaluationResult`, :class:`SystemResults` (several runs), :class:`Comparison`, :class:`Qrels` and
+  depth, judged-only, seed), :class:`EvaluationOptions` (columns, threads,
+  exclude, candidates, segments, items), :func:`parse` and :class:`Measure`,
+  :class:`EvaluationResult`, :class:`SystemResults` (several runs), :class:`Comparison`,
+  :class:`ComparisonOptions` (the statistics' choices of :func:`compare`), :class:`Qrels` and
   :class:`Run` with :func:`read_qrels` / :func:`read_run`;
 - namespaces: :mod:`rankmeter.measures` (the catalogue), :mod:`rankmeter.report`
   (tables and plots), :mod:`rankmeter.stats` (the statistics one by one),
@@ -48,6 +50,7 @@ if TYPE_CHECKING:
     from rankmeter.agreement import ann_recall, similarity, system_correlation
     from rankmeter.by_arrays import evaluate_arrays, evaluate_lists
     from rankmeter.by_ids import evaluate
+    from rankmeter.core.options import EvaluationOptions
     from rankmeter.core.semantics import Semantics
     from rankmeter.diversity import evaluate_diversity
     from rankmeter.io.items import Items
@@ -58,6 +61,7 @@ if TYPE_CHECKING:
     from rankmeter.results import EvaluationResult, SystemResults
     from rankmeter.segments import GroupBy
     from rankmeter.stats.comparison import Comparison
+    from rankmeter.stats.options import ComparisonOptions
     from rankmeter.stats.significance import compare, compare_per_query
     from rankmeter.streaming import evaluate_stream
     from rankmeter.vectors.embeddings import evaluate_embeddings
@@ -65,6 +69,7 @@ if TYPE_CHECKING:
 
 _LAZY = {
     "Semantics": ("rankmeter.core.semantics", "Semantics"),
+    "EvaluationOptions": ("rankmeter.core.options", "EvaluationOptions"),
     "evaluate": ("rankmeter.by_ids", "evaluate"),
     "evaluate_arrays": ("rankmeter.by_arrays", "evaluate_arrays"),
     "evaluate_lists": ("rankmeter.by_arrays", "evaluate_lists"),
@@ -81,6 +86,7 @@ _LAZY = {
     "evaluate_diversity": ("rankmeter.diversity", "evaluate_diversity"),
     "compare_per_query": ("rankmeter.stats.significance", "compare_per_query"),
     "Comparison": ("rankmeter.stats.comparison", "Comparison"),
+    "ComparisonOptions": ("rankmeter.stats.options", "ComparisonOptions"),
     "Qrels": ("rankmeter.io.tables", "Qrels"),
     "Run": ("rankmeter.io.tables", "Run"),
     "read_qrels": ("rankmeter.io.trec", "read_qrels"),
@@ -118,7 +124,9 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "Comparison",
+    "ComparisonOptions",
     "DuplicateEntryError",
+    "EvaluationOptions",
     "EvaluationResult",
     "GroupBy",
     "InputFormatError",

@@ -27,7 +27,8 @@ from rankmeter.core.lists import (
     relevant_in_ideal,
     row_blocks,
 )
-from rankmeter.core.semantics import Semantics, SemanticsOptions
+from rankmeter.core.options import ArrayKeywords, EvaluationOptions, ListKeywords, option_names, split_keywords
+from rankmeter.core.semantics import Semantics
 from rankmeter.core.ties import straddling_queries
 from rankmeter.errors import PolicyError
 from rankmeter.io.dense import check_finite, dense_arrays, flatten_dense, flatten_ragged
@@ -165,15 +166,12 @@ def evaluate_arrays(
     measures: MeasuresArg,
     *,
     mask: Any = None,
-    exclude: Any = None,
     sample_weight: Any = None,
     semantics: Semantics | None = None,
-    progress: bool | None = None,
-    group_by: Any = None,
-    items: Any = None,
     sampled_negatives: int | None = None,
     sampling: str = "per_positive",
-    **options: Unpack[SemanticsOptions],
+    options: EvaluationOptions | None = None,
+    **keywords: Unpack[ArrayKeywords],
 ) -> EvaluationResult:
     """Evaluate dense score/label matrices, one ranked list per row.
 
@@ -187,15 +185,6 @@ def evaluate_arrays(
     measures : str, Measure or iterable of them
     mask : array-like of bool, optional
         ``False`` removes an item from its list (not ranked, not in the ideal).
-    exclude : scipy.sparse matrix or array-like of bool, optional
-        Items removed from their list, as ``mask=False`` does: a
-        ``scipy.sparse`` matrix (CSR, COO, ...) of the shape of ``y_score``
-        whose non-zero entries are removed (e.g. the user x item matrix of
-        the training interactions), or a dense boolean matrix (True:
-        removed). Recorded as ``metadata["semantics"]["candidates"]``, with
-        ``metadata["items_excluded"]`` (removed items) and
-        ``metadata["queries_relevant_all_excluded"]`` (lists that had a
-        relevant item and have none left; ``empty=`` decides their value).
     sample_weight : scalar, shape (n_lists,), (n_lists, 1) or (n_lists, list_size), optional
         keras-rs's rules in full: an item of weight 0 leaves its list (as a
         masked one); item weights scale the gains of the DCG family (the ideal
@@ -211,18 +200,6 @@ def evaluate_arrays(
         default to ``expected``, scikit-learn's tie-averaged convention.
         The fields about qrels (missing, duplicates, depth, judged_only) do
         not apply to dense input.
-    progress : bool, optional
-        Show a progress bar on stderr (default: for 200 million items or
-        more when stderr is a terminal).
-    group_by : sequence, mapping, table or GroupBy, optional
-        The segment of each row (a sequence of ``n_lists`` labels, or
-        ``{row: segment}``): each measure is also aggregated per segment
-        (:meth:`EvaluationResult.by_group`; see :mod:`rankmeter.segments`).
-        Not with ``sample_weight``.
-    items : rankmeter.Items, optional
-        For the beyond-accuracy measures (``catalog_coverage@10``, ...): each
-        row's top k is its list, column j is catalogue item j
-        (:mod:`rankmeter.beyond_dense`); values as :func:`rankmeter.evaluate`'s.
     sampled_negatives : int, optional
         Report, for each row and measure, the exact expected value when the
         row's relevant items (grade > 0) are ranked against this many
@@ -234,9 +211,26 @@ def evaluate_arrays(
         With ``sampled_negatives``: each relevant item ranked alone against
         its own n negatives (Krichene & Rendle, KDD 2020), or all of a row's
         relevant items together against one draw of n negatives.
-    **options
-        Fields of :class:`~rankmeter.Semantics` one by one (``ties=``,
-        ``empty=``, ``seed=``); they override ``semantics``.
+    options : EvaluationOptions, optional
+        The fields of :class:`rankmeter.EvaluationOptions` that apply:
+        ``exclude`` -- items removed from their list, as ``mask=False``
+        does: a ``scipy.sparse`` matrix (CSR, COO, ...) of the shape of
+        ``y_score`` whose non-zero entries are removed (e.g. the user x item
+        matrix of the training interactions), or a dense boolean matrix
+        (True: removed); recorded as ``metadata["semantics"]["candidates"]``,
+        with ``metadata["items_excluded"]`` and
+        ``metadata["queries_relevant_all_excluded"]`` (lists that had a
+        relevant item and have none left; ``empty=`` decides their value);
+        ``progress`` (default: for 200 million items or more when stderr is
+        a terminal); ``group_by`` -- the segment of each row (a sequence of
+        ``n_lists`` labels, or ``{row: segment}``), not with
+        ``sample_weight``; ``items`` -- for the beyond-accuracy measures
+        (``catalog_coverage@10``, ...): each row's top k is its list, column
+        j is catalogue item j (:mod:`rankmeter.beyond_dense`), values as
+        :func:`rankmeter.evaluate`'s.
+    **keywords
+        Fields of :class:`~rankmeter.Semantics` and of those options given
+        one by one, as for :func:`rankmeter.evaluate`.
 
     Returns
     -------
@@ -268,7 +262,9 @@ def evaluate_arrays(
     >>> res["ndcg@1"], res.metadata["semantics"]["candidates"], res.metadata["items_excluded"]
     (0.1, 'exclude', 1)
     """
-    sem = Semantics.build(semantics, "dense", **options)
+    opts, semantic_keywords = split_keywords("evaluate_arrays", options, keywords, option_names(ArrayKeywords))
+    sem = Semantics.build(semantics, "dense", **semantic_keywords)
+    exclude, progress, items = opts.exclude, opts.progress, opts.items
     ties, empty, seed = sem.tie_policy, sem.empty, sem.seed
     parsed = parse_measures(measures)
     refuse_expected_ties(ties, parsed)
@@ -399,14 +395,15 @@ def evaluate_lists(
     measures: MeasuresArg,
     *,
     semantics: Semantics | None = None,
-    group_by: Any = None,
-    **options: Unpack[SemanticsOptions],
+    options: EvaluationOptions | None = None,
+    **keywords: Unpack[ListKeywords],
 ) -> EvaluationResult:
     """Evaluate ragged lists: ``y_true[i]`` and ``y_score[i]`` are the grades and scores of list i.
 
     Takes ``semantics`` and its fields as keyword arguments like
-    :func:`evaluate_arrays` (ties default to ``expected``), and ``group_by``
-    (one segment per list) as :func:`evaluate_arrays` does.
+    :func:`evaluate_arrays` (ties default to ``expected``), and of the
+    :class:`~rankmeter.EvaluationOptions` ``group_by`` only (one segment per
+    list), in ``options=`` or as a keyword.
 
     Warning: the ideal ranking of list i comes from ``y_true[i]`` alone. For
     top-K recommendation lists, whose users have relevant items outside the
@@ -418,7 +415,8 @@ def evaluate_lists(
     >>> round(res["rr"], 6)
     0.666667
     """
-    sem = Semantics.build(semantics, "ragged", **options)
+    _, semantic_keywords = split_keywords("evaluate_lists", options, keywords, option_names(ListKeywords))
+    sem = Semantics.build(semantics, "ragged", **semantic_keywords)
     parsed = parse_measures(measures)
     refuse_expected_ties(sem.tie_policy, parsed)
     extra: dict[str, Any] = {"input": "ragged", "semantics": sem.as_dict()}

@@ -17,8 +17,9 @@ from rankmeter.core.join import align, prepare_qrels
 from rankmeter.core.lists import (
     usable_cpus,
 )
+from rankmeter.core.options import OPTION_FIELDS, EvaluationKeywords, EvaluationOptions, split_keywords
 from rankmeter.core.processes import forks, map_processes
-from rankmeter.core.semantics import Semantics, SemanticsOptions
+from rankmeter.core.semantics import Semantics
 from rankmeter.errors import InputFormatError, MeasureSyntaxError, PolicyError, QueryOrderError, RankmeterError
 from rankmeter.io import load
 from rankmeter.io.frames import is_frame
@@ -52,16 +53,8 @@ def evaluate(
     measures: MeasuresArg,
     *,
     semantics: Semantics | None = None,
-    qrels_columns: Mapping[str, str] | None = None,
-    run_columns: Mapping[str, str] | None = None,
-    threads: int | None = None,
-    workers: int | None = None,
-    progress: bool | None = None,
-    exclude: Any = None,
-    candidates: Any = None,
-    group_by: Any = None,
-    items: Any = None,
-    **options: Unpack[SemanticsOptions],
+    options: EvaluationOptions | None = None,
+    **keywords: Unpack[EvaluationKeywords],
 ) -> EvaluationResult: ...
 
 
@@ -72,16 +65,8 @@ def evaluate(
     measures: MeasuresArg,
     *,
     semantics: Semantics | None = None,
-    qrels_columns: Mapping[str, str] | None = None,
-    run_columns: Mapping[str, str] | None = None,
-    threads: int | None = None,
-    workers: int | None = None,
-    progress: bool | None = None,
-    exclude: Any = None,
-    candidates: Any = None,
-    group_by: Any = None,
-    items: Any = None,
-    **options: Unpack[SemanticsOptions],
+    options: EvaluationOptions | None = None,
+    **keywords: Unpack[EvaluationKeywords],
 ) -> SystemResults: ...
 
 
@@ -92,16 +77,8 @@ def evaluate(
     measures: MeasuresArg,
     *,
     semantics: Semantics | None = None,
-    qrels_columns: Mapping[str, str] | None = None,
-    run_columns: Mapping[str, str] | None = None,
-    threads: int | None = None,
-    workers: int | None = None,
-    progress: bool | None = None,
-    exclude: Any = None,
-    candidates: Any = None,
-    group_by: Any = None,
-    items: Any = None,
-    **options: Unpack[SemanticsOptions],
+    options: EvaluationOptions | None = None,
+    **keywords: Unpack[EvaluationKeywords],
 ) -> EvaluationResult: ...
 
 
@@ -111,16 +88,8 @@ def evaluate(
     measures: MeasuresArg,
     *,
     semantics: Semantics | None = None,
-    qrels_columns: Mapping[str, str] | None = None,
-    run_columns: Mapping[str, str] | None = None,
-    threads: int | None = None,
-    workers: int | None = None,
-    progress: bool | None = None,
-    exclude: Any = None,
-    candidates: Any = None,
-    group_by: Any = None,
-    items: Any = None,
-    **options: Unpack[SemanticsOptions],
+    options: EvaluationOptions | None = None,
+    **keywords: Unpack[EvaluationKeywords],
 ) -> EvaluationResult | SystemResults:
     """Evaluate a run (or several) against qrels.
 
@@ -150,51 +119,16 @@ def evaluate(
         Ties, empty and missing queries, duplicates, depth, judged-only and
         seed as one value (:class:`rankmeter.Semantics`); ties default to
         ``trec`` (score desc, then doc id desc) for this input.
-    qrels_columns, run_columns : mapping, optional
-        Column renames for table input, e.g. ``{"query_id": "qid"}``.
-    threads : int, optional
-        Threads for runs of a million rows or more, each ranking a block of
-        queries (default: one per CPU, at most 8; 1: one thread). Values do
-        not depend on it.
-    workers : int, optional
-        For several runs: processes, each evaluating one run at a time
-        (default: ``threads`` when given, else one per CPU; 1: the runs one
-        after the other in this process). Runs of fewer than
-        :data:`PROCESS_MIN_ROWS` rows in all are evaluated in this process.
-        Where processes are spawned rather than forked (Windows, macOS) the
-        default is 1: spawned workers import the calling script again, so
-        pass ``workers=`` from a script whose top level is guarded by
-        ``if __name__ == "__main__":``. Values do not depend on it.
-    progress : bool, optional
-        Show a progress bar on stderr while a run file is read (default: for
-        files over 256 MiB when stderr is a terminal).
-    exclude : table, dict, path or Qrels, optional
-        (user, item) pairs removed from every ranking and from the ideal,
-        typically the training interactions: a table ``user_id, item_id``,
-        ``{user: [item, ...]}``, a file, or :func:`rankmeter.interactions`.
-    candidates : table, dict, path or Qrels, optional
-        The items each user's ranking is restricted to (for example one
-        positive and 100 sampled negatives); only they are ranked and judged.
-        With ``exclude``, the candidates less the excluded pairs. The choice
-        is recorded as ``metadata["semantics"]["candidates"]`` and what it
-        removed as ``metadata["candidates"]``
-        (:data:`rankmeter.core.candidates.COUNTS`).
-    group_by : mapping, table, str, path or GroupBy, optional
-        The segment of each query (user): ``{query_id: segment}``, a table
-        with query id and segment columns, the name of a column of the qrels
-        or run table, or a :class:`rankmeter.GroupBy`. Each measure is then
-        also aggregated per segment (:meth:`EvaluationResult.by_group`,
-        ``metadata["groups"]``); see :mod:`rankmeter.segments`.
-    items : rankmeter.Items, optional
-        Side information for the beyond-accuracy measures (``novelty@10``,
-        ``ild@10``, ``gini@10``, ...; docs/beyond-accuracy.md): training
-        interactions, item features, catalogue, item groups. Those measures
-        read each user's top-k list of the run (after ``exclude``/``candidates``);
-        what was given is recorded as ``metadata["items"]``.
-    **options
-        Fields of :class:`~rankmeter.Semantics` given one by one (``ties=``,
-        ``empty=``, ``missing=``, ``duplicates=``, ``depth=``,
-        ``judged_only=``, ``seed=``); they override ``semantics``.
+    options : EvaluationOptions, optional
+        Every field of :class:`rankmeter.EvaluationOptions` applies:
+        ``qrels_columns``, ``run_columns``, ``threads``, ``workers`` (several
+        runs), ``progress`` (reading a run file), ``exclude``, ``candidates``,
+        ``group_by``, ``items``.
+    **keywords
+        Fields of :class:`~rankmeter.Semantics` and of
+        :class:`~rankmeter.EvaluationOptions` given one by one (``ties=``,
+        ``exclude=``, ...): Semantics fields override ``semantics``; an
+        option also set in ``options`` must have the same value there.
 
     Returns
     -------
@@ -227,7 +161,11 @@ def evaluate(
     >>> res["r@1"], res["rr"], res.metadata["candidates"]["run_rows_excluded"]
     (0.5, 1.0, 1)
     """
-    sem = Semantics.build(semantics, "qrels", **options)
+    opts, semantic_keywords = split_keywords("evaluate", options, keywords, OPTION_FIELDS)
+    sem = Semantics.build(semantics, "qrels", **semantic_keywords)
+    qrels_columns, run_columns, threads, workers = opts.qrels_columns, opts.run_columns, opts.threads, opts.workers
+    progress = opts.progress
+    exclude, candidates, group_by, items = opts.exclude, opts.candidates, opts.group_by, opts.items
     parsed = parse_measures(measures)
     if items is not None or any(FAMILIES[m.family].reads == "lists" for m in parsed):
         kwargs = {"qrels_columns": qrels_columns, "run_columns": run_columns, "threads": threads}

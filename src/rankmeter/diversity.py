@@ -17,6 +17,7 @@ import numpy as np
 from rankmeter._version import __version__
 from rankmeter.aggregate import aggregate_column, apply_empty_policy, check_empty_policy
 from rankmeter.core.intents import IntentLists, align_intents
+from rankmeter.core.options import ColumnKeywords, EvaluationOptions, option_names, split_keywords
 from rankmeter.core.semantics import Semantics
 from rankmeter.errors import MeasureSyntaxError
 from rankmeter.io.intents import as_intent_qrels
@@ -28,8 +29,6 @@ from rankmeter.results import EvaluationResult
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
-
-    from rankmeter.core.semantics import SemanticsOptions
 
 
 def is_diversity(measure: Measure) -> bool:
@@ -95,9 +94,8 @@ def evaluate_diversity(
     *,
     intent_weights: Mapping[str, Mapping[str, float]] | Any = None,
     semantics: Semantics | None = None,
-    qrels_columns: Mapping[str, str] | None = None,
-    run_columns: Mapping[str, str] | None = None,
-    **options: Unpack[SemanticsOptions],
+    options: EvaluationOptions | None = None,
+    **keywords: Unpack[ColumnKeywords],
 ) -> EvaluationResult:
     """Evaluate a run against intent (subtopic) qrels with diversity measures.
 
@@ -118,12 +116,17 @@ def evaluate_diversity(
         with ``query_id``, ``intent`` (or ``subtopic``...) and ``weight``
         columns; normalised per query over the intents with a relevant
         document; uniform when omitted (ndeval).
-    semantics, **options
+    semantics : Semantics, optional
         :class:`rankmeter.Semantics` (``ties`` one of ``trec`` -- ndeval's
         ``-traditional`` order, the default --, ``stable``, ``shuffle``;
         ``empty``, ``missing``, ``duplicates``, ``depth``, ``judged_only``).
-    qrels_columns, run_columns : dict, optional
-        Column of each role for tables (``{"intent": "subtopic"}``).
+    options : EvaluationOptions, optional
+        Of :class:`rankmeter.EvaluationOptions`, ``qrels_columns`` and
+        ``run_columns`` apply: the column of each role for tables
+        (``{"intent": "subtopic"}``).
+    **keywords
+        Fields of :class:`~rankmeter.Semantics` and of those options given
+        one by one, as for :func:`rankmeter.evaluate`.
 
     Returns
     -------
@@ -137,7 +140,9 @@ def evaluate_diversity(
     >>> round(res["alpha_ndcg@3"], 6), res["strec@1"], res["strec@3"]
     (0.965195, 0.5, 1.0)
     """
-    sem = Semantics.build(semantics, "qrels", **options)
+    opts, semantic_keywords = split_keywords("evaluate_diversity", options, keywords, option_names(ColumnKeywords))
+    sem = Semantics.build(semantics, "qrels", **semantic_keywords)
+    qrels_columns, run_columns = opts.qrels_columns, opts.run_columns
     parsed = parse_measures(measures)
     other = [str(m) for m in parsed if not is_diversity(m)]
     if other:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import pickle
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +29,7 @@ from rankmeter.aggregate import GMEAN_FLOOR
 from rankmeter.beyond import ListsPartial, as_items, check_distributed, combine_lists, lists_partial, reads_lists
 from rankmeter.core.candidates import COUNTS, CandidateChoice, record
 from rankmeter.core.join import AlignInfo, align, merge_infos, missing_queries_error
+from rankmeter.core.options import DistributedKeywords, EvaluationOptions, option_names, split_keywords
 from rankmeter.core.semantics import Semantics
 from rankmeter.errors import RankmeterError
 from rankmeter.io.frames import qrels_from_frame, run_from_frame
@@ -137,6 +139,19 @@ def distributed_semantics(sem: Semantics) -> Semantics:
     if sem.tie_policy == "shuffle" and sem.seed is None:
         return sem.replace(seed=int(np.random.default_rng().integers(2**63)))
     return sem
+
+
+def driver_options(
+    entry: str, semantics: Semantics | None, options: EvaluationOptions | None, keywords: Mapping[str, Any]
+) -> tuple[EvaluationOptions, Semantics]:
+    """The options and the semantics of a Spark or Dask call, decided once on the driver.
+
+    >>> opts, sem = driver_options("rankmeter.dask.evaluate", None, None, {"ties": "shuffle", "group_by": "s"})
+    >>> opts.group_by, sem.seed is not None
+    ('s', True)
+    """
+    opts, semantic_keywords = split_keywords(entry, options, keywords, option_names(DistributedKeywords))
+    return opts, distributed_semantics(Semantics.build(semantics, "qrels", **semantic_keywords))
 
 
 def evaluate_partition(

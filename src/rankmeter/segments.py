@@ -469,8 +469,8 @@ R = TypeVar("R")
 def rows_grouped(function: Callable[P, R]) -> Callable[P, R]:
     """Give an entry point whose queries are rows (dense, ragged, vectors) its ``group_by=`` keyword.
 
-    The entry point declares ``group_by`` and ignores it; the wrapper takes
-    the segments from it (a sequence: one per row; a mapping or table: by row
+    The entry point takes ``group_by`` (as a keyword or in ``options=``) and
+    ignores it; the wrapper takes the segments from it (a sequence: one per row; a mapping or table: by row
     index) and aggregates the result per segment. ``measures`` is the third
     argument.
     """
@@ -479,6 +479,8 @@ def rows_grouped(function: Callable[P, R]) -> Callable[P, R]:
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         result = function(*args, **kwargs)
         group_by = kwargs.get("group_by")
+        if group_by is None and kwargs.get("options") is not None:  # an EvaluationOptions value
+            group_by = getattr(kwargs["options"], "group_by", None)
         if group_by is None:
             return result
         given = kwargs["measures"] if "measures" in kwargs else args[2]

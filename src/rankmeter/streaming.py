@@ -24,7 +24,8 @@ from rankmeter.core.join import (
     qrels_rows,
 )
 from rankmeter.core.lists import map_blocks
-from rankmeter.core.semantics import Semantics, SemanticsOptions
+from rankmeter.core.options import EvaluationOptions, StreamKeywords, option_names, split_keywords
+from rankmeter.core.semantics import Semantics
 from rankmeter.errors import InputFormatError, PolicyError
 from rankmeter.io.load import BLOCK_BYTES, as_qrels, table_format
 from rankmeter.io.tables import Qrels, Run
@@ -51,11 +52,8 @@ def evaluate_stream(
     *,
     semantics: Semantics | None = None,
     block_bytes: int = BLOCK_BYTES,
-    progress: bool | None = None,
-    threads: int | None = None,
-    exclude: Any = None,
-    candidates: Any = None,
-    **options: Unpack[SemanticsOptions],
+    options: EvaluationOptions | None = None,
+    **keywords: Unpack[StreamKeywords],
 ) -> EvaluationResult:
     """Evaluate a TREC run file in blocks of whole queries, with memory bounded by ``block_bytes``.
 
@@ -74,19 +72,15 @@ def evaluate_stream(
         values as reading the run whole).
     block_bytes : int, default 8 MiB (:data:`BLOCK_BYTES`)
         Bytes of run text parsed at a time.
-    progress : bool, optional
-        Show a progress bar on stderr (default: for files over 256 MiB when stderr is a terminal).
-    threads : int, optional
-        Blocks ranked and evaluated at once (default: one per CPU, at most 8).
-    exclude, candidates : table, dict, path or Qrels, optional
-        As for :func:`rankmeter.evaluate`: (user, item) pairs removed from
-        every ranking and from the ideal, and the pairs each ranking is
-        restricted to. The qrels are restricted once; each block of the run
-        as it is read. ``metadata["candidates"]`` counts what they removed
-        (the run's rows summed over the blocks).
-    **options
-        Fields of :class:`~rankmeter.Semantics` one by one (``ties=``,
-        ``empty=``, ...); they override ``semantics``.
+    options : EvaluationOptions, optional
+        The fields of :class:`rankmeter.EvaluationOptions` that apply:
+        ``progress`` (reading the file), ``threads`` (blocks ranked and
+        evaluated at once), ``exclude`` and ``candidates`` (the qrels are
+        restricted once; each block of the run as it is read, and
+        ``metadata["candidates"]`` sums what they removed over the blocks).
+    **keywords
+        Fields of :class:`~rankmeter.Semantics` and of those options given
+        one by one, as for :func:`rankmeter.evaluate`.
 
     Examples
     --------
@@ -108,7 +102,9 @@ def evaluate_stream(
             f"{run_path}: a {table_format(run_path)} table, not a TREC text run: streaming reads TREC text "
             "in blocks; evaluate the table without streaming (it is read whole, as its format says)"
         )
-    sem = Semantics.build(semantics, "qrels", **options)
+    opts, semantic_keywords = split_keywords("evaluate_stream", options, keywords, option_names(StreamKeywords))
+    sem = Semantics.build(semantics, "qrels", **semantic_keywords)
+    progress, threads, exclude, candidates = opts.progress, opts.threads, opts.exclude, opts.candidates
     ties, empty, missing, seed = sem.tie_policy, sem.empty, sem.missing, sem.seed
     parsed = parse_measures(measures)
     refuse_expected_ties(ties, parsed)

@@ -61,7 +61,9 @@ def test_qrels_only_fields_are_refused_for_other_worlds() -> None:
 
 
 def test_an_unknown_option_is_a_type_error_naming_the_options() -> None:
-    with pytest.raises(TypeError, match="unknown evaluation option 'tie'; the options are depth, duplicates, empty"):
+    with pytest.raises(
+        TypeError, match="evaluate: unknown option 'tie'; the Semantics fields are depth, duplicates, empty"
+    ):
         rankmeter.evaluate(QRELS, RUN, "map", tie="stable")  # type: ignore[call-arg]
     with pytest.raises(TypeError, match="semantics must be a rankmeter.Semantics, got dict"):
         rankmeter.evaluate(QRELS, RUN, "map", semantics={"ties": "stable"})  # type: ignore[arg-type]

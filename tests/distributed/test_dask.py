@@ -133,3 +133,18 @@ def test_cli_engine_gives_the_local_output(client, tmp_path: Path, capsys) -> No
     local = capsys.readouterr().out
     assert main([*two, "--engine", "dask"]) == 0
     assert capsys.readouterr().out == local
+
+
+def test_the_options_value_and_the_keywords_give_the_local_values(frames) -> None:
+    seen = {q: [d] for q, d in zip(RUN["query_id"][:30], RUN["doc_id"][:30], strict=True)}
+    segments = {q: f"s{int(q[1:]) % 3}" for q in QRELS["query_id"].unique()}
+    local = rankmeter.evaluate(QRELS, RUN, ["map", "ndcg@10"], exclude=seen, group_by=segments)
+    by_value = evaluate(
+        *frames, ["map", "ndcg@10"], options=rankmeter.EvaluationOptions(exclude=seen, group_by=segments)
+    )
+    by_keyword = evaluate(*frames, ["map", "ndcg@10"], exclude=seen, group_by=segments)
+    for result in (by_value, by_keyword):
+        same_result(result.result, local)
+        assert result.result.by_group("map") == pytest.approx(local.by_group("map"), rel=1e-12)
+    with pytest.raises(PolicyError, match="rankmeter.dask.evaluate does not take threads="):
+        evaluate(*frames, "map", options=rankmeter.EvaluationOptions(threads=2))

@@ -292,3 +292,18 @@ def test_evaluator_errors_are_raised_on_the_driver(spark) -> None:
         RankmeterEvaluator(metricName="recallAtK", k=2).evaluate(frame)
     with pytest.raises(PolicyError, match="duplicates must be 'first' or 'error', got 'max'"):
         RankmeterEvaluator(duplicates="max").evaluate(frame)
+
+
+def test_the_options_value_and_the_keywords_give_the_local_values(spark, frames) -> None:
+    seen = {q: [d] for q, d in zip(RUN["query_id"][:30], RUN["doc_id"][:30], strict=True)}
+    segments = {q: f"s{int(q[1:]) % 3}" for q in QRELS["query_id"].unique()}
+    local = rankmeter.evaluate(QRELS, RUN, ["map", "ndcg@10"], exclude=seen, group_by=segments)
+    by_value = evaluate(
+        *frames, ["map", "ndcg@10"], spark=spark, options=rankmeter.EvaluationOptions(exclude=seen, group_by=segments)
+    )
+    by_keyword = evaluate(*frames, ["map", "ndcg@10"], spark=spark, exclude=seen, group_by=segments)
+    for result in (by_value, by_keyword):
+        same_result(result.result, local)
+        assert result.result.by_group("map") == pytest.approx(local.by_group("map"), rel=1e-12)
+    with pytest.raises(PolicyError, match="rankmeter.spark.evaluate does not take workers="):
+        evaluate(*frames, "map", spark=spark, options=rankmeter.EvaluationOptions(workers=2))

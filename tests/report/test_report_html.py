@@ -283,7 +283,7 @@ def test_import_stays_light() -> None:
 
 def test_unknown_option_is_named(made: dict) -> None:
     runs = {r.stem: str(r) for r in made["runs"]}
-    with pytest.raises(TypeError, match="unexpected keyword arguments: tset"):
+    with pytest.raises(TypeError, match="html: unknown option 'tset'; the options are alpha, baseline"):
         rankmeter.report.html(str(made["qrels"]), runs, "map", tset="t")
 
 

@@ -37,7 +37,7 @@ def add_comparison_options(p: argparse.ArgumentParser) -> None:
     """
     from rankmeter.stats.bootstrap import CI_METHODS
     from rankmeter.stats.corrections import CORRECTIONS
-    from rankmeter.stats.significance import TESTS
+    from rankmeter.stats.options import TESTS
 
     p.add_argument(
         "-m",

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from rankmeter.core.semantics import Semantics, SemanticsOptions
+from rankmeter.core.options import DistributedKeywords, EvaluationOptions
+from rankmeter.core.semantics import Semantics
 from rankmeter.errors import InputFormatError, RankmeterError
 from rankmeter.io.frames import find_columns
 from rankmeter.io.id_types import integer_query_ids
@@ -33,7 +34,7 @@ from rankmeter.partitions import (
     ListsJob,
     Sources,
     combine,
-    distributed_semantics,
+    driver_options,
     evaluate_partition,
     lists_job,
     tidy_table,
@@ -60,14 +61,9 @@ def evaluate(
     measures: MeasuresArg,
     *,
     semantics: Semantics | None = None,
-    qrels_columns: Mapping[str, str] | None = None,
-    run_columns: Mapping[str, str] | None = None,
     partitions: int | None = None,
-    exclude: Any = None,
-    candidates: Any = None,
-    items: Any = None,
-    group_by: Any = None,
-    **options: Unpack[SemanticsOptions],
+    options: EvaluationOptions | None = None,
+    **keywords: Unpack[DistributedKeywords],
 ) -> DaskResult:
     """Evaluate a run against qrels with dask: the values of :func:`rankmeter.evaluate`, whatever the partitioning.
 
@@ -79,24 +75,18 @@ def evaluate(
         TREC text files (``.gz`` too; a file is read as one partition, then
         shuffled), Parquet, CSV/TSV; local tables, dicts, ``Qrels``/``Run``.
     measures : str, Measure or iterable of them
-    semantics, **options
+    semantics : Semantics, optional
         As for :func:`rankmeter.evaluate`.
-    qrels_columns, run_columns : mapping, optional
     partitions : int, optional
         Partitions of the shuffle by query (default: the run's partitions).
-    exclude, candidates : dask DataFrame, or anything rankmeter.evaluate takes for them, optional
-        As for :func:`rankmeter.evaluate`: (user, item) pairs removed from
-        every ranking and the ideal, or the only pairs ranked and judged. A
-        dask DataFrame's user and item columns are found by name; other
-        forms are read here. Their rows are shuffled with their user's.
-    items : rankmeter.Items, optional
-    group_by : mapping, table, path or column name, optional
-        As for :func:`rankmeter.evaluate` (a column of a DataFrame given as
-        ``qrels`` or ``run``: its distinct (user, segment) pairs are
-        collected to the driver): the beyond-accuracy measures
-        (per-user values computed with their users; list-set values merged
-        from each partition's per-item sums) and the aggregates per segment
-        (``result.by_group``), list-set values included.
+    options : EvaluationOptions, optional
+        The fields of :class:`rankmeter.EvaluationOptions` in
+        :class:`rankmeter.core.options.DistributedKeywords` (which says how
+        the engines read them); ``exclude`` and ``candidates`` may be a
+        dask DataFrame, other forms are read here.
+    **keywords
+        Fields of :class:`~rankmeter.Semantics` and of those options given
+        one by one, as for :func:`rankmeter.evaluate`.
 
     Returns
     -------
@@ -107,12 +97,13 @@ def evaluate(
     The computation runs on dask's current scheduler: a
     ``dask.distributed.Client`` made before the call sends it to a cluster.
     """
-    sem = distributed_semantics(Semantics.build(semantics, "qrels", **options))
+    opts, sem = driver_options("rankmeter.dask.evaluate", semantics, options, keywords)
+    qrels_columns, run_columns, group_by = opts.qrels_columns, opts.run_columns, opts.group_by
     parsed = parse_measures(measures)
-    pairs = _pair_rows(exclude, candidates)
+    pairs = _pair_rows(opts.exclude, opts.candidates)
     tables = [("qrels", qrels, qrels_columns), ("run", run, run_columns)]
     segments = None if group_by is None else segment_map(_column_segments(group_by, tables), tables=tables)
-    lists = lists_job(parsed, sem, items, segments)
+    lists = lists_job(parsed, sem, opts.items, segments)
     call = (qrels, run, parsed, sem, qrels_columns, run_columns, partitions, pairs, lists)
     try:
         result, n = _evaluate(*call, exact_lines=False)

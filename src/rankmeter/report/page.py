@@ -41,9 +41,13 @@ from rankmeter.io.output import write_text_atomic
 from rankmeter.results import segment_text
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from rankmeter.core.options import EvaluationOptions
     from rankmeter.core.semantics import Semantics
     from rankmeter.results import EvaluationResult
     from rankmeter.stats.comparison import Comparison
+    from rankmeter.stats.options import ComparisonKeywords, ComparisonOptions
 
 TEMPLATES = Path(__file__).parent / "templates"
 #: Colours shared with the PNG plots: better than the baseline, worse, equal, neutral.
@@ -414,9 +418,10 @@ def html(
     title: str | None = None,
     command: str | Sequence[str] | None = None,
     semantics: Semantics | None = None,
-    evaluate_options: Mapping[str, Any] | None = None,
+    evaluate_options: EvaluationOptions | Mapping[str, Any] | None = None,
+    options: ComparisonOptions | None = None,
     group_by: Any = None,
-    **options: Any,
+    **keywords: Unpack[ComparisonKeywords],
 ) -> str:
     """Evaluate and compare ``runs`` and render the HTML report (written to ``output`` if given).
 
@@ -444,10 +449,12 @@ def html(
         The segment of each query, as :func:`rankmeter.compare` takes it:
         the page gets a per-segment table (means, CIs, significance within
         each segment).
-    **options
-        The statistics' options of :func:`rankmeter.compare`: ``baseline``,
-        ``test``, ``correction``, ``alpha``, ``n_resamples``, ``seed``, ``ci``,
-        ``ci_method``, ``query_sets``.
+    options : ComparisonOptions, optional
+        The statistics' choices, as in :func:`rankmeter.compare`.
+    **keywords
+        The fields of :class:`~rankmeter.ComparisonOptions` one by one
+        (``baseline=``, ``test=``, ``n_resamples=``, ...), as in
+        :func:`rankmeter.compare`.
 
     Returns
     -------
@@ -467,16 +474,18 @@ def html(
     >>> written == page, 'data-system="dense"' in page
     (True, True)
     """
-    from rankmeter.stats.significance import check_options, compare_per_query, evaluate_systems, segments_of
+    from rankmeter.stats.options import comparison_options
+    from rankmeter.stats.significance import check_runs, compare_per_query, evaluate_systems, segments_of
 
-    check_options(runs, **options)
+    opts = comparison_options("html", options, dict(keywords))
+    check_runs(runs, opts)
     _environment()  # a missing extra fails before the evaluation
     segments = segments_of(group_by, qrels, runs, evaluate_options)
     evaluations = evaluate_systems(qrels, runs, measures, semantics=semantics, evaluate_options=evaluate_options)
     comparison = compare_per_query(
         {name: (list(r.query_ids), list(r.measure_names), r.values) for name, r in evaluations.items()},
+        options=opts,
         group_by=segments,
-        **options,
     )
     page = render_html(
         comparison,
@@ -484,7 +493,9 @@ def html(
         title=title,
         command=command
         if command is not None
-        else python_call(qrels, runs, measures, semantics, {**options, **({"group_by": group_by} if group_by else {})}),
+        else python_call(
+            qrels, runs, measures, semantics, {**opts.changed(), **({"group_by": group_by} if group_by else {})}
+        ),
     )
     if output is not None:
         write_text_atomic(output, page)

@@ -16,7 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from rankmeter.core.semantics import Semantics, SemanticsOptions
+from rankmeter.core.options import DistributedKeywords, EvaluationOptions
+from rankmeter.core.semantics import Semantics
 from rankmeter.errors import InputFormatError, RankmeterError
 from rankmeter.io.frames import find_columns
 from rankmeter.io.id_types import integer_query_ids
@@ -32,7 +33,7 @@ from rankmeter.partitions import (
     ListsJob,
     Sources,
     combine,
-    distributed_semantics,
+    driver_options,
     evaluate_partition,
     lists_job,
     tidy_table,
@@ -59,15 +60,10 @@ def evaluate(
     measures: MeasuresArg,
     *,
     semantics: Semantics | None = None,
-    qrels_columns: Mapping[str, str] | None = None,
-    run_columns: Mapping[str, str] | None = None,
     partitions: int | None = None,
     spark: Any = None,
-    exclude: Any = None,
-    candidates: Any = None,
-    items: Any = None,
-    group_by: Any = None,
-    **options: Unpack[SemanticsOptions],
+    options: EvaluationOptions | None = None,
+    **keywords: Unpack[DistributedKeywords],
 ) -> SparkResult:
     """Evaluate a run against qrels on Spark: the values of :func:`rankmeter.evaluate`, whatever the partitioning.
 
@@ -81,30 +77,23 @@ def evaluate(
         local tables, dicts and ``Qrels``/``Run`` are read on the driver and
         sent to Spark.
     measures : str, Measure or iterable of them
-    semantics, **options
+    semantics : Semantics, optional
         As for :func:`rankmeter.evaluate` (ties, empty, missing, duplicates,
         depth, judged_only, seed). A shuffle without a seed draws one on the
         driver (recorded in ``metadata["seed"]``).
-    qrels_columns, run_columns : mapping, optional
-        Column names of DataFrame or table input, e.g. ``{"query_id": "user"}``.
     partitions : int, optional
         Partitions of the repartition by query (default: Spark's
         ``spark.sql.shuffle.partitions``). Values do not depend on it.
     spark : SparkSession, optional
         Default: the active session, else a new one.
-    exclude, candidates : Spark DataFrame, or anything rankmeter.evaluate takes for them, optional
-        As for :func:`rankmeter.evaluate`: (user, item) pairs removed from
-        every ranking and the ideal, or the only pairs ranked and judged. A
-        Spark DataFrame's user and item columns are found by name; other
-        forms are read on the driver. Their rows travel with their user's.
-    items : rankmeter.Items, optional
-    group_by : mapping, table, path or column name, optional
-        As for :func:`rankmeter.evaluate` (a column of a DataFrame given as
-        ``qrels`` or ``run``: its distinct (user, segment) pairs are
-        collected to the driver): the beyond-accuracy measures
-        (per-user values computed with their users; list-set values merged
-        from each partition's per-item sums) and the aggregates per segment
-        (``result.by_group``), list-set values included.
+    options : EvaluationOptions, optional
+        The fields of :class:`rankmeter.EvaluationOptions` in
+        :class:`rankmeter.core.options.DistributedKeywords` (which says how
+        the engines read them); ``exclude`` and ``candidates`` may be a
+        Spark DataFrame, other forms are read on the driver.
+    **keywords
+        Fields of :class:`~rankmeter.Semantics` and of those options given
+        one by one, as for :func:`rankmeter.evaluate`.
 
     Returns
     -------
@@ -127,15 +116,16 @@ def evaluate(
     """
     from pyspark.sql import SparkSession
 
-    sem = distributed_semantics(Semantics.build(semantics, "qrels", **options))
+    opts, sem = driver_options("rankmeter.spark.evaluate", semantics, options, keywords)
+    qrels_columns, run_columns, group_by = opts.qrels_columns, opts.run_columns, opts.group_by
     parsed = parse_measures(measures)
     pandas_warning_once()
     session = spark or SparkSession.getActiveSession() or local_session()
     n = partitions or int(str(session.conf.get("spark.sql.shuffle.partitions")))
-    pairs = _pair_rows(session, exclude, candidates)
+    pairs = _pair_rows(session, opts.exclude, opts.candidates)
     tables = [("qrels", qrels, qrels_columns), ("run", run, run_columns)]
     segments = None if group_by is None else segment_map(_column_segments(group_by, tables), tables=tables)
-    lists = lists_job(parsed, sem, items, segments)
+    lists = lists_job(parsed, sem, opts.items, segments)
     call = (session, qrels, run, parsed, sem, qrels_columns, run_columns, n, pairs, lists)
     try:
         result = _evaluate(*call, exact_lines=False)

@@ -33,15 +33,17 @@ from rankmeter.stats.bootstrap import mean_ci
 from rankmeter.stats.comparison import Comparison, PairRow, SystemRow
 from rankmeter.stats.corrections import CORRECTIONS, adjust, benjamini_hochberg, bonferroni, holm
 from rankmeter.stats.effects import WinsTiesLosses, cohens_dz, mean_difference, wins_ties_losses
+from rankmeter.stats.options import TESTS, ComparisonOptions
 from rankmeter.stats.paired import paired_test, t_test, wilcoxon_test
 from rankmeter.stats.resampling import bootstrap_test, randomization_test
-from rankmeter.stats.significance import TESTS, compare_per_query
+from rankmeter.stats.significance import compare_per_query
 from rankmeter.stats.tukey import TukeyResult, randomized_tukey_hsd, tukey_hsd
 
 __all__ = [
     "CORRECTIONS",
     "TESTS",
     "Comparison",
+    "ComparisonOptions",
     "ConfidenceInterval",
     "PairRow",
     "SystemRow",

@@ -13,118 +13,32 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from rankmeter.core.options import EvaluationOptions
 from rankmeter.core.semantics import FIELDS as SEMANTICS_FIELDS
 from rankmeter.core.semantics import Semantics
 from rankmeter.errors import InputFormatError, PolicyError
 from rankmeter.results import segment_text
 from rankmeter.segments import SegmentMap, group_values, segment_map
-from rankmeter.stats._arrays import positive_int
 from rankmeter.stats._types import TestResult
-from rankmeter.stats.bootstrap import canonical_ci_method, mean_ci
+from rankmeter.stats.bootstrap import mean_ci
 from rankmeter.stats.comparison import Comparison, PairRow, SegmentComparison, SystemRow
-from rankmeter.stats.corrections import adjust, canonical_correction
+from rankmeter.stats.corrections import adjust
 from rankmeter.stats.effects import cohens_dz, mean_difference, wins_ties_losses
-from rankmeter.stats.paired import PAIRED_TESTS, canonical_test, paired_test
-from rankmeter.stats.pairing import QUERY_SET_POLICIES, Aligned, PerQuery, align_queries
+from rankmeter.stats.options import ALL_PAIRS_TESTS, ComparisonKeywords, ComparisonOptions, comparison_options
+from rankmeter.stats.paired import PAIRED_TESTS, paired_test
+from rankmeter.stats.pairing import Aligned, PerQuery, align_queries
 from rankmeter.stats.tukey import randomized_tukey_hsd, tukey_hsd
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
     from rankmeter.results import EvaluationResult
 
-#: Tests of all system pairs, whose p-values are already family-wise adjusted.
-ALL_PAIRS_TESTS = ("tukey", "randomized-tukey")
-#: Every test name :func:`compare` accepts.
-TESTS = PAIRED_TESTS + ALL_PAIRS_TESTS
 #: Tests whose p-value is a Monte Carlo estimate.
 RESAMPLING_TESTS = ("randomization", "bootstrap", "randomized-tukey")
 
-_TUKEY_ALIASES = {
-    "tukey": "tukey",
-    "tukey-hsd": "tukey",
-    "hsd": "tukey",
-    "randomized-tukey": "randomized-tukey",
-    "randomised-tukey": "randomized-tukey",
-    "tukey-randomized": "randomized-tukey",
-    "randomized-tukey-hsd": "randomized-tukey",
-}
 
-
-#: The statistical options of :func:`compare` and their defaults.
-_DEFAULTS: dict[str, Any] = {
-    "test": "t",
-    "correction": "holm",
-    "alpha": 0.05,
-    "n_resamples": 10_000,
-    "seed": 0,
-    "ci": 0.95,
-    "ci_method": "BCa",
-    "query_sets": "error",
-}
-
-
-@dataclass(frozen=True)
-class _Options:
-    test: str
-    correction: str
-    alpha: float
-    n_resamples: int
-    seed: int
-    ci: float
-    ci_method: str
-    query_sets: str
-
-
-def canonical_compare_test(name: str) -> str:
-    """Canonical name of any test :func:`compare` accepts.
-
-    Examples
-    --------
-    >>> canonical_compare_test("Tukey-HSD"), canonical_compare_test("permutation")
-    ('tukey', 'randomization')
-    """
-    key = str(name).strip().lower()
-    if key in _TUKEY_ALIASES:
-        return _TUKEY_ALIASES[key]
-    try:
-        return canonical_test(key)
-    except PolicyError:
-        raise PolicyError(f"unknown test {name!r}; choose one of {', '.join(TESTS)}") from None
-
-
-def _options(
-    test: str,
-    correction: str | None,
-    alpha: float,
-    n_resamples: int,
-    seed: int | None,
-    ci: float,
-    ci_method: str,
-    query_sets: str,
-) -> _Options:
-    if not 0.0 < float(alpha) < 1.0:
-        raise PolicyError(f"alpha must be in (0, 1), got {alpha!r}")
-    if not 0.0 < float(ci) < 1.0:
-        raise PolicyError(f"ci (the confidence level) must be in (0, 1), got {ci!r}")
-    if query_sets not in QUERY_SET_POLICIES:
-        raise PolicyError(f"unknown query_sets policy {query_sets!r}; choose one of {', '.join(QUERY_SET_POLICIES)}")
-    if seed is None:
-        entropy = np.random.SeedSequence().entropy
-        seed = int(entropy) if isinstance(entropy, int) else 0
-    elif isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise PolicyError(f"seed must be a non-negative integer or None, got {seed!r}")
-    return _Options(
-        test=canonical_compare_test(test),
-        correction=canonical_correction(correction),
-        alpha=float(alpha),
-        n_resamples=positive_int(n_resamples, "n_resamples"),
-        seed=int(seed),
-        ci=float(ci),
-        ci_method=canonical_ci_method(ci_method),
-        query_sets=query_sets,
-    )
-
-
-def _pair_tests(aligned: Aligned, order: list[str], opts: _Options) -> list[tuple[str, str, str, TestResult]]:
+def _pair_tests(aligned: Aligned, order: list[str], opts: ComparisonOptions) -> list[tuple[str, str, str, TestResult]]:
     """``(measure, baseline, system, result)`` for every tested pair, measure by measure."""
     out = []
     for j, measure in enumerate(aligned.measure_names):
@@ -158,16 +72,9 @@ def _pair_tests(aligned: Aligned, order: list[str], opts: _Options) -> list[tupl
 def compare_per_query(
     per_query: Mapping[str, PerQuery],
     *,
-    baseline: str | None = None,
-    test: str = "t",
-    correction: str | None = "holm",
-    alpha: float = 0.05,
-    n_resamples: int = 10_000,
-    seed: int | None = 0,
-    ci: float = 0.95,
-    ci_method: str = "BCa",
-    query_sets: str = "error",
+    options: ComparisonOptions | None = None,
     group_by: Any = None,
+    **keywords: Unpack[ComparisonKeywords],
 ) -> Comparison:
     """Compare systems from their per-query values (the work behind :func:`compare`).
 
@@ -197,33 +104,20 @@ def compare_per_query(
         System name -> ``(query_ids, measure_names, values)`` with ``values``
         of shape (n_queries, n_measures). At least two systems; insertion order
         is the display order.
-    baseline : str, optional
-        Name of the baseline system; default the first one.
-    test : {"t", "wilcoxon", "randomization", "bootstrap", "tukey", "randomized-tukey"}
-        The significance test (see :mod:`rankmeter.stats.paired`,
-        :mod:`rankmeter.stats.resampling`, :mod:`rankmeter.stats.tukey`).
-    correction : {"holm", "bonferroni", "bh", "none"} or None, default "holm"
-        Multiple-testing correction over all (system x measure) pairs.
-    alpha : float, default 0.05
-        Significance level for ``PairRow.significant``.
-    n_resamples : int, default 10_000
-        Resamples of the bootstrap CIs and of the resampling tests.
-    seed : int or None, default 0
-        Seed of every random draw; ``None`` draws fresh entropy, recorded in
-        ``metadata["seed"]`` so that the result can be reproduced.
-    ci : float, default 0.95
-        Confidence level of the intervals.
-    ci_method : {"BCa", "percentile", "basic"}, default "BCa"
-        Bootstrap interval method.
-    query_sets : {"error", "intersect"}, default "error"
-        What to do when systems cover different queries (see
-        :func:`rankmeter.stats.pairing.align_queries`).
+    options : ComparisonOptions, optional
+        The baseline, test, correction, alpha, resamples, seed, confidence
+        level and method, and query-set policy as one value
+        (:class:`rankmeter.ComparisonOptions`, which says what each does).
     group_by : mapping, table, path or GroupBy, optional
         The segment of each query (any form of :mod:`rankmeter.segments`
         but a column name). Each segment then gets its own means, CIs and
         paired tests on its queries alone (:attr:`Comparison.groups`); the
         p-values of all (segment x system x measure) pairs form one family
         for ``correction``, apart from the overall family.
+    **keywords
+        The fields of :class:`~rankmeter.ComparisonOptions` one by one
+        (``test=``, ``seed=``, ...); a field also set in ``options`` must have
+        the same value there.
 
     Returns
     -------
@@ -248,7 +142,8 @@ def compare_per_query(
     >>> row.p_value < 0.05, row.significant
     (True, True)
     """
-    opts = _options(test, correction, alpha, n_resamples, seed, ci, ci_method, query_sets)
+    opts = comparison_options("compare_per_query", options, dict(keywords)).seeded()
+    baseline = opts.baseline
     names = list(per_query)
     if len(names) < 2:
         raise InputFormatError(f"compare needs at least 2 systems, got {len(names)}")
@@ -259,7 +154,7 @@ def compare_per_query(
     segments = None if group_by is None else segment_map(group_by)  # before the (possibly slow) statistics
     order = [base] + [n for n in names if n != base]
     part = _Part.of(aligned, names, order, opts)
-    effective_correction = opts.correction
+    effective_correction = opts.correction or "none"  # canonical: never None
     notes: list[str] = list(part.notes)
     if opts.test in ALL_PAIRS_TESTS:
         if opts.correction != "none":
@@ -325,7 +220,9 @@ class _Part:
     notes: list[str]
 
     @classmethod
-    def of(cls, aligned: Aligned, names: list[str], order: list[str], opts: _Options, label: str = "") -> _Part:
+    def of(
+        cls, aligned: Aligned, names: list[str], order: list[str], opts: ComparisonOptions, label: str = ""
+    ) -> _Part:
         systems = []
         notes = []
         for name in names:
@@ -347,7 +244,7 @@ class _Part:
         raw = np.array([res.p_value for *_, res in tested], dtype=np.float64)
         return cls(aligned, systems, tested, raw, notes)
 
-    def rows(self, adjusted: np.ndarray, opts: _Options) -> tuple[list[PairRow], list[dict[str, Any]]]:
+    def rows(self, adjusted: np.ndarray, opts: ComparisonOptions) -> tuple[list[PairRow], list[dict[str, Any]]]:
         """The pair rows, with their adjusted p-values, and the Monte Carlo errors of resampled p-values."""
         pairs = []
         mc_errors = []
@@ -390,7 +287,7 @@ def _segment_comparisons(
     segments: SegmentMap,
     names: list[str],
     order: list[str],
-    opts: _Options,
+    opts: ComparisonOptions,
     metadata: dict[str, Any],
 ) -> list[SegmentComparison]:
     """Means, CIs and paired tests within each segment; one correction over segments x systems x measures.
@@ -412,7 +309,7 @@ def _segment_comparisons(
             {name: 0 for name in aligned.scores},
         )
         parts.append(_Part.of(subset, names, order, opts, f" in segment {segment_text(label)}"))
-    correction = "none" if opts.test in ALL_PAIRS_TESTS else opts.correction
+    correction = "none" if opts.test in ALL_PAIRS_TESTS else (opts.correction or "none")
     raw = np.concatenate([p.raw for p in parts]) if parts else np.zeros(0)
     adjusted = _adjusted(raw, correction)
     out = []
@@ -436,18 +333,11 @@ def compare(
     runs: Mapping[str, Any],
     measures: str | Sequence[str],
     *,
-    baseline: str | None = None,
-    test: str = "t",
-    correction: str | None = "holm",
-    alpha: float = 0.05,
-    n_resamples: int = 10_000,
-    seed: int | None = 0,
-    ci: float = 0.95,
-    ci_method: str = "BCa",
-    query_sets: str = "error",
     semantics: Semantics | None = None,
-    evaluate_options: Mapping[str, Any] | None = None,
+    evaluate_options: EvaluationOptions | Mapping[str, Any] | None = None,
+    options: ComparisonOptions | None = None,
     group_by: Any = None,
+    **keywords: Unpack[ComparisonKeywords],
 ) -> Comparison:
     """Evaluate several runs and compare them with significance tests.
 
@@ -465,23 +355,29 @@ def compare(
         default baseline.
     measures : str or sequence of str
         Measure names, e.g. ``["ndcg@10", "map"]``.
-    baseline, test, correction, alpha, n_resamples, seed, ci, ci_method, query_sets
-        See :func:`compare_per_query`.
     semantics : Semantics, optional
         How every run is evaluated (:class:`rankmeter.Semantics`: ties,
         empty and missing queries, ...), the same for all runs and recorded
         in each evaluation's metadata. Paired tests need a value for every
         query, so ``empty="skip"`` / ``"nan"`` make queries without relevant
         documents an error here.
-    evaluate_options : mapping, optional
-        Other keyword arguments for every :func:`rankmeter.evaluate` call
-        (``qrels_columns``, ``threads``, ``workers``, or fields of the semantics one by
-        one, e.g. ``{"ties": "expected", "judged_only": True}``).
+    evaluate_options : EvaluationOptions or mapping, optional
+        The options of every :func:`rankmeter.evaluate` call: a
+        :class:`rankmeter.EvaluationOptions` (``qrels_columns``, ``threads``,
+        ``workers``, ...), or its keyword arguments as a mapping, fields of
+        the semantics one by one included (e.g. ``{"ties": "expected",
+        "judged_only": True}``).
+    options : ComparisonOptions, optional
+        The statistics' choices as one value (:class:`rankmeter.ComparisonOptions`).
     group_by : mapping, table, str, path or GroupBy, optional
         The segment of each query, as :func:`rankmeter.evaluate` takes it
         (a column name refers to the qrels or run tables): paired tests
         within each segment too, corrected over segments x systems x
         measures (see :func:`compare_per_query`).
+    **keywords
+        The fields of :class:`~rankmeter.ComparisonOptions` one by one
+        (``baseline=``, ``test=``, ``seed=``, ...), as for
+        :func:`compare_per_query`.
 
     Returns
     -------
@@ -494,22 +390,14 @@ def compare(
     >>> from rankmeter.report.tables import render_markdown
     >>> print(render_markdown(cmp))  # doctest: +SKIP
     """
-    options: dict[str, Any] = {
-        "baseline": baseline,
-        "test": test,
-        "correction": correction,
-        "alpha": alpha,
-        "n_resamples": n_resamples,
-        "seed": seed,
-        "ci": ci,
-        "ci_method": ci_method,
-        "query_sets": query_sets,
-    }
-    check_options(runs, **options)  # before the (possibly slow) evaluation
-    options["group_by"] = segments_of(group_by, qrels, runs, evaluate_options)  # before the evaluation
+    opts = comparison_options("compare", options, dict(keywords))
+    check_runs(runs, opts)  # before the (possibly slow) evaluation
+    segments = segments_of(group_by, qrels, runs, evaluate_options)  # before the evaluation
     results = evaluate_systems(qrels, runs, measures, semantics=semantics, evaluate_options=evaluate_options)
     return compare_per_query(
-        {name: (list(r.query_ids), list(r.measure_names), r.values) for name, r in results.items()}, **options
+        {name: (list(r.query_ids), list(r.measure_names), r.values) for name, r in results.items()},
+        options=opts,
+        group_by=segments,
     )
 
 
@@ -519,13 +407,13 @@ def evaluate_systems(
     measures: str | Sequence[str],
     *,
     semantics: Semantics | None = None,
-    evaluate_options: Mapping[str, Any] | None = None,
+    evaluate_options: EvaluationOptions | Mapping[str, Any] | None = None,
 ) -> dict[str, EvaluationResult]:
     """Evaluate every run of ``runs`` on ``qrels`` as :func:`compare` does, one result per system.
 
     The semantics are checked before the first run is read. The qrels are
     read once and the runs evaluated as :func:`rankmeter.evaluate` does a
-    mapping of runs: on worker processes (``evaluate_options["workers"]``,
+    mapping of runs: on worker processes (``workers`` of ``evaluate_options``,
     default one per CPU), with the values of evaluating each run alone. The
     results keep each run's metadata (missing queries, ties at a cutoff, ...),
     which the HTML report (:func:`rankmeter.report.html`) shows next to the
@@ -542,7 +430,7 @@ def evaluate_systems(
     from rankmeter.by_ids import evaluate, is_runs
 
     wanted = [measures] if isinstance(measures, str) else list(measures)
-    options = dict(evaluate_options or {})
+    options = _evaluate_keywords(evaluate_options)
     if semantics is not None:
         options["semantics"] = semantics
     Semantics.build(options.get("semantics"), "qrels", **{k: v for k, v in options.items() if k in SEMANTICS_FIELDS})
@@ -553,7 +441,10 @@ def evaluate_systems(
 
 
 def segments_of(
-    group_by: Any, qrels: Any, runs: Mapping[str, Any], evaluate_options: Mapping[str, Any] | None = None
+    group_by: Any,
+    qrels: Any,
+    runs: Mapping[str, Any],
+    evaluate_options: EvaluationOptions | Mapping[str, Any] | None = None,
 ) -> SegmentMap | None:
     """The segments of :func:`compare`'s ``group_by`` (a column name refers to the qrels or run tables), or None.
 
@@ -562,30 +453,38 @@ def segments_of(
     """
     if group_by is None:
         return None
-    columns = dict(evaluate_options or {})
+    if isinstance(evaluate_options, EvaluationOptions):
+        columns = {"qrels_columns": evaluate_options.qrels_columns, "run_columns": evaluate_options.run_columns}
+    else:
+        columns = dict(evaluate_options or {})
     tables = [("qrels", qrels, columns.get("qrels_columns"))]
     tables += [("run", run, columns.get("run_columns")) for run in runs.values()]
     return segment_map(group_by, tables=tables)
 
 
-def check_options(runs: Mapping[str, Any], *, baseline: str | None = None, **options: Any) -> None:
-    """Raise the error :func:`compare` would raise for its options, before any run is read.
+def _evaluate_keywords(evaluate_options: EvaluationOptions | Mapping[str, Any] | None) -> dict[str, Any]:
+    """The keyword arguments of every :func:`rankmeter.evaluate` call of a comparison.
+
+    >>> _evaluate_keywords({"threads": 2}), _evaluate_keywords(None)
+    ({'threads': 2}, {})
+    """
+    if isinstance(evaluate_options, EvaluationOptions):
+        return {"options": evaluate_options}
+    return dict(evaluate_options or {})
+
+
+def check_runs(runs: Mapping[str, Any], options: ComparisonOptions) -> None:
+    """Raise the error :func:`compare` would raise for its runs and baseline, before any run is read.
 
     Examples
     --------
-    >>> check_options({"a": "a.run", "b": "b.run"}, test="t")
-    >>> check_options({"a": "a.run", "b": "b.run"}, baseline="c")
+    >>> check_runs({"a": "a.run", "b": "b.run"}, ComparisonOptions())
+    >>> check_runs({"a": "a.run", "b": "b.run"}, ComparisonOptions(baseline="c"))
     Traceback (most recent call last):
     ...
     rankmeter.errors.PolicyError: baseline 'c' is not one of the runs: 'a', 'b'
     """
-    unknown = sorted(set(options) - set(_DEFAULTS))
-    if unknown:
-        raise TypeError(f"unexpected keyword arguments: {', '.join(unknown)}")
-    chosen = {**_DEFAULTS, **options}
-    chosen["seed"] = 0 if chosen["seed"] is None else chosen["seed"]
-    _options(**chosen)
     if len(runs) < 2:
         raise InputFormatError(f"compare needs at least 2 runs, got {len(runs)}")
-    if baseline is not None and baseline not in runs:
-        raise PolicyError(f"baseline {baseline!r} is not one of the runs: {', '.join(map(repr, runs))}")
+    if options.baseline is not None and options.baseline not in runs:
+        raise PolicyError(f"baseline {options.baseline!r} is not one of the runs: {', '.join(map(repr, runs))}")
