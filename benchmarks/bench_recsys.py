@@ -43,7 +43,7 @@ integer ids rankmeter takes 0.47x rectools' CPU (2.1x faster) but 2.7x RecBole's
 from the same arrays and builds its hit matrix with one ``searchsorted`` of sorted integer keys, the
 least work any tool starting from item ids does; rankmeter also checks for repeated pairs, ranks by
 score with the tie rule and keeps every input form. Integer ids are coded as integers (no row is written
-as text) and joined through their codes (``rankmeter.core.ids.coded_join``).
+as text) and joined through their codes (``rankmeter.ids.match.coded_join``).
 =======
 Every library's values must agree with rankmeter's (to 1e-9, torchmetrics' float32 to 1e-5). The table
 gives wall and CPU time (the steadier figure on a shared machine) and peak RSS; the figures are on

@@ -48,9 +48,11 @@ CHILD_PYARROW = (
 t = clock()
 import pyarrow as pa, pyarrow.csv as pc
 if sys.argv[3] == 'rankmeter':
-    from rankmeter.core.ids import document_keys, duplicate_rows, intern, match_pairs
-    from rankmeter.core.string_keys import pair_halves
-    from rankmeter.io.arrow import combined
+    from rankmeter.ids.convert import as_ids
+    from rankmeter.ids.duplicates import duplicate_rows
+    from rankmeter.ids.hashing import document_keys, pair_halves
+    from rankmeter.ids.intern import intern
+    from rankmeter.ids.match import match_pairs
 else:  # Acero's own module: Table.join would import pyarrow.dataset and pandas (0.16 s) to reach it
     from pyarrow._acero import (AggregateNodeOptions, Declaration, HashJoinNodeOptions,
                                 TableSourceNodeOptions)
@@ -68,11 +70,11 @@ qrels = read(sys.argv[1], 4, {0: query, 2: pa.string(), 3: pa.float64()})
 t = clock(); run = read(sys.argv[2], 6, {0: query, 2: pa.string(), 4: pa.float64()}); parse = since(t)
 t = clock()
 if sys.argv[3] == 'rankmeter':  # interns the query ids, keys the documents (the duplicate check reuses the keys)
-    _, (qq, rq) = intern(combined(qrels['c0']), combined(run['c0']))
-    docs = combined(run['c2'])
+    _, (qq, rq) = intern(as_ids(qrels['c0'], coded=True), as_ids(run['c0'], coded=True))
+    docs = as_ids(run['c2'])
     keys = document_keys(docs)
     halves = pair_halves(rq, keys)
-    match = match_pairs(rq, docs, qq, combined(qrels['c2']), keys, run_halves=halves)
+    match = match_pairs(rq, docs, qq, as_ids(qrels['c2']), keys, run_halves=halves)
     matched = int((match >= 0).sum())
     join = since(t)
     t = clock(); repeated = len(duplicate_rows(rq, docs, keys, halves)); dups = since(t)

@@ -32,7 +32,7 @@ INSTRUMENTED = [
     "rankmeter.io.intents",
     "rankmeter.io.table_files",
     "rankmeter.io.output",
-    "rankmeter.io.ids",
+    "rankmeter.ids.convert",
     "rankmeter.measures",
     "rankmeter.measures.grammar",
     "rankmeter.measures.params",

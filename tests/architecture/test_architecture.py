@@ -20,6 +20,7 @@ FLOORS = {
     "rankmeter._version": 0,
     "rankmeter.errors": 0,
     "rankmeter.progress": 0,
+    "rankmeter.ids": 0,
     "rankmeter.io": 1,
     "rankmeter.core": 2,
     "rankmeter.measures": 3,
@@ -51,7 +52,7 @@ FLOORS = {
     "rankmeter.cli": 9,
     "rankmeter": 10,
 }
-"""io -> core -> measures -> aggregate/results -> pipeline -> entry points -> trec_eval/stats -> report -> cli."""
+"""errors/ids -> io -> core -> measures -> aggregate/results -> pipeline -> entry points -> trec_eval/stats -> report -> cli."""
 
 
 def _module_name(path: Path) -> str:

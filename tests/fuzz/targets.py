@@ -76,7 +76,7 @@ def reference_table(data: bytes, n_columns: int, exact: bool, value_col: int) ->
 
 
 def _rows(table: object) -> list[tuple[str, str, float]]:
-    from rankmeter.io.tables import id_at
+    from rankmeter.ids.column import id_at
 
     values = table.relevance if hasattr(table, "relevance") else table.scores  # type: ignore[attr-defined]
     return [

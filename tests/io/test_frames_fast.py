@@ -19,8 +19,9 @@ import pyarrow as pa
 import pytest
 
 import rankmeter
-from rankmeter.core.ids import document_keys, string_sort_keys
-from rankmeter.io.ids import as_ids
+from rankmeter.ids.convert import as_ids
+from rankmeter.ids.hashing import document_keys
+from rankmeter.ids.order import string_sort_keys
 
 MEASURES = ["ndcg@10", "ndcg", "map", "p@5", "rr", "r@20", "success@3"]
 

@@ -14,12 +14,14 @@ from typing import Any
 
 import numpy as np
 
-from rankmeter.core.ids import duplicate_rows, intern
 from rankmeter.core.semantics import choose
 from rankmeter.core.ties import rank_order, tie_group_starts
 from rankmeter.errors import DuplicateEntryError, InvalidScoreError, where
+from rankmeter.ids.column import id_at
+from rankmeter.ids.duplicates import duplicate_rows
+from rankmeter.ids.intern import intern
 from rankmeter.io.load import as_run
-from rankmeter.io.tables import Run, id_at
+from rankmeter.io.tables import Run
 
 SIMILARITY_TIES = ("expected", "equal", "trec", "stable", "shuffle")
 """Tie treatments of the judgment-free measures (docs/similarity.md says what each does)."""

@@ -29,9 +29,12 @@ from typing import Any
 
 import numpy as np
 
-from rankmeter.core.ids import HASH_MIN_ROWS, coded_join, document_keys, duplicate_rows, intern, match_pairs, subset
 from rankmeter.core.join import qrels_rows
-from rankmeter.io.ids import as_ids
+from rankmeter.ids.column import IdColumn
+from rankmeter.ids.duplicates import duplicate_rows
+from rankmeter.ids.hashing import HASH_MIN_ROWS
+from rankmeter.ids.intern import intern
+from rankmeter.ids.match import coded_join, match_pairs, take_keyed
 from rankmeter.io.load import as_pairs
 from rankmeter.io.tables import Qrels, Run
 
@@ -51,15 +54,16 @@ with no candidate list; users with a relevant item (grade > 0) before and none a
 what they count)."""
 
 
-def member(query_ids: Any, doc_ids: Any, pairs: Qrels) -> np.ndarray:
+def member(query_ids: IdColumn, doc_ids: IdColumn, pairs: Qrels) -> np.ndarray:
     """Whether each (query, document) row is one of ``pairs``' (user, item) pairs, exactly.
 
     Users are matched through their codes, items through the 64-bit keys of
-    :func:`~rankmeter.core.ids.match_pairs` (every candidate confirmed byte for
+    :func:`~rankmeter.ids.match.match_pairs` (every candidate confirmed byte for
     byte), so no row is compared as Python objects.
 
     >>> p = Qrels(np.array(["u1", "u1"]), np.array(["a", "a"]), np.ones(2))
-    >>> member(np.array(["u1", "u1", "u2"]), np.array(["a", "b", "a"]), p).tolist()
+    >>> rows = Qrels(np.array(["u1", "u1", "u2"]), np.array(["a", "b", "a"]), np.ones(3))
+    >>> member(rows.query_ids, rows.doc_ids, p).tolist()
     [True, False, False]
     """
     if not len(pairs) or not len(query_ids):
@@ -79,10 +83,8 @@ def member(query_ids: Any, doc_ids: Any, pairs: Qrels) -> np.ndarray:
 def _run_rows(run: Run, keep: np.ndarray) -> Run:
     rows = np.flatnonzero(keep)
     lines = None if run.lines is None else run.lines[rows]
-    docs = subset(run.doc_ids, rows)
-    if "keys" in as_ids(run.doc_ids).memo:  # the hash keys computed to find the pairs serve the alignment too
-        docs.memo["keys"] = document_keys(run.doc_ids)[rows]
-    return Run(subset(run.query_ids, rows), docs, run.scores[rows], run.source, lines, run.name, run.columns)
+    docs = take_keyed(run.doc_ids, rows)  # the hash keys computed to find the pairs serve the alignment too
+    return Run(run.query_ids.take(rows), docs, run.scores[rows], run.source, lines, run.name, run.columns)
 
 
 def _qrels_rows(qrels: Qrels, keep: np.ndarray, grades: np.ndarray) -> Qrels:
@@ -116,13 +118,13 @@ def _keep_users(qrels: Qrels, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     return keep, grades
 
 
-def _distinct(ids: Any) -> np.ndarray:
+def _distinct(ids: IdColumn) -> np.ndarray:
     """The sorted distinct ids the rows use (a dictionary may hold ids no row has).
 
-    >>> _distinct(subset(Qrels(np.array(["b", "a"]), np.array(["x", "y"]), np.ones(2)).query_ids, np.array([0])))
+    >>> _distinct(Qrels(np.array(["b", "a"]), np.array(["x", "y"]), np.ones(2)).query_ids.take(slice(0, 1)))
     array(['b'], dtype='<U1')
     """
-    coded = as_ids(ids, coded=True)
+    coded = ids.coded()
     return np.sort(coded.dictionary.text()[np.unique(coded.codes)])
 
 
@@ -142,7 +144,7 @@ class PairsByUser:
     @classmethod
     def build(cls, pairs: Qrels) -> PairsByUser:
         """The index of ``pairs`` (one sort of their users' ids)."""
-        text = as_ids(pairs.query_ids).text()
+        text = pairs.query_ids.text()
         order = np.argsort(text, kind="stable")
         return cls(pairs, order, text[order])
 

@@ -20,15 +20,16 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from rankmeter.core.ids import encode, string_sort_keys, subset, take, to_numpy_str
 from rankmeter.core.join import AlignInfo, align
 from rankmeter.core.semantics import DUPLICATE_POLICIES, Semantics, SemanticsOptions, choose
 from rankmeter.errors import DuplicateEntryError, InputFormatError, PolicyError
-from rankmeter.io.arrow import dictionary_array, is_arrow
+from rankmeter.ids.column import IdColumn, id_at
+from rankmeter.ids.intern import encode
+from rankmeter.ids.order import number_order_codes, string_codes
+from rankmeter.io.arrow import dictionary_array
 from rankmeter.io.frames import is_frame
-from rankmeter.io.ids import IdColumn
 from rankmeter.io.intents import INTENT_COLUMNS, IntentQrels
-from rankmeter.io.tables import Qrels, Run, id_at
+from rankmeter.io.tables import Qrels, Run
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -99,47 +100,6 @@ class IntentLists:
     def pair_doc(self) -> np.ndarray:
         """The document of each judgment."""
         return np.repeat(np.arange(len(self.pair_offsets) - 1), np.diff(self.pair_offsets))
-
-
-def _string_codes(col: Any) -> np.ndarray:
-    """Code of each row's id, codes in string (``strcmp``) order, from fixed-width sort keys (no string sort).
-
-    >>> _string_codes(np.array(["b", "a", "b", "ab"])).tolist()
-    [2, 0, 2, 1]
-    """
-    n = len(col)
-    if n == 0:
-        return np.zeros(0, dtype=np.int64)
-    keys = string_sort_keys(col, np.arange(n))
-    order = np.lexsort(keys[::-1]) if len(keys) > 1 else np.argsort(keys[0], kind="stable")
-    new = np.zeros(n, dtype=bool)
-    new[0] = True
-    for key in keys:
-        ordered = key[order]
-        new[1:] |= ordered[1:] != ordered[:-1]
-    codes = np.empty(n, dtype=np.int64)
-    codes[order] = np.cumsum(new) - 1
-    return codes
-
-
-def _intent_codes(intents: Any) -> np.ndarray:
-    """Code of each row's intent in ndeval's order: by number when every intent id is a natural number, else by id."""
-    ids, codes = _codes(intents)
-    if len(ids) and np.char.isdigit(ids).all():
-        rank = np.empty(len(ids), dtype=np.int64)
-        rank[np.argsort(ids.astype(np.int64), kind="stable")] = np.arange(len(ids))
-        return rank[codes]
-    return codes
-
-
-def _codes(values: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Sorted distinct values and the code of each row (a dictionary column is encoded through its dictionary)."""
-    if is_arrow(values):
-        if hasattr(values, "dictionary"):
-            return encode(values)
-        values = to_numpy_str(values)
-    uniq, inverse = np.unique(values, return_inverse=True)
-    return uniq, inverse.ravel().astype(np.int64)
 
 
 def _duplicate_judgments(qrels: IntentQrels, order: np.ndarray, same: np.ndarray, policy: str) -> np.ndarray:
@@ -214,9 +174,9 @@ def _dense_unique(values: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarra
 
 def _judgment_table(qrels: IntentQrels, duplicates: str) -> _Table:
     """The judgments sorted by (query, document, intent) with query, document and intent codes."""
-    queries, qcode = _codes(qrels.query_ids)
-    dcode = _string_codes(qrels.doc_ids)
-    icode = _intent_codes(qrels.intent_ids)
+    queries, qcode = encode(qrels.query_ids)
+    dcode = string_codes(qrels.doc_ids)
+    icode = number_order_codes(qrels.intent_ids)
     order = _sort_rows(qcode, dcode, icode)
     q, d, i = qcode[order], dcode[order], icode[order]
     same = (q[1:] == q[:-1]) & (d[1:] == d[:-1]) & (i[1:] == i[:-1])
@@ -233,12 +193,12 @@ def _judgment_table(qrels: IntentQrels, duplicates: str) -> _Table:
     return _Table(
         queries=queries,
         doc_query=qcode[first],
-        doc_ids=subset(qrels.doc_ids, first),
+        doc_ids=qrels.doc_ids.take(first),
         pair_doc=pair_doc.astype(np.int64),
         pair_intent=intent_index.astype(np.int64),
         pair_grade=qrels.relevance[kept],
         intent_query=(pair_keys // width).astype(np.int64),
-        intent_ids=take(qrels.intent_ids, intent_rows),
+        intent_ids=qrels.intent_ids.take(intent_rows).text(),
     )
 
 

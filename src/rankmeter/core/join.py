@@ -8,29 +8,18 @@ from typing import TYPE_CHECKING, NamedTuple, TypedDict
 import numpy as np
 
 from rankmeter.core.arrays import code_counts, sorted_unique
-from rankmeter.core.ids import (
-    HASH_MIN_ROWS,
-    PairIndex,
-    coded_join,
-    document_keys,
-    document_pair_keys,
-    duplicate_rows,
-    encode,
-    id_at,
-    intern,
-    lookup,
-    match_pairs,
-    pair_index,
-    string_sort_keys,
-    subset,
-    vocabulary,
-)
 from rankmeter.core.layout import RankedLists, concatenate
 from rankmeter.core.lists import MAX_THREADS, map_blocks, usable_cpus
 from rankmeter.core.semantics import DUPLICATE_POLICIES, Semantics, SemanticsOptions, choose
-from rankmeter.core.string_keys import StringBuffers
 from rankmeter.core.ties import Ranking, ranking, shuffle_noise, tie_group_starts, tied_runs
 from rankmeter.errors import DuplicateEntryError, PolicyError, RankmeterError, where
+from rankmeter.ids.buffers import StringBuffers
+from rankmeter.ids.column import IdColumn, id_at
+from rankmeter.ids.duplicates import duplicate_rows
+from rankmeter.ids.hashing import HASH_MIN_ROWS, document_keys, document_pair_keys
+from rankmeter.ids.intern import encode, intern, lookup
+from rankmeter.ids.match import PairIndex, coded_join, match_pairs, pair_index
+from rankmeter.ids.order import string_sort_keys
 from rankmeter.io.tables import Qrels, Run
 
 if TYPE_CHECKING:
@@ -181,7 +170,7 @@ def _run_rows(run: Run, rows: np.ndarray | slice) -> Run:
     aligned again in one pass, which reports the problem with its location.
     """
     lines = None if run.lines is None else run.lines[rows]
-    return Run(subset(run.query_ids, rows), subset(run.doc_ids, rows), run.scores[rows], run.source, lines, run.name)
+    return Run(run.query_ids.take(rows), run.doc_ids.take(rows), run.scores[rows], run.source, lines, run.name)
 
 
 def qrels_rows(qrels: Qrels, rows: np.ndarray | slice) -> Qrels:
@@ -194,9 +183,7 @@ def qrels_rows(qrels: Qrels, rows: np.ndarray | slice) -> Qrels:
     (['a'], ('qrels.txt', 3))
     """
     numbers = np.arange(len(qrels))[rows] + 1 if qrels.lines is None else qrels.lines[rows]
-    return Qrels(
-        subset(qrels.query_ids, rows), subset(qrels.doc_ids, rows), qrels.relevance[rows], qrels.source, numbers
-    )
+    return Qrels(qrels.query_ids.take(rows), qrels.doc_ids.take(rows), qrels.relevance[rows], qrels.source, numbers)
 
 
 class JudgmentsByQuery:
@@ -222,7 +209,7 @@ class JudgmentsByQuery:
 
     def of(self, run: Run) -> Qrels:
         """The judgments of the run's queries (each line keeps its number)."""
-        found = lookup(vocabulary(run.query_ids), self.vocabulary)
+        found = lookup(run.query_ids.dictionary, self.vocabulary)
         here = np.zeros(len(self.vocabulary), dtype=bool)
         here[found[found >= 0]] = True
         self.met |= here
@@ -317,9 +304,17 @@ def merge_infos(infos: list[AlignInfo]) -> AlignInfo:
 
 
 @dataclass
-class _Judgments:
-    """The qrels rows an alignment keeps (duplicates resolved), grouped by query code, and what derives from them."""
+class Judgments:
+    """The qrels rows an alignment keeps (duplicates resolved), grouped by query code, and what derives from them.
 
+    Kept on the qrels (:attr:`~rankmeter.io.tables.Qrels.judgments`) for the
+    policy and query codes they were derived for.
+    """
+
+    duplicates: str
+    """The duplicates policy applied."""
+    query_codes: np.ndarray
+    """The query code of every qrels row they were derived from."""
     order: np.ndarray
     """Kept rows, by query code (file order inside a query)."""
     codes: np.ndarray
@@ -332,29 +327,21 @@ class _Judgments:
     indexed: bool = False
 
     def pair_index(self, qq: np.ndarray, qrels: Qrels) -> PairIndex | None:
-        """The :class:`~rankmeter.core.ids.PairIndex` of the kept rows (built once; None when keys collide)."""
+        """The :class:`~rankmeter.ids.match.PairIndex` of the kept rows (built once; None when keys collide)."""
         if not self.indexed:
             self.index, self.indexed = pair_index(qq, qrels.doc_ids, self.order), True
         return self.index
 
 
-def _judgments(qq: np.ndarray, qrels: Qrels, duplicates: str, n_queries: int) -> _Judgments:
-    """The :class:`_Judgments` of qrels whose rows have query codes ``qq``.
+def _judgments(qq: np.ndarray, qrels: Qrels, duplicates: str, n_queries: int) -> Judgments:
+    """The :class:`Judgments` of qrels whose rows have query codes ``qq``.
 
-    Kept with the qrels (in their document column's memo) for the same codes, grades and policy:
-    several runs aligned with the same qrels, whose queries the qrels cover, derive them once. (Two
-    tables may share a document column with different grades, which ``duplicates="max"`` reads.)
+    Kept on the qrels for the same codes and policy: several runs aligned
+    with the same qrels, whose queries the qrels cover, derive them once.
     """
-    memo = qrels.doc_ids.memo
-    found = memo.get("judgments")
-    if (
-        found is not None
-        and found[0] == duplicates
-        and np.array_equal(found[1], qq)
-        and (found[3] is qrels.relevance or np.array_equal(found[3], qrels.relevance))
-    ):
-        judgments: _Judgments = found[2]
-        return judgments
+    found = qrels.judgments
+    if found is not None and found.duplicates == duplicates and np.array_equal(found.query_codes, qq):
+        return found
     none = np.zeros(0, dtype=np.int64)  # coded documents, no pair repeated (coded_join against no rows says so)
     if len(qq) >= HASH_MIN_ROWS and coded_join(qq, qrels.doc_ids, qq, qrels.doc_ids, none) is not None:
         qdrop = none
@@ -366,8 +353,8 @@ def _judgments(qq: np.ndarray, qrels: Qrels, duplicates: str, n_queries: int) ->
     qorder = qorder[np.argsort(qq[qorder], kind="stable")]
     codes = qq[qorder]
     queries = np.flatnonzero(np.bincount(codes, minlength=n_queries))
-    judgments = _Judgments(qorder, codes, queries, len(qdrop))
-    memo["judgments"] = (duplicates, qq, judgments, qrels.relevance)
+    judgments = Judgments(duplicates, qq, qorder, codes, queries, len(qdrop))
+    qrels.keep_judgments(judgments)
     return judgments
 
 
@@ -383,8 +370,8 @@ def prepare_qrels(qrels: Qrels, semantics: Semantics | None = None) -> None:
     >>> import numpy as np
     >>> q = Qrels(np.array(["q1", "q1"]), np.array(["a", "b"]), np.array([1.0, 0.0]), "qrels.txt")
     >>> prepare_qrels(q)
-    >>> "judgments" in q.doc_ids.memo
-    True
+    >>> q.judgments.order.tolist(), q.judgments.dropped
+    ([0, 1], 0)
     """
     sem = Semantics.build(semantics, "qrels")
     qvocab, (qq,) = intern(qrels.query_ids)
@@ -461,7 +448,8 @@ def _align_coded(
     noise = None
     if ties == "shuffle":  # keys from the seed and the ids alone: the same however the run is cut or ordered
         doc_keys = document_keys(run.doc_ids)
-        noise = shuffle_noise(seed, document_keys(qvocab)[rq], doc_keys if rows is None else doc_keys[rows])
+        query_keys = document_keys(IdColumn(text=qvocab))[rq]
+        noise = shuffle_noise(seed, query_keys, doc_keys if rows is None else doc_keys[rows])
     ranked_by = ranking(rq, scores, ties=ties, doc_codes=doc_order, grades=grades, judged=judged, noise=noise)
     ideal_sel = keep[qq_sorted] if len(qq_sorted) else np.zeros(0, bool)
     ideal_counts = np.bincount(np.searchsorted(evaluated, qq_sorted[ideal_sel]), minlength=len(evaluated))

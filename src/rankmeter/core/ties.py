@@ -254,7 +254,7 @@ def rank_order(
         function returning them for an array of item indices (only items in
         tied groups are ever asked for); the function may also return a list
         of sort keys, most significant first (see
-        :func:`rankmeter.core.ids.string_sort_keys`).
+        :func:`rankmeter.ids.order.string_sort_keys`).
     grades : ndarray of float64, optional
         Needed for ``optimistic`` and ``pessimistic``.
     judged : ndarray of bool, optional
@@ -343,7 +343,7 @@ def shuffle_noise(seed: int | None, query_keys: np.ndarray, doc_keys: np.ndarray
     """One random 64-bit sort key per (query, document) for ``ties="shuffle"``, from the seed and the ids alone.
 
     ``key = mix(mix(seed) + mix(q) * M + d)`` with ``q``, ``d`` the 64-bit
-    hash keys of the query and document ids (:func:`rankmeter.core.ids.document_keys`)
+    hash keys of the query and document ids (:func:`rankmeter.ids.hashing.document_keys`)
     and ``mix`` the SplitMix64 finaliser. A document's key depends on nothing
     else -- not on the other rows, their order, the blocks, threads or cluster
     partitions the run is cut into -- so a seeded shuffle gives the same

@@ -19,7 +19,7 @@ import numpy as np
 from rankmeter.core.options import DistributedKeywords, EvaluationOptions
 from rankmeter.core.semantics import Semantics
 from rankmeter.errors import InputFormatError, RankmeterError
-from rankmeter.io.bool_ids import check_engine_columns
+from rankmeter.ids.booleans import check_engine_columns
 from rankmeter.io.frames import find_columns
 from rankmeter.io.id_types import integer_query_ids
 from rankmeter.io.load import as_pairs, as_qrels, as_run, table_format

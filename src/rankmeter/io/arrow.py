@@ -1,51 +1,12 @@
-"""Small pyarrow helpers shared by the readers and the core."""
+"""Small pyarrow helpers shared by the readers (those that read id columns live in :mod:`rankmeter.ids.arrow`)."""
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any
 
 import numpy as np
 
-
-def is_arrow(col: Any) -> bool:
-    """Whether ``col`` is a pyarrow array or chunked array (the columnar readers' ids), not NumPy.
-
-    >>> import pyarrow as pa
-    >>> is_arrow(pa.array(["a"])), is_arrow(np.array(["a"]))
-    (True, False)
-    """
-    return type(col).__module__.startswith("pyarrow")
-
-
-@cache
-def memory_pool() -> Any:
-    """The pyarrow memory pool rankmeter's readers allocate from: jemalloc where pyarrow ships it, else the default.
-
-    pyarrow's default mimalloc pool hands the CSV reader's freed blocks back
-    to the system and faults them in again; jemalloc keeps them for reuse.
-    ``python benchmarks/run.py --only CHOICES`` measures it on W1: a lower
-    peak memory, read whole or in blocks, and equal or shorter times.
-    Passing the pool to each call changes nothing for other pyarrow
-    users in the process.
-    """
-    import pyarrow as pa
-
-    try:
-        return pa.jemalloc_memory_pool()
-    except (NotImplementedError, pa.ArrowNotImplementedError):  # pragma: no cover - builds without jemalloc
-        return pa.default_memory_pool()
-
-
-def combined(arr: Any) -> Any:
-    """A chunked pyarrow array as one array (dictionaries unified first), allocated from :func:`memory_pool`."""
-    import pyarrow as pa
-
-    if not isinstance(arr, pa.ChunkedArray):
-        return arr
-    if pa.types.is_dictionary(arr.type):
-        arr = arr.unify_dictionaries(memory_pool())
-    return arr.combine_chunks(memory_pool())
+from rankmeter.ids.arrow import combined
 
 
 def arrow_to_numpy(arr: Any) -> np.ndarray:

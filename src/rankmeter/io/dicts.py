@@ -8,8 +8,8 @@ from itertools import chain
 import numpy as np
 
 from rankmeter.errors import InputFormatError, InvalidScoreError
-from rankmeter.io.bool_ids import check_python_ids
-from rankmeter.io.ids import python_ids
+from rankmeter.ids.booleans import check_python_ids
+from rankmeter.ids.integers import python_ids
 from rankmeter.io.tables import Qrels, Run
 from rankmeter.io.validate import UnreadableNumber, as_float, check_finite
 
@@ -18,7 +18,7 @@ def _flatten(nested: Mapping[object, Mapping[object, object]], what: str) -> tup
     """(query ids, doc ids, values) of a dict of dicts, in its iteration order.
 
     Columns are built a whole column at a time (one NumPy array of the
-    inner dicts' values, ids through :func:`~rankmeter.io.ids.python_ids`); any input that path
+    inner dicts' values, ids through :func:`~rankmeter.ids.integers.python_ids`); any input that path
     cannot take -- a query mapped to something else than a dict, a value
     that is not a plain number (text, an integer beyond int64, a complex
     number), an inner dict whose length does not match its items -- goes
@@ -72,7 +72,7 @@ def _flatten_item_by_item(nested: Mapping[object, Mapping[object, object]], what
 
 
 def _ids(keys: list[object], what: str, role: str) -> np.ndarray:
-    """Dict keys as ids (:func:`~rankmeter.io.ids.python_ids`), a boolean key refused (:mod:`rankmeter.io.bool_ids`)."""
+    """Dict keys as ids (:func:`~rankmeter.ids.integers.python_ids`), booleans refused (rankmeter.ids.booleans)."""
     text = python_ids(keys)
     check_python_ids(keys, text, f"{what} dict: {role}")
     return text

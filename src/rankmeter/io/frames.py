@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 
 from rankmeter.errors import InputFormatError, InvalidScoreError
-from rankmeter.io.arrow import combined
-from rankmeter.io.bool_ids import bool_ids_error, check_python_ids, is_bool_column
+from rankmeter.ids.arrow import combined
+from rankmeter.ids.booleans import bool_ids_error, check_python_ids, is_bool_column
 from rankmeter.io.tables import Qrels, Run
 from rankmeter.io.validate import UnreadableNumber, as_floats, check_finite
 
@@ -98,7 +98,7 @@ def _ids(frame: Any, name: str, qids: Any = None) -> Any:
                 return found
         if series.dtype != object and series.isna().any():  # (an object column's nulls: Arrow's null count)
             raise _missing(frame, name, int(series.isna().sum()), qids)
-        if series.dtype.kind in "iu":  # integers are coded without text (io.ids.integer_column)
+        if series.dtype.kind in "iu":  # integers are coded without text (ids.integers.integer_column)
             return np.asarray(series.to_numpy(dtype=getattr(series.dtype, "numpy_dtype", series.dtype)))
         if series.dtype.kind == "f":
             return np.asarray(series.to_numpy()).astype(str)

@@ -1,6 +1,6 @@
 """Which inputs carry integer query ids, so that results can give them back as integers.
 
-The core reads every id as its exact text (:mod:`rankmeter.io.ids`); a dict
+The core reads every id as its exact text (:mod:`rankmeter.ids`); a dict
 keyed by ``int`` or a table whose query id column has an integer type tells
 that the user's ids are integers, and the result turns the text back into
 them (:func:`rankmeter.results.with_integer_ids`). Files are text: their ids

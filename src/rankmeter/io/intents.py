@@ -21,9 +21,9 @@ from typing import Any
 import numpy as np
 
 from rankmeter.errors import InputFormatError, InvalidScoreError, where
-from rankmeter.io.arrow import is_arrow
+from rankmeter.ids.column import IdColumn, id_at
+from rankmeter.ids.convert import as_ids
 from rankmeter.io.frames import find_columns, is_frame, qrels_from_frame
-from rankmeter.io.tables import id_at
 from rankmeter.io.validate import first_unplain_number, read_text_bytes
 
 _ASCII_FIELDS = re.compile(r"[^ \t\n\r\f\v]+")
@@ -32,13 +32,14 @@ INTENT_COLUMNS = ("intent", "subtopic", "subtopic_id", "iteration", "iter")
 """Column names read as the intent of a judgment when a table is given."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class IntentQrels:
     """Judgments per (query, intent, document), one row each.
 
     Attributes
     ----------
-    query_ids, intent_ids, doc_ids : ndarray of str or pyarrow string array
+    query_ids, intent_ids, doc_ids : IdColumn
+        Exact ids, one per row (any NumPy or pyarrow strings passed in are converted).
     relevance : ndarray of float64
         The grade of the document for that intent (``<= 0``: not relevant).
     source : str or None
@@ -47,20 +48,32 @@ class IntentQrels:
         1-based line of each row in ``source``.
     """
 
-    query_ids: np.ndarray
-    intent_ids: np.ndarray
-    doc_ids: np.ndarray
+    query_ids: IdColumn
+    intent_ids: IdColumn
+    doc_ids: IdColumn
     relevance: np.ndarray
     source: str | None = None
     lines: np.ndarray | None = field(default=None, repr=False)
 
-    def __post_init__(self) -> None:
-        for name in ("query_ids", "intent_ids", "doc_ids"):
-            column = getattr(self, name)
-            if not is_arrow(column):  # pyarrow string columns (the readers' fast path) are kept as they are
-                column = np.asarray(column)
-                object.__setattr__(self, name, column if column.dtype.kind == "U" else column.astype(str))
-        object.__setattr__(self, "relevance", np.asarray(self.relevance, dtype=np.float64))
+    def __init__(
+        self,
+        query_ids: Any,
+        intent_ids: Any,
+        doc_ids: Any,
+        relevance: Any,
+        source: str | None = None,
+        lines: np.ndarray | None = None,
+    ) -> None:
+        """Any reader's id columns become :class:`~rankmeter.ids.column.IdColumn`; the grades float64."""
+        for name, value in (
+            ("query_ids", as_ids(query_ids)),
+            ("intent_ids", as_ids(intent_ids)),
+            ("doc_ids", as_ids(doc_ids)),
+            ("relevance", np.asarray(relevance, dtype=np.float64)),
+            ("source", source),
+            ("lines", lines),
+        ):
+            object.__setattr__(self, name, value)
         n = len(self.query_ids)
         if not (len(self.intent_ids) == len(self.doc_ids) == len(self.relevance) == n):
             raise InputFormatError("intent qrels: query, intent, document and grade columns differ in length")

@@ -20,7 +20,8 @@ from typing import Any
 import numpy as np
 
 from rankmeter.errors import InputFormatError, PolicyError
-from rankmeter.io.bool_ids import bool_ids_error, check_python_ids, is_bool_column
+from rankmeter.ids.booleans import bool_ids_error, check_python_ids, is_bool_column
+from rankmeter.ids.intern import encode
 
 
 def _ids(values: Any, what: str) -> np.ndarray:
@@ -31,22 +32,6 @@ def _ids(values: Any, what: str) -> np.ndarray:
     if arr.ndim != 1:
         raise InputFormatError(f"Items: {what} must be one-dimensional, got shape {arr.shape}")
     return arr.astype(str)
-
-
-def _sorted_codes(ids: Any) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct ids of an id column as sorted text, and each row's code into them.
-
-    >>> from rankmeter.io.ids import as_ids
-    >>> distinct, codes = _sorted_codes(as_ids(np.array([10, 9, 10])))
-    >>> distinct.tolist(), codes.tolist()
-    (['10', '9'], [0, 1, 0])
-    """
-    coded = ids.coded()
-    text = coded.dictionary.text().astype(str)
-    order = np.argsort(text, kind="stable")
-    rank = np.empty(len(order), dtype=np.int64)
-    rank[order] = np.arange(len(order))
-    return text[order], rank[coded.codes]
 
 
 def _lookup(sorted_ids: np.ndarray, ids: np.ndarray) -> np.ndarray:
@@ -104,7 +89,7 @@ class Items:
         if catalog is not None:
             self.catalog = _ids(catalog, "catalog")
             given = catalog.to_numpy() if hasattr(catalog, "to_numpy") else catalog
-            if is_bool_column(given):  # item ids, as every reader reads them (rankmeter.io.bool_ids)
+            if is_bool_column(given):  # item ids, as every reader reads them (rankmeter.ids.booleans)
                 raise bool_ids_error("Items: catalog")
             check_python_ids(given if isinstance(given, np.ndarray) else list(given), self.catalog, "Items: catalog")
             distinct, counts = np.unique(self.catalog, return_counts=True)
@@ -120,8 +105,8 @@ class Items:
         from rankmeter.io.load import as_pairs
 
         pairs = as_pairs(interactions, "interactions")
-        user_ids, user = _sorted_codes(pairs.query_ids)  # the rows' codes: only distinct ids are read as text
-        item_ids, item = _sorted_codes(pairs.doc_ids)
+        user_ids, user = encode(pairs.query_ids)  # the rows' codes: only distinct ids are read as text
+        item_ids, item = encode(pairs.doc_ids)
         self.n_interactions = len(item)
         rows = np.bincount(item, minlength=len(item_ids))
         self._pop_ids, self._pop_rows = item_ids[rows > 0], rows[rows > 0].astype(np.int64)

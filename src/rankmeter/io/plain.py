@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from rankmeter.io.ids import IdColumn
+from rankmeter.ids.column import IdColumn
 
 if TYPE_CHECKING:
     import mmap
@@ -163,7 +163,7 @@ class _Fields:
         head_code[order] = rank[group]
         codes = head_code[np.cumsum(change) - 1].astype(np.int32)
         distinct = heads[np.sort(first)]
-        return IdColumn.coded_from(codes, self.plain(starts[distinct], lengths[distinct]))
+        return IdColumn(codes=codes, dictionary=self.plain(starts[distinct], lengths[distinct]))
 
     def numbers(self, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray | None:
         """The fields as float64, exactly as ``float`` reads them; None if one is not a plain decimal number."""

@@ -24,9 +24,9 @@ from typing import Any
 import numpy as np
 
 from rankmeter.errors import InputFormatError, where
-from rankmeter.io.bool_ids import bool_ids_error, check_python_ids, id_array, is_bool_column
-from rankmeter.io.ids import integer_text as integer_ids  # noqa: F401  (the writer of integer ids' text)
-from rankmeter.io.ids import python_ids
+from rankmeter.ids.booleans import bool_ids_error, check_python_ids, id_array, is_bool_column
+from rankmeter.ids.integers import integer_text as integer_ids  # noqa: F401  (the writer of integer ids' text)
+from rankmeter.ids.integers import python_ids
 from rankmeter.io.tables import Qrels, Run
 
 LIST_TYPES = (list, tuple, np.ndarray, Set)
@@ -327,7 +327,7 @@ def run_from_list_column(table: Any, user_column: str, items_column: str, source
     """
     import pyarrow as pa
 
-    from rankmeter.io.arrow import combined
+    from rankmeter.ids.arrow import combined
 
     col = combined(table.column(items_column))
     users = combined(table.column(user_column))

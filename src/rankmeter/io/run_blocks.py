@@ -281,7 +281,7 @@ def _query_starts(qids: Any) -> tuple[list[int], list[str]]:
     """
     import numpy as np
 
-    from rankmeter.io.ids import as_ids
+    from rankmeter.ids.convert import as_ids
 
     coded = as_ids(qids, coded=True)
     codes = coded.codes

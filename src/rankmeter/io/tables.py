@@ -3,31 +3,34 @@
 Every reader (TREC files, data frames, dicts) produces one of these; the core
 then converts them once into :class:`~rankmeter.core.layout.RankedLists`.
 Ids are exact strings: whatever column a reader passes (NumPy or pyarrow
-strings) becomes an :class:`~rankmeter.io.ids.IdColumn` when the table is
-built -- query ids with codes -- so the core reads one representation.
+strings, integers) becomes an :class:`~rankmeter.ids.column.IdColumn` when
+the table is built -- query ids with codes -- so the core reads one
+representation.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from rankmeter.io.ids import as_ids
+from rankmeter.ids.column import IdColumn
+from rankmeter.ids.convert import as_ids
+
+if TYPE_CHECKING:
+    from rankmeter.core.join import Judgments
 
 
-def id_at(col: Any, row: int) -> str:
-    """The id at one row of an id column (an :class:`~rankmeter.io.ids.IdColumn`, NumPy or pyarrow), as ``str``.
-
-    >>> id_at(np.array(["a", "b"]), 1)
-    'b'
-    """
-    value = col[row]
-    return str(value.as_py() if hasattr(value, "as_py") else value)
+def _hold(table: Qrels | Run, query_ids: Any = None, doc_ids: Any = None, **fields: Any) -> None:
+    """Set the fields of a frozen table: the id columns as :class:`~rankmeter.ids.column.IdColumn`, query ids coded."""
+    if query_ids is not None:
+        fields.update(query_ids=as_ids(query_ids, coded=True), doc_ids=as_ids(doc_ids))
+    for name, value in fields.items():
+        object.__setattr__(table, name, value)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Qrels:
     """Relevance judgments: one row per judged (query, document) pair.
 
@@ -49,19 +52,51 @@ class Qrels:
         The query ids were integers before they became text (a sparse
         matrix's row numbers or integer user ids): results give them back
         as integers.
+    judgments : Judgments or None
+        What aligning runs with these qrels derives from them once
+        (:func:`~rankmeter.core.join.prepare_qrels`): kept for the next
+        run, never pickled.
+
+    Examples
+    --------
+    >>> import pickle
+    >>> from rankmeter.core.join import prepare_qrels
+    >>> q = Qrels(np.array(["q1", "q1"]), np.array(["a", "b"]), np.array([1.0, 0.0]))
+    >>> prepare_qrels(q)
+    >>> q.judgments is None, pickle.loads(pickle.dumps(q)).judgments is None
+    (False, True)
     """
 
-    query_ids: Any
-    doc_ids: Any
+    query_ids: IdColumn
+    doc_ids: IdColumn
     relevance: np.ndarray
     source: str | None = None
     lines: np.ndarray | None = field(default=None, repr=False)
     columns: dict[str, str] | None = None
     integer_ids: bool = False
+    judgments: Judgments | None = field(default=None, init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "query_ids", as_ids(self.query_ids, coded=True))
-        object.__setattr__(self, "doc_ids", as_ids(self.doc_ids))
+    def __init__(
+        self,
+        query_ids: Any,
+        doc_ids: Any,
+        relevance: np.ndarray,
+        source: str | None = None,
+        lines: np.ndarray | None = None,
+        columns: dict[str, str] | None = None,
+        integer_ids: bool = False,
+    ) -> None:
+        """Any reader's id columns become :class:`~rankmeter.ids.column.IdColumn` (query ids with codes)."""
+        _hold(self, query_ids, doc_ids, relevance=relevance, source=source, lines=lines, columns=columns)
+        _hold(self, integer_ids=integer_ids, judgments=None)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """What pickling keeps (for a spawned worker): the table, not :attr:`judgments`, derived again on use."""
+        return {**self.__dict__, "judgments": None}
+
+    def keep_judgments(self, judgments: Judgments) -> None:
+        """Keep what an alignment derived from these qrels, for the next run aligned with them."""
+        object.__setattr__(self, "judgments", judgments)
 
     def __len__(self) -> int:
         return len(self.query_ids)
@@ -72,7 +107,7 @@ class Qrels:
         return self.source, line
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Run:
     """System output: one row per retrieved (query, document) with its score.
 
@@ -94,17 +129,26 @@ class Run:
         result's metadata.
     """
 
-    query_ids: Any
-    doc_ids: Any
+    query_ids: IdColumn
+    doc_ids: IdColumn
     scores: np.ndarray
     source: str | None = None
     lines: np.ndarray | None = field(default=None, repr=False)
     name: str | None = None
     columns: dict[str, str] | None = None
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "query_ids", as_ids(self.query_ids, coded=True))
-        object.__setattr__(self, "doc_ids", as_ids(self.doc_ids))
+    def __init__(
+        self,
+        query_ids: Any,
+        doc_ids: Any,
+        scores: np.ndarray,
+        source: str | None = None,
+        lines: np.ndarray | None = None,
+        name: str | None = None,
+        columns: dict[str, str] | None = None,
+    ) -> None:
+        """Any reader's id columns become :class:`~rankmeter.ids.column.IdColumn` (query ids with codes)."""
+        _hold(self, query_ids, doc_ids, scores=scores, source=source, lines=lines, name=name, columns=columns)
 
     def __len__(self) -> int:
         return len(self.query_ids)

@@ -20,7 +20,8 @@ from typing import Any
 import numpy as np
 
 from rankmeter.errors import InputFormatError, InvalidScoreError, where
-from rankmeter.io.arrow import arrow_to_numpy, combined, memory_pool
+from rankmeter.ids.arrow import combined, memory_pool
+from rankmeter.io.arrow import arrow_to_numpy
 from rankmeter.io.plain import PlainColumns, parse_plain
 from rankmeter.io.tables import Qrels, Run
 from rankmeter.io.validate import (

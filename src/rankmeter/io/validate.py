@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from rankmeter.errors import InputFormatError, InvalidScoreError, LimitError, PolicyError, where
-from rankmeter.io.tables import id_at
+from rankmeter.ids.column import id_at
 
 
 def check_finite(

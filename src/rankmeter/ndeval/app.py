@@ -7,10 +7,10 @@ from typing import TextIO
 
 import numpy as np
 
-from rankmeter.core.ids import vocabulary
 from rankmeter.core.intents import align_intents
 from rankmeter.core.semantics import Semantics
 from rankmeter.diversity import evaluate_intent_lists
+from rankmeter.ids.intern import vocabulary
 from rankmeter.io.intents import IntentQrels
 from rankmeter.io.tables import Run
 from rankmeter.measures import Measure

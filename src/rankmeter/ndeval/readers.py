@@ -20,7 +20,8 @@ from typing import Any
 import numpy as np
 
 from rankmeter.errors import DuplicateEntryError, InputFormatError, InvalidScoreError, where
-from rankmeter.io.arrow import arrow_to_numpy, combined, dictionary_array, memory_pool
+from rankmeter.ids.arrow import combined, memory_pool
+from rankmeter.io.arrow import arrow_to_numpy, dictionary_array
 from rankmeter.io.intents import IntentQrels
 from rankmeter.io.tables import Run
 from rankmeter.io.validate import file_holds, is_regular_path

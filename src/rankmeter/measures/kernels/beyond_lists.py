@@ -195,7 +195,8 @@ class ListsContext:
         rel = self.truth.relevance > 0
         pairs = Qrels(self.truth.query_ids.text()[rel], self.truth.doc_ids.text()[rel], np.ones(int(rel.sum())))
         u, p = np.nonzero(self.codes >= 0)
-        out[u, p] = member(self.users[u], self.universe[self.codes[u, p]], pairs)
+        listed = Run(self.users[u], self.universe[self.codes[u, p]], np.zeros(len(u)))  # ids as IdColumns
+        out[u, p] = member(listed.query_ids, listed.doc_ids, pairs)
         return out
 
     def first_user(self, codes: np.ndarray, bad: np.ndarray) -> Any:

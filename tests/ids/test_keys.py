@@ -1,4 +1,4 @@
-"""Byte-level string keys (core.string_keys) and the exact joins built on them (core.ids)."""
+"""Byte-level keys of ids (ids.buffers, ids.hashing, ids.order) and the exact joins built on them (ids.match, ids.duplicates)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rankmeter.core import ids
-from rankmeter.core.ids import duplicate_rows, match_pairs, string_ranks
-from rankmeter.core.string_keys import StringBuffers, hash_keys, order_words
+from rankmeter.ids import hashing
+from rankmeter.ids.buffers import StringBuffers
+from rankmeter.ids.convert import as_ids
+from rankmeter.ids.duplicates import duplicate_rows
+from rankmeter.ids.hashing import hash_keys
+from rankmeter.ids.match import match_pairs
+from rankmeter.ids.order import order_words, string_ranks
 
 ids_text = st.text(alphabet=st.characters(min_codepoint=33, max_codepoint=0x2FFF), min_size=0, max_size=40)
 
@@ -26,7 +30,7 @@ def _utf8_sorted_ranks(values: list[str]) -> list[int]:
 @settings(max_examples=200, deadline=None)
 @given(st.lists(ids_text, min_size=1, max_size=60))
 def test_hash_keys_equal_exactly_for_equal_strings(values: list[str]) -> None:
-    keys = hash_keys(pa.array(values, pa.string()), chunk=7)
+    keys = hash_keys(as_ids(pa.array(values, pa.string())), chunk=7)
     for i, a in enumerate(values):
         for j, b in enumerate(values):
             if a == b:
@@ -37,34 +41,34 @@ def test_hash_keys_equal_exactly_for_equal_strings(values: list[str]) -> None:
 @given(ids_text, st.lists(ids_text, max_size=20), st.integers(1, 8))
 def test_a_key_depends_on_its_string_only(value: str, others: list[str], chunk: int) -> None:
     # run and qrels columns are keyed separately: a document must get the same key in both
-    alone = hash_keys(pa.array([value], pa.string()))[0]
-    among = hash_keys(pa.array([*others, value], pa.string()), chunk=chunk)[-1]
+    alone = hash_keys(as_ids(pa.array([value], pa.string())))[0]
+    among = hash_keys(as_ids(pa.array([*others, value], pa.string())), chunk=chunk)[-1]
     assert alone == among
 
 
 def test_hash_keys_separate_ids_that_differ_only_in_the_middle() -> None:
     values = [f"clueweb09-en{i:04d}-{j:02d}-00000" for i in range(300) for j in range(10)]
-    keys = hash_keys(pa.array(values))
+    keys = hash_keys(as_ids(pa.array(values)))
     assert len(np.unique(keys)) == len(values)
 
 
 def test_hash_keys_ignore_bytes_of_neighbouring_strings() -> None:
     # "ab" followed by different neighbours must keep one key
-    a = hash_keys(pa.array(["ab", "xyz"]))[0]
-    b = hash_keys(pa.array(["ab", "q"]))[0]
-    c = hash_keys(pa.array(["zz", "ab"]))[1]
+    a = hash_keys(as_ids(pa.array(["ab", "xyz"])))[0]
+    b = hash_keys(as_ids(pa.array(["ab", "q"])))[0]
+    c = hash_keys(as_ids(pa.array(["zz", "ab"])))[1]
     assert a == b == c
 
 
 def test_words_read_zeros_past_the_end_of_the_data() -> None:
-    b = StringBuffers(pa.array(["abc"]))
+    b = StringBuffers(as_ids(pa.array(["abc"])))
     assert int(b.words(np.array([1]))[0]) == int.from_bytes(b"bc", "little")
 
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(ids_text, min_size=1, max_size=60))
 def test_string_ranks_follow_utf8_byte_order(values: list[str]) -> None:
-    arr = pa.array(values, pa.string())
+    arr = as_ids(pa.array(values, pa.string()))
     ranks = string_ranks(arr, np.arange(len(values)))
     expected = _utf8_sorted_ranks(values)
     # equal strings may swap ranks among themselves; compare the strings at each rank
@@ -74,7 +78,7 @@ def test_string_ranks_follow_utf8_byte_order(values: list[str]) -> None:
 
 def test_order_words_refuses_very_long_ids_and_string_ranks_still_orders_them() -> None:
     values = ["x" * 80 + "b", "x" * 80 + "a", "a"]
-    arr = pa.array(values)
+    arr = as_ids(pa.array(values))
     assert order_words(arr, np.arange(3)) is None
     assert string_ranks(arr, np.arange(3)).tolist() == [2, 1, 0]
 
@@ -96,22 +100,22 @@ def test_match_pairs_agrees_with_a_dictionary_for_arrow_and_numpy_ids(run: list,
     qq = np.array([q for q, _ in qrels], dtype=np.int64)
     qd = [d for _, d in qrels]
     expected = _naive_match(rq.tolist(), rd, qq.tolist(), qd)
-    arrow = match_pairs(rq, pa.array(rd, pa.string()), qq, pa.array(qd, pa.string()))
-    numpy = match_pairs(rq, np.array(rd, dtype=str), qq, np.array(qd, dtype=str))
+    arrow = match_pairs(rq, as_ids(pa.array(rd, pa.string())), qq, as_ids(pa.array(qd, pa.string())))
+    numpy = match_pairs(rq, as_ids(np.array(rd, dtype=str)), qq, as_ids(np.array(qd, dtype=str)))
     assert arrow.tolist() == expected
     assert numpy.tolist() == expected
 
 
 def test_match_pairs_is_exact_when_every_key_collides(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(ids, "hash_keys", lambda arr: np.zeros(len(arr), dtype=np.uint64))
+    monkeypatch.setattr(hashing, "hash_keys", lambda arr: np.zeros(len(arr), dtype=np.uint64))
     rq, qq = np.array([0, 0, 1]), np.array([0, 1])
-    got = match_pairs(rq, pa.array(["a", "b", "b"]), qq, pa.array(["b", "b"]))
+    got = match_pairs(rq, as_ids(pa.array(["a", "b", "b"])), qq, as_ids(pa.array(["b", "b"])))
     assert got.tolist() == [-1, 0, 1]
 
 
 def test_duplicate_rows_is_exact_when_keys_collide(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(ids, "hash_keys", lambda arr: np.zeros(len(arr), dtype=np.uint64))
-    got = duplicate_rows(np.array([0, 0, 0, 1, 0]), pa.array(["a", "b", "c", "a", "b"]))
+    monkeypatch.setattr(hashing, "hash_keys", lambda arr: np.zeros(len(arr), dtype=np.uint64))
+    got = duplicate_rows(np.array([0, 0, 0, 1, 0]), as_ids(pa.array(["a", "b", "c", "a", "b"])))
     assert got.tolist() == [[1, 4]]
 
 
@@ -120,7 +124,7 @@ _M64 = (1 << 64) - 1
 
 def _reference_key(value: str) -> int:
     """hash_keys of one string, written out with Python integers: the definition the vectorised fold keeps."""
-    from rankmeter.core.string_keys import _MIX, _MULT
+    from rankmeter.ids.hashing import _MIX, _MULT
 
     mult, mix, data = int(_MULT), int(_MIX), value.encode("utf-8")
     length = len(data)
@@ -141,7 +145,7 @@ def _reference_key(value: str) -> int:
 @given(st.lists(ids_text, min_size=1, max_size=60), st.integers(1, 70))
 def test_hash_keys_follow_their_definition_in_every_chunk_shape(values: list[str], chunk: int) -> None:
     # chunks mixing short, 8-byte and long strings take different paths through the fold
-    keys = hash_keys(pa.array(values, pa.string()), chunk=chunk)
+    keys = hash_keys(as_ids(pa.array(values, pa.string())), chunk=chunk)
     assert keys.tolist() == [_reference_key(v) for v in values]
 
 
@@ -150,13 +154,13 @@ def test_hash_keys_follow_their_definition_when_few_or_most_strings_are_long() -
     most = ["a", "abcdefghijklmnopq", "abcdefghijklmnopqrstu", "x" * 40, "12345678z"]
     sliced = pa.array(["skip", *most])[1:]  # an array with an offset
     for arr in (pa.array(few), pa.array(most), sliced):
-        assert hash_keys(arr).tolist() == [_reference_key(v) for v in arr.to_pylist()]
+        assert hash_keys(as_ids(arr)).tolist() == [_reference_key(v) for v in arr.to_pylist()]
 
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.integers(-(2**62), 2**62), max_size=40), st.integers(0, 2**64 - 1))
 def test_pair_keys_mix_each_code_the_same_way_on_both_paths(codes: list[int], key: int) -> None:
-    from rankmeter.core.string_keys import _mix_codes, pair_keys
+    from rankmeter.ids.hashing import _mix_codes, pair_keys
 
     keys = np.full(len(codes), key, dtype=np.uint64)
     arr = np.array(codes, dtype=np.int64)
@@ -170,7 +174,7 @@ def test_pair_keys_mix_each_code_the_same_way_on_both_paths(codes: list[int], ke
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(st.integers(-5, 2**40), st.integers(0, 2**64 - 1)), max_size=40), st.booleans())
 def test_pair_halves_are_one_half_of_the_pair_keys(rows: list[tuple[int, int]], small: bool) -> None:
-    from rankmeter.core.string_keys import half, pair_halves, pair_keys
+    from rankmeter.ids.hashing import half, pair_halves, pair_keys
 
     codes = np.array([abs(c) % 9 if small else c for c, _ in rows], dtype=np.int64)
     keys = np.array([k for _, k in rows], dtype=np.uint64)
@@ -180,7 +184,7 @@ def test_pair_halves_are_one_half_of_the_pair_keys(rows: list[tuple[int, int]], 
 
 
 def test_pair_keys_return_a_new_array() -> None:
-    from rankmeter.core.string_keys import pair_keys
+    from rankmeter.ids.hashing import pair_keys
 
     keys = np.array([1, 2, 3], dtype=np.uint64)
     out = pair_keys(np.array([0, 1, 0]), keys)
@@ -191,7 +195,7 @@ def test_pair_keys_return_a_new_array() -> None:
 @settings(max_examples=100, deadline=None)
 @given(st.lists(ids_text, min_size=1, max_size=12))
 def test_word_pairs_are_two_word_reads_up_to_the_end_of_the_data(values: list[str]) -> None:
-    b = StringBuffers(pa.array(values, pa.string()))
+    b = StringBuffers(as_ids(pa.array(values, pa.string())))
     at = np.arange(len(b.data) + 1)
     for offsets in (at, at[:-20], at[::-1][20:]):
         for step in (1, 3, 4096):

@@ -11,8 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankmeter
-from rankmeter.core import ids
-from rankmeter.io.ids import INTEGER_SPAN, as_ids, integer_column
+from rankmeter.ids.convert import as_ids
+from rankmeter.ids.integers import INTEGER_SPAN, integer_column
+from rankmeter.ids.match import coded_join, match_pairs
 
 MEASURES = ["ndcg@10", "map", "rr", "p@5", "r@20", "num_rel_ret", "map(divisor=min)@10", "success@3"]
 
@@ -207,13 +208,13 @@ def test_coded_join_equals_the_hash_join(seed: int, n_queries: int, n_docs: int)
     qrels_q = np.sort(rng.integers(0, n_queries + 1, 30))
     qrels_docs = rng.integers(0, n_docs + 3, 30)
     rows = np.flatnonzero(~pd.DataFrame({"q": qrels_q, "d": qrels_docs}).duplicated().to_numpy())
-    coded = ids.coded_join(run_q, as_ids(run_docs), qrels_q, as_ids(qrels_docs), rows)
+    coded = coded_join(run_q, as_ids(run_docs), qrels_q, as_ids(qrels_docs), rows)
     repeats = pd.DataFrame({"q": run_q, "d": run_docs}).duplicated().any()
     if repeats:
         assert coded is None
         return
     assert coded is not None
-    hashed = ids.match_pairs(run_q, run_docs.astype(str), qrels_q, qrels_docs.astype(str), qrels_rows=rows)
+    hashed = match_pairs(run_q, as_ids(run_docs.astype(str)), qrels_q, as_ids(qrels_docs.astype(str)), qrels_rows=rows)
     assert coded.tolist() == hashed.tolist()
 
 

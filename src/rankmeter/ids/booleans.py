@@ -1,6 +1,6 @@
 """Boolean ids are refused by every reader: a boolean has no single text form.
 
-Ids are exact text (:mod:`rankmeter.io.ids`), and ``True`` has two of them:
+Ids are exact text (:mod:`rankmeter.ids`), and ``True`` has two of them:
 Python and NumPy write ``"True"``, Arrow, polars, Spark and JSON write
 ``"true"``. A qrels given as a dict and a run given as a pandas table would
 then hold different ids for the same query and silently never match. So no
@@ -57,7 +57,7 @@ def first_bool(values: Any, text: np.ndarray | None = None) -> int | None:
 
     ``text``, the ids already written as NumPy text, narrows the search to
     the rows that read ``"True"`` or ``"False"`` (no pass over the others);
-    integer ``text`` (:func:`~rankmeter.io.ids.python_ids` of ``int`` ids
+    integer ``text`` (:func:`~rankmeter.ids.integers.python_ids` of ``int`` ids
     only) holds no boolean.
 
     >>> first_bool(["a", "True", True]), first_bool(["a", "True"]), first_bool([1, np.bool_(False)])

@@ -16,7 +16,7 @@ from scipy.sparse import csr_matrix
 
 import rankmeter
 from rankmeter.errors import InputFormatError
-from rankmeter.io.bool_ids import check_engine_columns
+from rankmeter.ids.booleans import check_engine_columns
 
 BOOL_ID = r"id (True|False) is a boolean; ids are text or integers"
 BOOL_COLUMN = r"the ids are booleans; ids are text or integers"

@@ -1,4 +1,4 @@
-"""Exact id interning and the hash-candidate joins of core.ids, checked against plain, obvious versions."""
+"""Exact id interning (ids.intern) and repeated pairs (ids.duplicates), checked against plain, obvious versions."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rankmeter.core import ids
-from rankmeter.core.ids import _repeated_pairs, duplicate_rows, encode, intern
+from rankmeter.ids import hashing
+from rankmeter.ids.convert import as_ids
+from rankmeter.ids.duplicates import _repeated_pairs, duplicate_rows
+from rankmeter.ids.intern import encode, intern
 
 small_ids = st.sampled_from(["q1", "q10", "q2", "Q1", "é", "q1 ", "", "301", "0301"])
 
@@ -31,8 +33,8 @@ def test_intern_of_dictionary_columns_equals_intern_of_their_strings(
     rng = np.random.default_rng(seed)
     index_type = [pa.int8(), pa.int16(), pa.int32(), pa.int64()][seed % 4]
     da, db = _dictionary_column(a, rng, index_type, extra), _dictionary_column(b, rng, index_type, extra)
-    vocab, (ca, cb) = intern(da, db)
-    plain_vocab, (pa_codes, pb_codes) = intern(np.array(a, dtype=str), pa.array(b, pa.string()))
+    vocab, (ca, cb) = intern(as_ids(da), as_ids(db))
+    plain_vocab, (pa_codes, pb_codes) = intern(as_ids(np.array(a, dtype=str)), as_ids(pa.array(b, pa.string())))
     assert ca.dtype == cb.dtype == np.int64
     # the unused dictionary entries join the vocabulary (as before); the rows' ids are the same
     assert vocab.tolist() == sorted(set(plain_vocab.tolist()) | {f"unused-{i}" for i in range(extra)})
@@ -47,7 +49,7 @@ def test_intern_of_dictionary_columns_equals_intern_of_their_strings(
 def test_intern_of_a_dictionary_in_vocabulary_order_and_one_out_of_order() -> None:
     in_order = pa.DictionaryArray.from_arrays(pa.array([2, 0, 1, 2], pa.int8()), pa.array(["a", "b", "c"]))
     shuffled = pa.DictionaryArray.from_arrays(pa.array([2, 0, 1, 2], pa.int8()), pa.array(["c", "a", "b"]))
-    vocab, (a, b) = intern(in_order, shuffled)
+    vocab, (a, b) = intern(as_ids(in_order), as_ids(shuffled))
     assert vocab.tolist() == ["a", "b", "c"]
     assert a.dtype == b.dtype == np.int64
     assert a.tolist() == [2, 0, 1, 2] and b.tolist() == [1, 2, 0, 1]
@@ -55,15 +57,15 @@ def test_intern_of_a_dictionary_in_vocabulary_order_and_one_out_of_order() -> No
 
 def test_intern_of_a_dictionary_that_repeats_a_value() -> None:
     col = pa.DictionaryArray.from_arrays(pa.array([0, 1, 2, 1, 0], pa.int32()), pa.array(["b", "a", "b"]))
-    vocab, (codes,) = intern(col)
+    vocab, (codes,) = intern(as_ids(col))
     assert vocab.tolist() == ["a", "b"]
     assert codes.tolist() == [1, 0, 1, 0, 1]
-    assert encode(col)[1].tolist() == [1, 0, 1, 0, 1]
+    assert encode(as_ids(col))[1].tolist() == [1, 0, 1, 0, 1]
 
 
 def test_intern_of_sliced_and_chunked_dictionary_columns() -> None:
     col = pa.DictionaryArray.from_arrays(pa.array([2, 0, 1, 2, 0], pa.int32()), pa.array(["c", "a", "b"]))
-    vocab, (sliced, chunked) = intern(col[1:4], pa.chunked_array([col[:2], col[2:]]))
+    vocab, (sliced, chunked) = intern(as_ids(col[1:4]), as_ids(pa.chunked_array([col[:2], col[2:]])))
     assert vocab[sliced].tolist() == ["c", "a", "b"]
     assert vocab[chunked].tolist() == ["b", "c", "a", "b", "c"]
 
@@ -73,12 +75,12 @@ def test_dictionary_columns_with_nulls_fail_as_string_columns_with_nulls() -> No
     null_value = pa.DictionaryArray.from_arrays(pa.array([0, 1], pa.int32()), pa.array(["a", None]))
     for col in (null_index, null_value, pa.array(["a", None, "b"])):
         with pytest.raises(ValueError, match="without nulls"):
-            intern(col)
+            as_ids(col)
 
 
 def test_intern_of_empty_columns() -> None:
     empty = pa.DictionaryArray.from_arrays(pa.array([], pa.int32()), pa.array([], pa.string()))
-    vocab, (a, b) = intern(empty, np.array(["x"]))
+    vocab, (a, b) = intern(as_ids(empty), as_ids(np.array(["x"])))
     assert vocab.tolist() == ["x"] and a.tolist() == [] and a.dtype == np.int64 and b.tolist() == [0]
 
 
@@ -138,8 +140,8 @@ def test_duplicate_rows_agree_with_a_dictionary(rows: list[tuple[int, str]]) -> 
     queries = np.array([q for q, _ in rows], dtype=np.int64)
     docs = [d for _, d in rows]
     expected = _duplicates_naive(queries.tolist(), docs)
-    assert duplicate_rows(queries, pa.array(docs, pa.string())).tolist() == expected
-    assert duplicate_rows(queries, np.array(docs, dtype=str)).tolist() == expected
+    assert duplicate_rows(queries, as_ids(pa.array(docs, pa.string()))).tolist() == expected
+    assert duplicate_rows(queries, as_ids(np.array(docs, dtype=str))).tolist() == expected
 
 
 def test_duplicate_rows_among_many_rows_and_under_colliding_keys(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -148,9 +150,9 @@ def test_duplicate_rows_among_many_rows_and_under_colliding_keys(monkeypatch: py
     docs = [f"doc-{i}" for i in rng.integers(0, 400, 20_000)]
     expected = _duplicates_naive(queries.tolist(), docs)
     assert len(expected) > 1000
-    assert duplicate_rows(queries, pa.array(docs)).tolist() == expected
-    monkeypatch.setattr(ids, "hash_keys", lambda arr: np.zeros(len(arr), dtype=np.uint64))
-    assert duplicate_rows(queries[:3000], pa.array(docs[:3000])).tolist() == _duplicates_naive(
+    assert duplicate_rows(queries, as_ids(pa.array(docs))).tolist() == expected
+    monkeypatch.setattr(hashing, "hash_keys", lambda arr: np.zeros(len(arr), dtype=np.uint64))
+    assert duplicate_rows(queries[:3000], as_ids(pa.array(docs[:3000]))).tolist() == _duplicates_naive(
         queries[:3000].tolist(), docs[:3000]
     )
 
