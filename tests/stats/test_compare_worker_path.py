@@ -9,6 +9,7 @@ worker processes.
 
 from __future__ import annotations
 
+import datetime
 import importlib
 from pathlib import Path
 from typing import Any
@@ -61,12 +62,23 @@ def test_evaluate_systems_gives_each_run_its_own_result_and_metadata() -> None:
 
 
 def test_report_page_on_the_workers_equals_the_page_of_each_run_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    page = importlib.import_module("rankmeter.report.page")
+    monkeypatch.setattr(page._dt, "datetime", _FixedClock)  # both pages carry one render time
     found = html(QRELS, RUNS, MEASURES, command="rankmeter report ...", evaluate_options={"workers": 2}, **OPTIONS)
     alone = _one_by_one()
     stats = importlib.import_module("rankmeter.stats.significance")
     monkeypatch.setattr(stats, "evaluate_systems", lambda *args, **kwargs: alone)
     reference = html(QRELS, RUNS, MEASURES, command="rankmeter report ...", **OPTIONS)
+    assert "2026-01-02 03:04 UTC" in found
     assert found == reference
+
+
+class _FixedClock(datetime.datetime):
+    """A clock that always reads 2026-01-02 03:04 UTC (a page states when it was rendered, to the minute)."""
+
+    @classmethod
+    def now(cls, tz: datetime.tzinfo | None = None) -> _FixedClock:
+        return cls(2026, 1, 2, 3, 4, tzinfo=tz)
 
 
 def test_a_run_that_does_not_look_like_one_is_evaluated_alone() -> None:
