@@ -86,6 +86,57 @@ def table_part(n_users: int, repeats: int) -> None:
     print(f"  beyond / accuracy = {bey / acc:.2f}x; {len(b.aggregate)} beyond values, {len(a.aggregate)} accuracy")
 
 
+def least_rectools(reco: pd.DataFrame, train: pd.DataFrame, n_catalog: int, k: int) -> dict[str, float]:
+    """The least program for rectools' three values from the same frames: ids to codes, distinct training
+    pairs, per-item user and row counts, per-list means; nothing checked, nothing else written out.
+
+    The distinct pairs: the training rows ordered by item (a radix sort of 16-bit codes) keep their order within
+    each item; when the users never go down there, a pair's repeats are adjacent (else: a sort of the pair keys).
+    """
+    top = reco["rank"].to_numpy() <= k
+    train_item = train["item_id"].to_numpy()
+    item, item_ids = pd.factorize(np.concatenate([train_item, reco["item_id"].to_numpy()[top]]))
+    n_items, n_train = len(item_ids), len(train_item)
+    user, user_ids = pd.factorize(train["user_id"].to_numpy())
+    rows_of = np.bincount(item[:n_train], minlength=n_items)
+    order = np.argsort(item[:n_train].astype(np.uint16), kind="stable")
+    by_item, its_user = np.repeat(np.arange(n_items), rows_of), user[order]
+    step, new_item = np.diff(its_user), by_item[1:] != by_item[:-1]
+    if n_items <= 1 << 16 and ((step >= 0) | new_item).all():
+        users_of = np.bincount(by_item[np.r_[True, (step != 0) | new_item]], minlength=n_items)
+    else:
+        users_of = np.bincount(np.unique(user * n_items + item[:n_train]) % n_items, minlength=n_items)
+    listed = item[n_train:]
+    lists, _ = pd.factorize(reco["user_id"].to_numpy()[top])
+    length = np.bincount(lists)
+    surprise = -np.log2(np.maximum(users_of, 1) / len(user_ids))  # an item no one saw: seen by one user
+    return {
+        "novelty@10": float((np.bincount(lists, surprise[listed]) / length).mean()),
+        "arp@10": float((np.bincount(lists, rows_of[listed]) / length).mean()),
+        "catalog_coverage@10": np.count_nonzero(np.bincount(listed, minlength=n_items)) / n_catalog,
+    }
+
+
+def least_recbole(reco: pd.DataFrame, train: pd.DataFrame, n_catalog: int) -> dict[str, float]:
+    """The least program for RecBole's three values from the same frames (full lists): recommendation counts over
+    the catalogue, their Gini index and entropy, each list's mean training rows."""
+    train_item = train["item_id"].to_numpy()
+    item, item_ids = pd.factorize(np.concatenate([train_item, reco["item_id"].to_numpy()]))
+    n_items, n_train = len(item_ids), len(train_item)
+    rows_of = np.bincount(item[:n_train], minlength=n_items)
+    listed = item[n_train:]
+    lists, _ = pd.factorize(reco["user_id"].to_numpy())
+    counts = np.bincount(listed, minlength=n_items)
+    counts = np.sort(counts[counts > 0])
+    share = counts / len(listed)
+    idx = np.arange(n_catalog - len(counts) + 1, n_catalog + 1)
+    return {
+        "gini@10": float(np.sum((2 * idx - n_catalog - 1) * counts) / len(listed) / n_catalog),
+        "recbole_entropy@10": float(-(share * np.log(share)).sum() / len(counts)),
+        "arp@10": float((np.bincount(lists, rows_of[listed]) / np.bincount(lists)).mean()),
+    }
+
+
 def peers_part(n_users: int) -> None:
     """The peers' own functions against one rankmeter call for the same measures (values must agree)."""
     setattr(np, "float", float)  # noqa: B010  (RecBole 1.2.1 spells NumPy's removed aliases)

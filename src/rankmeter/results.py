@@ -640,8 +640,11 @@ def with_integer_ids(result: EvaluationResult) -> EvaluationResult:
     >>> res.query_ids.tolist(), with_integer_ids(res).by_query("rr")
     (['10', '9'], {9: 0.0, 10: 1.0})
     """
+    from rankmeter.ids.integers import integer_values
+
+    ids = integer_values(np.asarray(result.query_ids))  # each id the exact text of an integer: a column at a time
     try:
-        ids = np.array([int(q) for q in result.query_ids.tolist()], dtype=np.int64)
+        ids = np.array([int(q) for q in result.query_ids.tolist()], dtype=np.int64) if ids is None else ids
     except (ValueError, OverflowError, TypeError):
         return result
     meta = dict(result.metadata)

@@ -110,3 +110,45 @@ def integer_text(values: np.ndarray) -> IdColumn:
         rest //= ten
     data[offsets[:-1][negative]] = ord("-")
     return IdColumn(offsets, data)
+
+
+def integer_values(text: np.ndarray) -> np.ndarray | None:
+    """The integers whose exact text (``str(v)``) ``text`` holds, or None when an entry is not such a text.
+
+    The inverse of :func:`integer_text` on NumPy strings, a column of characters at a time: each entry
+    must be ASCII digits with an optional leading ``-``, no leading zero and no ``-0``, of at most 18
+    digits (so within int64). Anything else ("07", " 7", "1_000", larger numbers) is None, for the
+    caller's own reading.
+
+    >>> integer_values(np.array(["10", "-7", "0", "9"])).tolist(), integer_values(np.array(["07"]))
+    ([10, -7, 0, 9], None)
+    """
+    text = np.asarray(text)
+    n = len(text)
+    if not n or text.dtype.kind != "U" or not text.dtype.itemsize:
+        return np.zeros(0, dtype=np.int64) if not n and text.dtype.kind == "U" else None
+    chars = np.ascontiguousarray(text).view(np.uint32).reshape(n, text.dtype.itemsize // 4)
+    used = np.flatnonzero(chars.any(axis=0))
+    width = int(used[-1]) + 1 if len(used) else 0
+    if not 0 < width <= 19:
+        return None
+    chars = chars[:, :width].astype(np.int64)
+    length = np.count_nonzero(chars, axis=1)
+    negative = chars[:, 0] == ord("-")
+    digits = chars - ord("0")
+    digits[negative, 0] = 0  # the sign: a leading zero digit, which adds nothing
+    inside = chars != 0
+    if not (inside[:, :-1] | ~inside[:, 1:]).all():  # (a NUL inside an id)
+        return None
+    sign_or_digit = (digits >= 0) & (digits <= 9)
+    start = negative.astype(np.intp)
+    count = length - start
+    lead = digits[np.arange(n), np.minimum(start, width - 1)]
+    if not (sign_or_digit | ~inside).all() or not ((count > 0) & (count <= 18) & ((lead != 0) | (count == 1))).all():
+        return None
+    if (negative & (lead == 0)).any():  # "-0"
+        return None
+    value = np.zeros(n, dtype=np.int64)
+    for column in range(width):
+        value = np.where(inside[:, column], value * 10 + digits[:, column], value)
+    return np.where(negative, -value, value)

@@ -21,7 +21,9 @@ import numpy as np
 
 from rankmeter.errors import InputFormatError, PolicyError
 from rankmeter.ids.booleans import bool_ids_error, check_python_ids, is_bool_column
+from rankmeter.ids.column import IdColumn
 from rankmeter.ids.intern import encode
+from rankmeter.ids.text import first_of_runs
 
 
 def _ids(values: Any, what: str) -> np.ndarray:
@@ -32,6 +34,44 @@ def _ids(values: Any, what: str) -> np.ndarray:
     if arr.ndim != 1:
         raise InputFormatError(f"Items: {what} must be one-dimensional, got shape {arr.shape}")
     return arr.astype(str)
+
+
+def distinct_pairs(user: np.ndarray, item: np.ndarray, n_items: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct (user, item) pairs of two code columns (codes from 0; item codes below ``n_items``).
+
+    Pairs repeat when a user interacted with an item twice. Rows ordered by item (a radix sort when the
+    item codes fit 16 bits) keep their input order within each item; when the users then never go down
+    within an item (the rows were grouped or sorted by user, as training logs usually are), the repeats
+    of a pair are adjacent and one pass drops them. Otherwise the pairs' keys ``user * n_items + item``
+    are sorted. The pairs come in either order; the values read from them do not depend on it.
+
+    >>> u, i = distinct_pairs(np.array([0, 0, 1, 1, 1]), np.array([2, 0, 2, 0, 2]), 3)
+    >>> sorted(zip(u.tolist(), i.tolist()))
+    [(0, 0), (0, 2), (1, 0), (1, 2)]
+    >>> u, i = distinct_pairs(np.array([1, 0, 1, 0]), np.array([0, 0, 0, 0]), 1)  # users not in order: the sort
+    >>> u.tolist(), i.tolist()
+    ([0, 1], [0, 0])
+    """
+    user, item = np.asarray(user, dtype=np.int64), np.asarray(item, dtype=np.int64)
+    if not len(item):
+        return user, item
+    if n_items <= 1 << 16:
+        order = np.argsort(item.astype(np.uint16), kind="stable")
+        by_item, its_user = item[order], user[order]
+        new_item = by_item[1:] != by_item[:-1]
+        step = its_user[1:] - its_user[:-1]
+        if bool(((step >= 0) | new_item).all()):
+            first = np.empty(len(item), dtype=bool)
+            first[0] = True
+            np.logical_or(new_item, step != 0, out=first[1:])
+            return its_user[first], by_item[first]
+    n = max(n_items, 1)
+    key = user * n + item
+    if int(user.max()) < (1 << 32) // n:  # keys below 2**32: a sort of half the bytes
+        key = key.astype(np.uint32)
+    key = np.sort(key)
+    key = key[first_of_runs(key)].astype(np.int64)
+    return key // n, key % n
 
 
 def _lookup(sorted_ids: np.ndarray, ids: np.ndarray) -> np.ndarray:
@@ -81,7 +121,7 @@ class Items:
         self._pop_users = np.zeros(0, dtype=np.int64)
         self._pop_rows = np.zeros(0, dtype=np.int64)
         self._pairs: np.ndarray | None = np.zeros((0, 2), dtype=str)  # written out from _pair_codes when read
-        self._pair_codes: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._pair_codes: tuple[IdColumn, np.ndarray, np.ndarray, np.ndarray] | None = None
         self.given = [name for name, v in (("interactions", interactions), ("features", features),
                                            ("catalog", catalog), ("groups", groups)) if v is not None]  # fmt: skip
         if interactions is not None:
@@ -105,18 +145,16 @@ class Items:
         from rankmeter.io.load import as_pairs
 
         pairs = as_pairs(interactions, "interactions")
-        user_ids, user = encode(pairs.query_ids)  # the rows' codes: only distinct ids are read as text
+        user = pairs.query_ids.codes  # codes into the users' dictionary: their text is written out only for .pairs
         item_ids, item = encode(pairs.doc_ids)
         self.n_interactions = len(item)
         rows = np.bincount(item, minlength=len(item_ids))
         self._pop_ids, self._pop_rows = item_ids[rows > 0], rows[rows > 0].astype(np.int64)
-        key = np.sort(user * len(item_ids) + item)  # (user, item) pairs by user then item: a sort, not np.unique
-        distinct = key[np.r_[True, key[1:] != key[:-1]]] if len(key) else key  # (its hash is slow on many values)
-        pair_user, pair_item = np.divmod(distinct, max(len(item_ids), 1))
-        self.n_users = int(np.count_nonzero(pair_user[1:] != pair_user[:-1])) + 1 if len(pair_user) else 0
+        pair_user, pair_item = distinct_pairs(user, item, len(item_ids))
+        self.n_users = int(np.count_nonzero(np.bincount(pair_user))) if len(pair_user) else 0
         self._pop_users = np.bincount(pair_item, minlength=len(item_ids))[rows > 0].astype(np.int64)
-        if len(distinct):
-            self._pairs, self._pair_codes = None, (user_ids, pair_user, item_ids, pair_item)
+        if len(pair_user):
+            self._pairs, self._pair_codes = None, (pairs.query_ids.dictionary, pair_user, item_ids, pair_item)
 
     @property
     def pairs(self) -> np.ndarray:
@@ -127,8 +165,10 @@ class Items:
         """
         if self._pairs is None:
             assert self._pair_codes is not None
-            user_ids, pair_user, item_ids, pair_item = self._pair_codes
-            self._pairs = np.stack([user_ids[pair_user], item_ids[pair_item]], axis=1)
+            users, pair_user, item_ids, pair_item = self._pair_codes
+            user_ids, user_code = encode(IdColumn(codes=pair_user, dictionary=users))
+            order = np.lexsort((pair_item, user_code))
+            self._pairs = np.stack([user_ids[user_code[order]], item_ids[pair_item[order]]], axis=1)
         return self._pairs
 
     def _read_features(self, features: Any) -> np.ndarray:

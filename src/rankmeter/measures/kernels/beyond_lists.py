@@ -54,20 +54,22 @@ def _order(run: Run, user: np.ndarray, score: np.ndarray, ties: str, seed: int |
     return np.lexsort((second, -score, user))
 
 
-def _distinct_items(run: Run, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct item ids of ``rows`` of the run, sorted, and each row's index into them."""
+def _distinct_items(run: Run, rows: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct item ids of ``rows`` of the run (None: every row), sorted, and each row's index into them."""
     ids = run.doc_ids
     if not ids.is_coded:
-        universe, inverse = np.unique(ids.take(rows).text().astype(str), return_inverse=True)
+        taken = ids if rows is None else ids.take(rows)
+        universe, inverse = np.unique(taken.text().astype(str), return_inverse=True)
         return universe, inverse.ravel()
-    codes = ids.codes[rows]  # codes into the dictionary: a table of its size, no sort of the rows
+    codes = ids.codes if rows is None else ids.codes[rows]  # codes into the dictionary: a table of its size, no sort
     seen = np.zeros(len(ids.dictionary), dtype=bool)
     seen[codes] = True
     present = np.flatnonzero(seen)
     text = ids.dictionary.text()[present].astype(str)
+    order = np.argsort(text, kind="stable")
     rank = np.full(len(seen), -1, dtype=np.int64)
-    rank[present[np.argsort(text, kind="stable")]] = np.arange(len(present))
-    return np.sort(text, kind="stable"), rank[codes]
+    rank[present[order]] = np.arange(len(present))
+    return text[order], rank[codes]
 
 
 @dataclass
@@ -126,15 +128,20 @@ class ListsContext:
         keep = pos < k
         n_users = len(starts)
         by_id = np.argsort(user[starts], kind="stable")  # the users' blocks in id order
-        row = np.argsort(by_id)[np.repeat(np.arange(n_users), sizes)[keep]]
+        row_of_block = np.empty(n_users, dtype=np.int64)
+        row_of_block[by_id] = np.arange(n_users)
+        every = bool(keep.all())  # (no list longer than k: every row is kept, no row index to gather)
+        at = np.repeat(row_of_block * k - starts, sizes) + np.arange(len(user))  # each row's place in (U, k)
+        if not every:
+            at = at[keep]
+        kept = (None if every else np.flatnonzero(keep)) if order is None else (order if every else order[keep])
+        universe, inverse = _distinct_items(run, kept)
         codes = np.full((n_users, k), -1, dtype=np.int64)
         scores = np.full((n_users, k), np.nan)
         tied = np.zeros((n_users, k), dtype=bool)
-        kept = np.flatnonzero(keep) if order is None else order[keep]
-        universe, inverse = _distinct_items(run, kept)
-        codes[row, pos[keep]] = inverse
-        scores[row, pos[keep]] = score[keep]
-        tied[row, pos[keep]] = tied_next[keep]
+        codes.reshape(-1)[at] = inverse  # (views of the new arrays: the rows' flat places)
+        scores.reshape(-1)[at] = score if every else score[keep]
+        tied.reshape(-1)[at] = tied_next if every else tied_next[keep]
         users = qdict[by_text][user[starts][by_id]] if n_users else np.zeros(0, dtype=str)  # one sort of the ids
         return cls(users, codes, scores, universe, ties, tied, items or Items(), truth)
 

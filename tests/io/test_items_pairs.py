@@ -1,0 +1,46 @@
+"""Items' training popularity: each item's distinct users, whatever the order and repeats of the training rows."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rankmeter.io.items import Items, distinct_pairs
+
+
+def _by_python(user: list[int], item: list[int]) -> list[tuple[int, int]]:
+    return sorted(set(zip(user, item, strict=True)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 6), st.integers(0, 4)), min_size=1, max_size=40), st.booleans())
+def test_distinct_pairs_are_the_set_of_pairs(rows: list[tuple[int, int]], by_user: bool) -> None:
+    rows = sorted(rows, key=lambda r: r[0]) if by_user else rows  # users in order: the one-pass path
+    user, item = (list(c) for c in zip(*rows, strict=True))
+    found_user, found_item = distinct_pairs(np.array(user), np.array(item), 5)
+    assert sorted(zip(found_user.tolist(), found_item.tolist(), strict=True)) == _by_python(user, item)
+
+
+@pytest.mark.parametrize("n_items", [70_000, 1 << 20])  # item codes beyond 16 bits: the pairs' keys sorted
+def test_distinct_pairs_of_many_items(n_items: int) -> None:
+    rng = np.random.default_rng(0)
+    user, item = rng.integers(0, 50, 3000), rng.integers(0, n_items, 3000)
+    item[:100] = n_items - 1
+    user = np.concatenate([user, user[:500]])  # every pair of the first 500 rows twice
+    item = np.concatenate([item, item[:500]])
+    found_user, found_item = distinct_pairs(user, item, n_items)
+    assert sorted(zip(found_user.tolist(), found_item.tolist(), strict=True)) == _by_python(
+        user.tolist(), item.tolist()
+    )
+
+
+def test_popularity_counts_distinct_users_and_rows_with_repeats_in_any_order() -> None:
+    train = pd.DataFrame({"user_id": [3, 1, 3, 2, 1, 3, 1], "item_id": [10, 10, 10, 11, 11, 12, 10]})
+    items = Items(interactions=train)
+    assert items.users_of([10, 11, 12, 13]).tolist() == [2, 2, 1, 0]  # 10: users 1 and 3 (3 and 1 twice)
+    assert items.rows_of([10, 11, 12, 13]).tolist() == [4, 2, 1, 0]
+    assert items.n_users == 3 and items.n_interactions == 7
+    assert items.pairs.tolist() == [["1", "10"], ["1", "11"], ["2", "11"], ["3", "10"], ["3", "12"]]
