@@ -56,14 +56,13 @@ def distinct_pairs(user: np.ndarray, item: np.ndarray, n_items: int) -> tuple[np
     if not len(item):
         return user, item
     if n_items <= 1 << 16:
-        order = np.argsort(item.astype(np.uint16), kind="stable")
-        by_item, its_user = item[order], user[order]
+        its_user = user[np.argsort(item.astype(np.uint16), kind="stable")]
+        by_item = np.repeat(np.arange(n_items), np.bincount(item, minlength=n_items))  # (no gather: item codes sorted)
         new_item = by_item[1:] != by_item[:-1]
-        step = its_user[1:] - its_user[:-1]
-        if bool(((step >= 0) | new_item).all()):
+        if bool((new_item | (its_user[1:] >= its_user[:-1])).all()):
             first = np.empty(len(item), dtype=bool)
             first[0] = True
-            np.logical_or(new_item, step != 0, out=first[1:])
+            np.logical_or(new_item, its_user[1:] != its_user[:-1], out=first[1:])
             return its_user[first], by_item[first]
     n = max(n_items, 1)
     key = user * n + item

@@ -61,8 +61,8 @@ def per_cutoff(fn: Callable[[ListsContext, Measure, int], Any]) -> Callable[[Lis
 
 def mean_over_list(values: np.ndarray, top: np.ndarray) -> np.ndarray:
     """Mean of per-item ``values`` (over the universe) over each list (0 for an empty list)."""
-    filled = np.where(top >= 0, values[np.maximum(top, 0)] if len(values) else 0.0, 0.0)
-    n = (top >= 0).sum(axis=1)
+    filled = np.append(values, 0.0)[top]  # padding (-1) reads the 0 put last
+    n = np.count_nonzero(top >= 0, axis=1)
     return np.divide(filled.sum(axis=1), n, out=np.zeros(len(top)), where=n > 0)
 
 

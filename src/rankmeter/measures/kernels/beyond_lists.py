@@ -136,9 +136,10 @@ class ListsContext:
             at = at[keep]
         kept = (None if every else np.flatnonzero(keep)) if order is None else (order if every else order[keep])
         universe, inverse = _distinct_items(run, kept)
-        codes = np.full((n_users, k), -1, dtype=np.int64)
-        scores = np.full((n_users, k), np.nan)
-        tied = np.zeros((n_users, k), dtype=bool)
+        full = len(at) == n_users * k  # every list k long: each place is written, none padded
+        codes = np.empty((n_users, k), dtype=np.int64) if full else np.full((n_users, k), -1, dtype=np.int64)
+        scores = np.empty((n_users, k)) if full else np.full((n_users, k), np.nan)
+        tied = np.empty((n_users, k), dtype=bool) if full else np.zeros((n_users, k), dtype=bool)
         codes.reshape(-1)[at] = inverse  # (views of the new arrays: the rows' flat places)
         scores.reshape(-1)[at] = score if every else score[keep]
         tied.reshape(-1)[at] = tied_next if every else tied_next[keep]

@@ -144,17 +144,18 @@ class ListSetState:
         return ListSetState(ids, sums, sum(s.users for s in states))
 
 
-def _state(ctx: ListsContext, top: np.ndarray, per_position: np.ndarray) -> ListSetState:
-    """The per-item sums of ``per_position`` (a value for each listed position) over ``top``'s lists."""
+def _state(ctx: ListsContext, top: np.ndarray, per_position: np.ndarray | None) -> ListSetState:
+    """The per-item sums of ``per_position`` (a value for each listed position; None: 1 each) over ``top``'s lists."""
     listed = top >= 0
-    sums = np.bincount(top[listed], weights=per_position[listed], minlength=len(ctx.universe))
-    used = np.bincount(top[listed], minlength=len(ctx.universe)) > 0
-    return ListSetState(ctx.universe[used], sums[used], int(listed.any(axis=1).sum()))
+    codes = top[listed]
+    counts = np.bincount(codes, minlength=len(ctx.universe))
+    used = counts > 0
+    sums = counts if per_position is None else np.bincount(codes, weights=per_position[listed], minlength=len(used))
+    return ListSetState(ctx.universe[used], sums[used].astype(np.float64), int(np.count_nonzero(listed.any(axis=1))))
 
 
 def _counts(ctx: ListsContext, m: Measure, k: int) -> ListSetState:
-    top = ctx.top(k, measure=str(m))
-    return _state(ctx, top, np.ones(top.shape))
+    return _state(ctx, ctx.top(k, measure=str(m)), None)
 
 
 def _root_weights(ctx: ListsContext, m: Measure, k: int) -> ListSetState:
