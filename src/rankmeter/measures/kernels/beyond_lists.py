@@ -81,7 +81,6 @@ class ListsContext:
     users : ndarray of str, shape (U,)
         Users with at least one item in the run, sorted.
     codes : ndarray of int64, shape (U, k)
-    scores : ndarray of float64, shape (U, k)
     universe : ndarray of str
         The distinct recommended items, sorted.
     ties : str
@@ -94,7 +93,6 @@ class ListsContext:
 
     users: np.ndarray
     codes: np.ndarray
-    scores: np.ndarray
     universe: np.ndarray
     ties: str
     tied_inside: np.ndarray
@@ -128,23 +126,22 @@ class ListsContext:
         keep = pos < k
         n_users = len(starts)
         by_id = np.argsort(user[starts], kind="stable")  # the users' blocks in id order
-        row_of_block = np.empty(n_users, dtype=np.int64)
-        row_of_block[by_id] = np.arange(n_users)
         every = bool(keep.all())  # (no list longer than k: every row is kept, no row index to gather)
-        at = np.repeat(row_of_block * k - starts, sizes) + np.arange(len(user))  # each row's place in (U, k)
-        if not every:
-            at = at[keep]
         kept = (None if every else np.flatnonzero(keep)) if order is None else (order if every else order[keep])
         universe, inverse = _distinct_items(run, kept)
-        full = len(at) == n_users * k  # every list k long: each place is written, none padded
-        codes = np.empty((n_users, k), dtype=np.int64) if full else np.full((n_users, k), -1, dtype=np.int64)
-        scores = np.empty((n_users, k)) if full else np.full((n_users, k), np.nan)
-        tied = np.empty((n_users, k), dtype=bool) if full else np.zeros((n_users, k), dtype=bool)
-        codes.reshape(-1)[at] = inverse  # (views of the new arrays: the rows' flat places)
-        scores.reshape(-1)[at] = score if every else score[keep]
-        tied.reshape(-1)[at] = tied_next if every else tied_next[keep]
+        tied_kept = tied_next if every else tied_next[keep]
+        if len(inverse) == n_users * k:  # every list k long: the kept rows are the blocks' rows, k each
+            codes, tied = inverse.reshape(n_users, k)[by_id], tied_kept.reshape(n_users, k)[by_id]
+        else:
+            row_of_block = np.empty(n_users, dtype=np.int64)
+            row_of_block[by_id] = np.arange(n_users)
+            at = np.repeat(row_of_block * k - starts, sizes) + np.arange(len(user))  # each row's place in (U, k)
+            at = at if every else at[keep]
+            codes, tied = np.full((n_users, k), -1, dtype=np.int64), np.zeros((n_users, k), dtype=bool)
+            codes.reshape(-1)[at] = inverse  # (views of the new arrays: the rows' flat places)
+            tied.reshape(-1)[at] = tied_kept
         users = qdict[by_text][user[starts][by_id]] if n_users else np.zeros(0, dtype=str)  # one sort of the ids
-        return cls(users, codes, scores, universe, ties, tied, items or Items(), truth)
+        return cls(users, codes, universe, ties, tied, items or Items(), truth)
 
     def subset(self, rows: np.ndarray) -> ListsContext:
         """The lists of the users ``rows`` (indices into :attr:`users`), over the same universe and items."""
@@ -152,7 +149,6 @@ class ListsContext:
             self,
             users=self.users[rows],
             codes=self.codes[rows],
-            scores=self.scores[rows],
             tied_inside=self.tied_inside[rows],
             samples=[s.subset(np.flatnonzero(np.isin(s.users, self.users[rows]))) for s in self.samples],
         )
