@@ -122,7 +122,8 @@ class ListsContext:
         starts = np.flatnonzero(np.r_[True, user[1:] != user[:-1]]) if len(user) else np.zeros(0, dtype=np.int64)
         sizes = np.diff(np.r_[starts, len(user)])
         pos = np.arange(len(user)) - np.repeat(starts, sizes)
-        tied_next = np.r_[(user[1:] == user[:-1]) & (score[1:] == score[:-1]), False]
+        tied_next = np.zeros(len(user), dtype=bool)
+        tied_next[:-1] = (user[1:] == user[:-1]) & (score[1:] == score[:-1])
         keep = pos < k
         n_users = len(starts)
         by_id = np.argsort(user[starts], kind="stable")  # the users' blocks in id order
