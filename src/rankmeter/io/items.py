@@ -131,12 +131,13 @@ class Items:
             if is_bool_column(given):  # item ids, as every reader reads them (rankmeter.ids.booleans)
                 raise bool_ids_error("Items: catalog")
             check_python_ids(given if isinstance(given, np.ndarray) else list(given), self.catalog, "Items: catalog")
-            distinct, counts = np.unique(self.catalog, return_counts=True)
-            if len(distinct) < len(self.catalog):
-                raise InputFormatError(f"Items: catalog lists item {str(distinct[counts > 1][0])!r} twice")
         else:
             self.catalog = self._pop_ids
         self._catalog_sorted = np.argsort(self.catalog, kind="stable")
+        ordered = self.catalog[self._catalog_sorted]
+        twice = np.flatnonzero(ordered[1:] == ordered[:-1])  # (the interactions' items are distinct)
+        if len(twice):
+            raise InputFormatError(f"Items: catalog lists item {str(ordered[twice[0]])!r} twice")
         self.features = None if features is None else self._read_features(features)
         self.group_names, self._group_of = self._read_groups(groups)
 
