@@ -12,7 +12,16 @@ from rankmeter.io.items import Items, distinct_pairs
 
 
 def _by_python(user: list[int], item: list[int]) -> list[tuple[int, int]]:
-    return sorted(set(zip(user, item, strict=True)))
+    return sorted(set(zip(user, item, strict=True)), key=lambda p: (p[1], p[0]))
+
+
+def _pairs(user: np.ndarray, item: np.ndarray, n_items: int) -> list[tuple[int, int]]:
+    """distinct_pairs' answer as (user, item) pairs in its order (by item), users within an item sorted."""
+    users, per_item = distinct_pairs(user, item, n_items)
+    assert len(per_item) == n_items and per_item.sum() == len(users)
+    items = np.repeat(np.arange(n_items), per_item)
+    assert (np.diff(items) >= 0).all()
+    return sorted(zip(users.tolist(), items.tolist(), strict=True), key=lambda p: (p[1], p[0]))
 
 
 @settings(max_examples=200, deadline=None)
@@ -20,8 +29,7 @@ def _by_python(user: list[int], item: list[int]) -> list[tuple[int, int]]:
 def test_distinct_pairs_are_the_set_of_pairs(rows: list[tuple[int, int]], by_user: bool) -> None:
     rows = sorted(rows, key=lambda r: r[0]) if by_user else rows  # users in order: the one-pass path
     user, item = (list(c) for c in zip(*rows, strict=True))
-    found_user, found_item = distinct_pairs(np.array(user), np.array(item), 5)
-    assert sorted(zip(found_user.tolist(), found_item.tolist(), strict=True)) == _by_python(user, item)
+    assert _pairs(np.array(user), np.array(item), 5) == _by_python(user, item)
 
 
 @pytest.mark.parametrize("n_items", [70_000, 1 << 20])  # item codes beyond 16 bits: the pairs' keys sorted
@@ -31,10 +39,7 @@ def test_distinct_pairs_of_many_items(n_items: int) -> None:
     item[:100] = n_items - 1
     user = np.concatenate([user, user[:500]])  # every pair of the first 500 rows twice
     item = np.concatenate([item, item[:500]])
-    found_user, found_item = distinct_pairs(user, item, n_items)
-    assert sorted(zip(found_user.tolist(), found_item.tolist(), strict=True)) == _by_python(
-        user.tolist(), item.tolist()
-    )
+    assert _pairs(user, item, n_items) == _by_python(user.tolist(), item.tolist())
 
 
 def test_popularity_counts_distinct_users_and_rows_with_repeats_in_any_order() -> None:

@@ -37,40 +37,46 @@ def _ids(values: Any, what: str) -> np.ndarray:
 
 
 def distinct_pairs(user: np.ndarray, item: np.ndarray, n_items: int) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct (user, item) pairs of two code columns (codes from 0; item codes below ``n_items``).
+    """The distinct (user, item) pairs of two code columns (codes from 0; item codes below ``n_items``), by item.
+
+    Returns each pair's user, the pairs ordered by item, and the pairs of each item (its distinct users),
+    so that the pairs' items are ``np.repeat(np.arange(n_items), per_item)``.
 
     Pairs repeat when a user interacted with an item twice. Rows ordered by item (a radix sort when the
     item codes fit 16 bits) keep their input order within each item; when the users then never go down
     within an item (the rows were grouped or sorted by user, as training logs usually are), the repeats
-    of a pair are adjacent and one pass drops them. Otherwise the pairs' keys ``user * n_items + item``
-    are sorted. The pairs come in either order; the values read from them do not depend on it.
+    of a pair are adjacent and one pass drops them. Otherwise the pairs' keys ``item * n_users + user``
+    are sorted.
 
-    >>> u, i = distinct_pairs(np.array([0, 0, 1, 1, 1]), np.array([2, 0, 2, 0, 2]), 3)
-    >>> sorted(zip(u.tolist(), i.tolist()))
-    [(0, 0), (0, 2), (1, 0), (1, 2)]
-    >>> u, i = distinct_pairs(np.array([1, 0, 1, 0]), np.array([0, 0, 0, 0]), 1)  # users not in order: the sort
-    >>> u.tolist(), i.tolist()
-    ([0, 1], [0, 0])
+    >>> users, per_item = distinct_pairs(np.array([0, 0, 1, 1, 1]), np.array([2, 0, 2, 0, 2]), 4)
+    >>> users.tolist(), per_item.tolist()  # item 0: users 0 and 1; item 2: users 0 and 1 (twice)
+    ([0, 1, 0, 1], [2, 0, 2, 0])
+    >>> [a.tolist() for a in distinct_pairs(np.array([1, 0, 1, 0]), np.array([0, 0, 0, 0]), 1)]  # users not in order
+    [[0, 1], [2]]
     """
     user, item = np.asarray(user, dtype=np.int64), np.asarray(item, dtype=np.int64)
     if not len(item):
-        return user, item
+        return user, np.zeros(n_items, dtype=np.int64)
     if n_items <= 1 << 16:
         its_user = user[np.argsort(item.astype(np.uint16), kind="stable")]
-        by_item = np.repeat(np.arange(n_items), np.bincount(item, minlength=n_items))  # (no gather: item codes sorted)
-        new_item = by_item[1:] != by_item[:-1]
+        rows = np.bincount(item, minlength=n_items)
+        starts = (np.cumsum(rows) - rows)[rows > 0]  # where each item's rows begin (item codes sorted)
+        new_item = np.zeros(len(item) - 1, dtype=bool)
+        new_item[starts[1:] - 1] = True
         if bool((new_item | (its_user[1:] >= its_user[:-1])).all()):
             first = np.empty(len(item), dtype=bool)
             first[0] = True
             np.logical_or(new_item, its_user[1:] != its_user[:-1], out=first[1:])
-            return its_user[first], by_item[first]
-    n = max(n_items, 1)
-    key = user * n + item
-    if int(user.max()) < (1 << 32) // n:  # keys below 2**32: a sort of half the bytes
+            per_item = np.zeros(n_items, dtype=np.int64)
+            per_item[rows > 0] = np.add.reduceat(first, starts, dtype=np.int64)
+            return its_user[first], per_item
+    n = int(user.max()) + 1
+    key = item * n + user
+    if n_items <= (1 << 32) // n:  # keys below 2**32: a sort of half the bytes
         key = key.astype(np.uint32)
     key = np.sort(key)
     key = key[first_of_runs(key)].astype(np.int64)
-    return key // n, key % n
+    return key % n, np.bincount(key // n, minlength=n_items)
 
 
 def _lookup(sorted_ids: np.ndarray, ids: np.ndarray) -> np.ndarray:
@@ -150,11 +156,11 @@ class Items:
         self.n_interactions = len(item)
         rows = np.bincount(item, minlength=len(item_ids))
         self._pop_ids, self._pop_rows = item_ids[rows > 0], rows[rows > 0].astype(np.int64)
-        pair_user, pair_item = distinct_pairs(user, item, len(item_ids))
-        self.n_users = int(np.count_nonzero(np.bincount(pair_user))) if len(pair_user) else 0
-        self._pop_users = np.bincount(pair_item, minlength=len(item_ids))[rows > 0].astype(np.int64)
+        pair_user, per_item = distinct_pairs(user, item, len(item_ids))
+        self.n_users = int(np.count_nonzero(np.bincount(user))) if len(user) else 0
+        self._pop_users = per_item[rows > 0]
         if len(pair_user):
-            self._pairs, self._pair_codes = None, (pairs.query_ids.dictionary, pair_user, item_ids, pair_item)
+            self._pairs, self._pair_codes = None, (pairs.query_ids.dictionary, pair_user, item_ids, per_item)
 
     @property
     def pairs(self) -> np.ndarray:
@@ -165,7 +171,8 @@ class Items:
         """
         if self._pairs is None:
             assert self._pair_codes is not None
-            users, pair_user, item_ids, pair_item = self._pair_codes
+            users, pair_user, item_ids, per_item = self._pair_codes
+            pair_item = np.repeat(np.arange(len(item_ids)), per_item)
             user_ids, user_code = encode(IdColumn(codes=pair_user, dictionary=users))
             order = np.lexsort((pair_item, user_code))
             self._pairs = np.stack([user_ids[user_code[order]], item_ids[pair_item[order]]], axis=1)
