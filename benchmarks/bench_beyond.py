@@ -89,6 +89,17 @@ def table_part(n_users: int, repeats: int) -> None:
     print(f"  beyond / accuracy = {bey / acc:.2f}x; {len(b.aggregate)} beyond values, {len(a.aggregate)} accuracy")
 
 
+def codes(ids: np.ndarray) -> tuple[np.ndarray, int]:
+    """Ids as codes from 0 and how many codes: integers over a narrow span less their minimum (no hashing, codes
+    of absent values unused), anything else by ``pd.factorize``."""
+    if ids.dtype.kind in "iu" and len(ids):
+        low, high = int(ids.min()), int(ids.max())
+        if high - low < 4 * len(ids) + (1 << 16):
+            return ids - low, high - low + 1
+    found, distinct = pd.factorize(ids)
+    return found, len(distinct)
+
+
 def least_rectools(reco: pd.DataFrame, train: pd.DataFrame, n_catalog: int, k: int) -> dict[str, float]:
     """The least program for rectools' three values from the same frames: ids to codes, distinct training
     pairs, per-item user and row counts, per-list means; nothing checked, nothing else written out.
@@ -98,24 +109,28 @@ def least_rectools(reco: pd.DataFrame, train: pd.DataFrame, n_catalog: int, k: i
     """
     top = reco["rank"].to_numpy() <= k
     train_item = train["item_id"].to_numpy()
-    item, item_ids = pd.factorize(np.concatenate([train_item, reco["item_id"].to_numpy()[top]]))
-    n_items, n_train = len(item_ids), len(train_item)
-    user, user_ids = pd.factorize(train["user_id"].to_numpy())
+    item, n_items = codes(np.concatenate([train_item, reco["item_id"].to_numpy()[top]]))
+    user, n_users = codes(train["user_id"].to_numpy())
+    n_train = len(train_item)
     rows_of = np.bincount(item[:n_train], minlength=n_items)
-    order = np.argsort(item[:n_train].astype(np.uint16), kind="stable")
-    by_item, its_user = np.repeat(np.arange(n_items), rows_of), user[order]
-    step, new_item = np.diff(its_user), by_item[1:] != by_item[:-1]
-    if n_items <= 1 << 16 and ((step >= 0) | new_item).all():
-        users_of = np.bincount(by_item[np.r_[True, (step != 0) | new_item]], minlength=n_items)
+    starts = (np.cumsum(rows_of) - rows_of)[rows_of > 0]
+    its_user = user[np.argsort(item[:n_train].astype(np.uint16), kind="stable")]
+    new_item = np.zeros(n_train - 1, dtype=bool)
+    new_item[starts[1:] - 1] = True
+    if n_items <= 1 << 16 and (new_item | (its_user[1:] >= its_user[:-1])).all():
+        users_of = np.zeros(n_items, dtype=np.int64)
+        first = np.r_[True, new_item | (its_user[1:] != its_user[:-1])]
+        users_of[rows_of > 0] = np.add.reduceat(first, starts, dtype=np.int64)
     else:
-        users_of = np.bincount(np.unique(user * n_items + item[:n_train]) % n_items, minlength=n_items)
+        users_of = np.bincount(np.unique(item[:n_train] * n_users + user) // n_users, minlength=n_items)
     listed = item[n_train:]
-    lists, _ = pd.factorize(reco["user_id"].to_numpy()[top])
-    length = np.bincount(lists)
-    surprise = -np.log2(np.maximum(users_of, 1) / len(user_ids))  # an item no one saw: seen by one user
+    lists, n_lists = codes(reco["user_id"].to_numpy()[top])
+    length = np.bincount(lists, minlength=n_lists)
+    has = length > 0
+    surprise = -np.log2(np.maximum(users_of, 1) / np.count_nonzero(np.bincount(user)))  # unseen: seen by one user
     return {
-        "novelty@10": float((np.bincount(lists, surprise[listed]) / length).mean()),
-        "arp@10": float((np.bincount(lists, rows_of[listed]) / length).mean()),
+        "novelty@10": float((np.bincount(lists, surprise[listed], n_lists)[has] / length[has]).mean()),
+        "arp@10": float((np.bincount(lists, rows_of[listed], n_lists)[has] / length[has]).mean()),
         "catalog_coverage@10": np.count_nonzero(np.bincount(listed, minlength=n_items)) / n_catalog,
     }
 
@@ -124,11 +139,11 @@ def least_recbole(reco: pd.DataFrame, train: pd.DataFrame, n_catalog: int) -> di
     """The least program for RecBole's three values from the same frames (full lists): recommendation counts over
     the catalogue, their Gini index and entropy, each list's mean training rows."""
     train_item = train["item_id"].to_numpy()
-    item, item_ids = pd.factorize(np.concatenate([train_item, reco["item_id"].to_numpy()]))
-    n_items, n_train = len(item_ids), len(train_item)
-    rows_of = np.bincount(item[:n_train], minlength=n_items)
-    listed = item[n_train:]
-    lists, _ = pd.factorize(reco["user_id"].to_numpy())
+    item, n_items = codes(np.concatenate([train_item, reco["item_id"].to_numpy()]))
+    rows_of = np.bincount(item[: len(train_item)], minlength=n_items)
+    listed = item[len(train_item) :]
+    lists, n_lists = codes(reco["user_id"].to_numpy())
+    length = np.bincount(lists, minlength=n_lists)
     counts = np.bincount(listed, minlength=n_items)
     counts = np.sort(counts[counts > 0])
     share = counts / len(listed)
@@ -136,7 +151,7 @@ def least_recbole(reco: pd.DataFrame, train: pd.DataFrame, n_catalog: int) -> di
     return {
         "gini@10": float(np.sum((2 * idx - n_catalog - 1) * counts) / len(listed) / n_catalog),
         "recbole_entropy@10": float(-(share * np.log(share)).sum() / len(counts)),
-        "arp@10": float((np.bincount(lists, rows_of[listed]) / np.bincount(lists)).mean()),
+        "arp@10": float((np.bincount(lists, rows_of[listed], n_lists)[length > 0] / length[length > 0]).mean()),
     }
 
 
