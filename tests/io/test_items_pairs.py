@@ -49,3 +49,13 @@ def test_popularity_counts_distinct_users_and_rows_with_repeats_in_any_order() -
     assert items.rows_of([10, 11, 12, 13]).tolist() == [4, 2, 1, 0]
     assert items.n_users == 3 and items.n_interactions == 7
     assert items.pairs.tolist() == [["1", "10"], ["1", "11"], ["2", "11"], ["3", "10"], ["3", "12"]]
+
+
+def test_a_pickled_items_keeps_the_distinct_pairs_and_not_the_rows() -> None:
+    import pickle
+
+    train = pd.DataFrame({"user_id": [3, 1, 3, 2, 1, 3, 1], "item_id": [10, 10, 10, 11, 11, 12, 10]})
+    items = pickle.loads(pickle.dumps(Items(interactions=train)))
+    assert items.users_of([10, 11, 12]).tolist() == [2, 2, 1] and items.n_users == 3
+    assert items.pairs.tolist() == [["1", "10"], ["1", "11"], ["2", "11"], ["3", "10"], ["3", "12"]]
+    assert items._training is not None and not len(items._training[1])  # the rows' codes were not pickled

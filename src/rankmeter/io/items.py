@@ -123,10 +123,10 @@ class Items:
         self.n_users = 0
         self.n_interactions = 0
         self._pop_ids = np.zeros(0, dtype=str)
-        self._pop_users = np.zeros(0, dtype=np.int64)
         self._pop_rows = np.zeros(0, dtype=np.int64)
-        self._pairs: np.ndarray | None = np.zeros((0, 2), dtype=str)  # written out from _pair_codes when read
-        self._pair_codes: tuple[IdColumn, np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._training: tuple[IdColumn, np.ndarray, np.ndarray, np.ndarray] | None = None  # users, codes, items
+        self._distinct: tuple[np.ndarray, np.ndarray] | None = None  # found when a measure reads distinct users
+        self._pairs: np.ndarray | None = None  # the distinct pairs as text, written out on first use
         self.given = [name for name, v in (("interactions", interactions), ("features", features),
                                            ("catalog", catalog), ("groups", groups)) if v is not None]  # fmt: skip
         if interactions is not None:
@@ -156,11 +156,38 @@ class Items:
         self.n_interactions = len(item)
         rows = np.bincount(item, minlength=len(item_ids))
         self._pop_ids, self._pop_rows = item_ids[rows > 0], rows[rows > 0].astype(np.int64)
-        pair_user, per_item = distinct_pairs(user, item, len(item_ids))
         self.n_users = int(np.count_nonzero(np.bincount(user))) if len(user) else 0
-        self._pop_users = per_item[rows > 0]
-        if len(pair_user):
-            self._pairs, self._pair_codes = None, (pairs.query_ids.dictionary, pair_user, item_ids, per_item)
+        self._training = (pairs.query_ids.dictionary, user, item, item_ids)
+
+    def _distinct_pairs(self) -> tuple[np.ndarray, np.ndarray]:
+        """:func:`distinct_pairs` of the training interactions (each pair's user; each item's pairs), found once."""
+        if self._distinct is None:
+            if self._training is None:
+                return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+            _, user, item, item_ids = self._training
+            self._distinct = distinct_pairs(user, item, len(item_ids))
+        return self._distinct
+
+    def __getstate__(self) -> dict[str, Any]:
+        """What pickling keeps (for Spark and Dask workers): the distinct pairs found, not the training rows' codes.
+
+        >>> import pickle
+        >>> items = pickle.loads(pickle.dumps(Items(interactions={"u1": ["a", "b", "a"], "u2": ["a"]})))
+        >>> items.users_of(["a", "b"]).tolist(), items.pairs.tolist()
+        ([2, 1], [['u1', 'a'], ['u1', 'b'], ['u2', 'a']])
+        """
+        state = dict(self.__dict__)
+        if self._training is not None:
+            state["_distinct"] = self._distinct_pairs()
+            users, _, _, item_ids = self._training
+            state["_training"] = (users, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), item_ids)
+        return state
+
+    @property
+    def _pop_users(self) -> np.ndarray:
+        """Distinct training users of each item of the interactions (in the order of ``_pop_ids``)."""
+        per_item = self._distinct_pairs()[1]
+        return per_item[per_item > 0]  # (an item with rows has a pair; the others are no interactions' items)
 
     @property
     def pairs(self) -> np.ndarray:
@@ -170,8 +197,12 @@ class Items:
         [['u1', 'a'], ['u1', 'b'], ['u2', 'b']]
         """
         if self._pairs is None:
-            assert self._pair_codes is not None
-            users, pair_user, item_ids, per_item = self._pair_codes
+            if self._training is None:
+                return np.zeros((0, 2), dtype=str)
+            users, _, _, item_ids = self._training
+            pair_user, per_item = self._distinct_pairs()
+            if not len(pair_user):
+                return np.zeros((0, 2), dtype=str)
             pair_item = np.repeat(np.arange(len(item_ids)), per_item)
             user_ids, user_code = encode(IdColumn(codes=pair_user, dictionary=users))
             order = np.lexsort((pair_item, user_code))
