@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rankmeter.ids.integers import integer_values
+from rankmeter.ids.integers import integer_text, integer_values
 from rankmeter.results import EvaluationResult, with_integer_ids
 
 
@@ -60,3 +60,12 @@ def test_with_integer_ids_reads_non_canonical_integers_as_int_does() -> None:
         )  # fmt: skip
     )
     assert canonical.query_ids.tolist() == [-3, 9, 10] and canonical.values[:, 0].tolist() == [2.0, 3.0, 1.0]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(-(2**63), 2**63 - 1), max_size=30))
+def test_integer_text_is_str_of_each_value_and_reads_back(values: list[int]) -> None:
+    text = integer_text(np.array(values, dtype=np.int64))
+    assert text.tolist() == [str(v) for v in values]
+    small = [v for v in values if abs(v) < 10**18]
+    assert integer_values(integer_text(np.array(small, dtype=np.int64)).text()).tolist() == small

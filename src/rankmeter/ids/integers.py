@@ -99,17 +99,17 @@ def integer_text(values: np.ndarray) -> IdColumn:
     digits = np.searchsorted(_POWERS, magnitude, side="right") + 1
     offsets = np.zeros(len(x) + 1, dtype=np.int64)
     np.cumsum(digits + negative, out=offsets[1:])
-    data = np.empty(int(offsets[-1]), dtype=np.uint8)
-    ends = offsets[1:] - 1
     small = int(magnitude.max()) < 2**63 if len(x) else True  # int64 arithmetic is quicker than uint64's
     rest = magnitude.astype(np.int64) if small else magnitude.copy()
     ten = rest.dtype.type(10)
-    for position in range(int(digits.max()) if len(x) else 0):
-        here = digits > position
-        data[ends[here] - position] = (rest[here] % ten).astype(np.uint8) + 48
+    width = int(digits.max()) if len(x) else 0
+    chars = np.empty((len(x), width + 1), dtype=np.uint8)  # each id right-aligned, its sign before its digits
+    for position in range(width):
+        chars[:, width - position] = (rest % ten).astype(np.uint8) + 48
         rest //= ten
-    data[offsets[:-1][negative]] = ord("-")
-    return IdColumn(offsets, data)
+    chars[np.flatnonzero(negative), (width - digits)[negative]] = ord("-")
+    written = np.arange(width + 1) >= (width + 1 - digits - negative)[:, None]  # each id's sign and digits
+    return IdColumn(offsets, chars[written])
 
 
 def integer_values(text: np.ndarray) -> np.ndarray | None:
