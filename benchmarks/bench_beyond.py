@@ -36,6 +36,7 @@ import pandas as pd
 from harness import best
 
 import rankmeter
+import rankmeter.beyond
 from rankmeter.io.items import Items
 from rankmeter.measures import parse
 from rankmeter.measures.kernels import beyond
@@ -241,6 +242,43 @@ def peers_part(n_users: int) -> None:
             f"{name} {peer:.3f} s, rankmeter {mine:.3f} s (five turns, the fastest of each): least / ({name} / 10) "
             f"= {low / (peer / 10):.2f}; rankmeter / least = {mine / low:.2f}"
         )
+    parts_of_ours(train, reco, list(rows["rectools"][1]), n_items)
+
+
+def parts_of_ours(train: pd.DataFrame, reco: pd.DataFrame, names: list[str], n_items: int) -> None:
+    """Where rankmeter's call for rectools' values spends its time: each part alone, in five turns, the fastest."""
+    from rankmeter.core.semantics import Semantics
+    from rankmeter.io.load import as_run
+    from rankmeter.measures import FAMILIES
+    from rankmeter.results import with_integer_ids
+
+    measures = [parse(n) for n in names]
+    items = Items(interactions=train, catalog=np.arange(n_items))
+    run = as_run(reco, None)
+    ctx = ListsContext.build(run, 10, items=items)
+    result = rankmeter.beyond.evaluate_with_items(None, run, measures, items, Semantics(ties="trec"), None, None)
+    parts: dict[str, Callable[[], Any]] = {
+        "the training frame read into Items (ids to codes, the items' text)": lambda: Items(
+            interactions=train, catalog=np.arange(n_items)
+        ),
+        "the same and each item's distinct training users (distinct pairs)": lambda: Items(
+            interactions=train, catalog=np.arange(n_items)
+        ).users_of([0]),
+        "the run read (ids to codes, ranks checked)": lambda: as_run(reco, None),
+        "the users' top-k lists (users x k, tie flags)": lambda: ListsContext.build(run, 10, items=items),
+        "the three kernels": lambda: [FAMILIES[m.family].kernel(ctx, m) for m in measures],
+        "the users' ids read back as integers": lambda: with_integer_ids(result),
+        "the whole call": partial(ours, train, reco, names, n_items, {}),
+    }
+    times: dict[str, list[float]] = {part: [] for part in parts}
+    for _ in range(5):
+        for part, call in parts.items():
+            start = time.perf_counter()
+            call()
+            times[part].append(time.perf_counter() - start)
+    print("where rankmeter's call for rectools' values spends its time (each part alone, five turns, the fastest):")
+    for part, taken in times.items():
+        print(f"  {part:70} {min(taken):.3f} s")
 
 
 def ours(train: pd.DataFrame, lists: pd.DataFrame, names: list[str], n_items: int, theirs: dict[str, float]) -> Any:

@@ -59,3 +59,12 @@ def test_a_pickled_items_keeps_the_distinct_pairs_and_not_the_rows() -> None:
     assert items.users_of([10, 11, 12]).tolist() == [2, 2, 1] and items.n_users == 3
     assert items.pairs.tolist() == [["1", "10"], ["1", "11"], ["2", "11"], ["3", "10"], ["3", "12"]]
     assert items._training is not None and not len(items._training[1])  # the rows' codes were not pickled
+
+
+def test_counts_of_items_looked_up_again_after_the_ids_changed_in_place() -> None:
+    items = Items(interactions={"u1": ["a", "b"], "u2": ["a"]})
+    ids = np.array(["a", "zz"])
+    assert items.users_of(ids).tolist() == [2, 0] and items.rows_of(ids).tolist() == [2, 0]
+    ids[1] = "b"
+    assert items.rows_of(ids).tolist() == [2, 1] and items.users_of(ids).tolist() == [2, 1]
+    assert items.rows_of(np.array(["b"])).tolist() == [1]

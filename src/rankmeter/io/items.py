@@ -265,14 +265,28 @@ class Items:
         """Items in the catalogue (the training items when no catalogue was given)."""
         return len(self.catalog)
 
+    def _training_at(self, ids: Any) -> np.ndarray:
+        """The position of each item among the interactions' items (-1 where absent).
+
+        The last ids looked up are kept with their positions (a copy, compared whole), for the popularity
+        measures that read both counts of one set of items.
+        """
+        ids = _ids(ids, "ids")
+        last = self.__dict__.get("_last_lookup")
+        if last is not None and last[0].shape == ids.shape and np.array_equal(last[0], ids):
+            return np.asarray(last[1])
+        at = _lookup(self._pop_ids, ids)
+        self._last_lookup = (ids.copy(), at)
+        return at
+
     def users_of(self, ids: Any) -> np.ndarray:
         """Distinct training users of each item (0 for an item absent from the interactions)."""
-        at = _lookup(self._pop_ids, _ids(ids, "ids"))
+        at = self._training_at(ids)
         return np.where(at >= 0, self._pop_users[at] if len(self._pop_users) else 0, 0)
 
     def rows_of(self, ids: Any) -> np.ndarray:
         """Training interactions (rows) of each item (0 for an item absent from them)."""
-        at = _lookup(self._pop_ids, _ids(ids, "ids"))
+        at = self._training_at(ids)
         return np.where(at >= 0, self._pop_rows[at] if len(self._pop_rows) else 0, 0)
 
     def training_rows(self) -> np.ndarray:
