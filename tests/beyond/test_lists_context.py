@@ -38,3 +38,17 @@ def test_lists_are_each_users_rows_by_score_then_item_id_descending(
         assert (ctx.codes[row, len(top) :] == -1).all()
         tied = [i + 1 < len(ordered) and ordered[i][0] == ordered[i + 1][0] for i in range(len(top))]
         assert ctx.tied_inside[row, : len(top)].tolist() == tied
+
+
+def test_list_set_measures_of_one_call_are_each_measures_own_value() -> None:
+    import rankmeter
+
+    rng = np.random.default_rng(3)
+    lists = {f"u{u}": [f"i{i}" for i in rng.choice(30, int(rng.integers(1, 12)), replace=False)] for u in range(40)}
+    items = rankmeter.Items(interactions={"x": ["i1", "i2"], "y": ["i2"]}, catalog=[f"i{i}" for i in range(30)])
+    names = ["catalog_coverage@3", "gini@10", "entropy@3", "recbole_entropy@10", "catalog_coverage@10", "gini@3"]
+    together = rankmeter.evaluate(None, lists, names, items=items)
+    for name in names:
+        assert together[name] == rankmeter.evaluate(None, lists, name, items=items)[name], name
+    head = {u: items_[:3] for u, items_ in lists.items()}
+    assert together["gini@3"] == rankmeter.evaluate(None, head, "gini@10", items=items)["gini@10"]

@@ -99,6 +99,8 @@ class ListsContext:
     items: Items = field(default_factory=Items)
     truth: Qrels | None = None
     samples: list[ListsContext] = field(default_factory=list)  # several sampled rankings per user
+    shared: dict[Any, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+    """What several kernels derive alike from these lists (a subset starts with none)."""
 
     @classmethod
     def build(

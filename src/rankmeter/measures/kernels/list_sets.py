@@ -155,7 +155,11 @@ def _state(ctx: ListsContext, top: np.ndarray, per_position: np.ndarray | None) 
 
 
 def _counts(ctx: ListsContext, m: Measure, k: int) -> ListSetState:
-    return _state(ctx, ctx.top(k, measure=str(m)), None)
+    top = ctx.top(k, measure=str(m))  # (the tie policy checked for each measure)
+    if ("counts", k) not in ctx.shared:  # coverage, entropy, Gini, ... of one cutoff: one count
+        ctx.shared["counts", k] = _state(ctx, top, None)
+    state: ListSetState = ctx.shared["counts", k]
+    return state
 
 
 def _root_weights(ctx: ListsContext, m: Measure, k: int) -> ListSetState:
