@@ -125,7 +125,8 @@ def _distinct(ids: IdColumn) -> np.ndarray:
     array(['b'], dtype='<U1')
     """
     coded = ids.coded()
-    return np.sort(coded.dictionary.text()[np.unique(coded.codes)])
+    used = np.flatnonzero(np.bincount(coded.codes, minlength=len(coded.dictionary)))  # (a count, not np.unique's sort)
+    return np.sort(coded.dictionary.text()[used])
 
 
 @dataclass(frozen=True)
