@@ -138,8 +138,7 @@ class ListsContext:
         else:
             row_of_block = np.empty(n_users, dtype=np.int64)
             row_of_block[by_id] = np.arange(n_users)
-            at = np.repeat(row_of_block * k - starts, sizes) + np.arange(len(user))  # each row's place in (U, k)
-            at = at if every else at[keep]
+            at = np.repeat(row_of_block * k, np.minimum(sizes, k)) + (pos if every else pos[keep])  # kept rows' places
             codes, tied = np.full((n_users, k), -1, dtype=np.int64), np.zeros((n_users, k), dtype=bool)
             codes.reshape(-1)[at] = inverse  # (views of the new arrays: the rows' flat places)
             tied.reshape(-1)[at] = tied_kept
