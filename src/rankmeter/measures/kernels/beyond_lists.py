@@ -142,7 +142,7 @@ class ListsContext:
             codes, tied = np.full((n_users, k), -1, dtype=np.int64), np.zeros((n_users, k), dtype=bool)
             codes.reshape(-1)[at] = inverse  # (views of the new arrays: the rows' flat places)
             tied.reshape(-1)[at] = tied_kept
-        users = qdict[by_text][user[starts][by_id]] if n_users else np.zeros(0, dtype=str)  # one sort of the ids
+        users = qdict[by_text[user[starts][by_id]]] if n_users else np.zeros(0, dtype=str)  # one sort of the ids
         return cls(users, codes, universe, ties, tied, items or Items(), truth)
 
     def subset(self, rows: np.ndarray) -> ListsContext:
