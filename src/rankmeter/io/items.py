@@ -42,11 +42,10 @@ def distinct_pairs(user: np.ndarray, item: np.ndarray, n_items: int) -> tuple[np
     Returns each pair's user, the pairs ordered by item, and the pairs of each item (its distinct users),
     so that the pairs' items are ``np.repeat(np.arange(n_items), per_item)``.
 
-    Pairs repeat when a user interacted with an item twice. Rows ordered by item (a radix sort when the
-    item codes fit 16 bits) keep their input order within each item; when the users then never go down
-    within an item (the rows were grouped or sorted by user, as training logs usually are), the repeats
-    of a pair are adjacent and one pass drops them. Otherwise the pairs' keys ``item * n_users + user``
-    are sorted.
+    Pairs repeat when a user interacted with an item twice. When the rows come in user order (grouped or
+    sorted by user, as training logs usually are) and the item codes fit 16 bits, the rows ordered by item
+    (a radix sort, which keeps their order within each item) have the repeats of a pair next to each
+    other, and one pass drops them. Otherwise the pairs' keys ``item * n_users + user`` are sorted.
 
     >>> users, per_item = distinct_pairs(np.array([0, 0, 1, 1, 1]), np.array([2, 0, 2, 0, 2]), 4)
     >>> users.tolist(), per_item.tolist()  # item 0: users 0 and 1; item 2: users 0 and 1 (twice)
@@ -57,19 +56,16 @@ def distinct_pairs(user: np.ndarray, item: np.ndarray, n_items: int) -> tuple[np
     user, item = np.asarray(user, dtype=np.int64), np.asarray(item, dtype=np.int64)
     if not len(item):
         return user, np.zeros(n_items, dtype=np.int64)
-    if n_items <= 1 << 16:
-        its_user = user[np.argsort(item.astype(np.uint16), kind="stable")]
+    if n_items <= 1 << 16 and bool((user[1:] >= user[:-1]).all()):
+        its_user = user[np.argsort(item.astype(np.uint16), kind="stable")]  # users still in order within each item
         rows = np.bincount(item, minlength=n_items)
         starts = (np.cumsum(rows) - rows)[rows > 0]  # where each item's rows begin (item codes sorted)
-        new_item = np.zeros(len(item) - 1, dtype=bool)
-        new_item[starts[1:] - 1] = True
-        if bool((new_item | (its_user[1:] >= its_user[:-1])).all()):
-            first = np.empty(len(item), dtype=bool)
-            first[0] = True
-            np.logical_or(new_item, its_user[1:] != its_user[:-1], out=first[1:])
-            per_item = np.zeros(n_items, dtype=np.int64)
-            per_item[rows > 0] = np.add.reduceat(first, starts, dtype=np.int64)
-            return its_user[first], per_item
+        first = np.ones(len(item), dtype=bool)
+        np.not_equal(its_user[1:], its_user[:-1], out=first[1:])
+        first[starts] = True
+        per_item = np.zeros(n_items, dtype=np.int64)
+        per_item[rows > 0] = np.add.reduceat(first, starts, dtype=np.int64)
+        return its_user[first], per_item
     n = int(user.max()) + 1
     key = item * n + user
     if n_items <= (1 << 32) // n:  # keys below 2**32: a sort of half the bytes
