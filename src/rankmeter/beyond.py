@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from rankmeter._version import __version__
+from rankmeter.aggregate import note_undefined
 from rankmeter.core.candidates import CandidateChoice, record
 from rankmeter.core.semantics import Semantics
 from rankmeter.errors import InputFormatError, PolicyError
@@ -134,6 +135,7 @@ def evaluate_with_items(
         list_set_measures=list_set,
     )
     values = np.stack(columns, axis=1) if columns else np.zeros((len(ctx.users), 0))
+    count_undefined(meta, names, values)
     mine = EvaluationResult(ctx.users, names, values, ~np.isnan(values), aggregate, meta)
     found = mine if accuracy is None else merged(accuracy, mine, order, meta)
     sets = [m for m in listed if FAMILIES[m.family].list_set]
@@ -179,6 +181,23 @@ class SegmentListSets:
                 for i, single in enumerate(m.expand()):
                     values[str(single)][s] = float(block[i])
         return values, np.bincount(of_user[of_user >= 0], minlength=len(segments)).astype(np.int64)
+
+
+def count_undefined(meta: dict[str, Any], names: list[str], values: np.ndarray) -> None:
+    """Add to ``meta["queries_undefined"]`` the users per measure whose value is undefined (NaN, left out of the mean).
+
+    A list-reading value has no empty-query policy: every NaN is counted (ms_serendipity of a user without
+    training items, pop_recall of a user without relevant items); measures without one are not listed.
+
+    >>> meta = {"queries_undefined": {"mean_rank": 1}}
+    >>> count_undefined(meta, ["ms_serendipity@2", "novelty@2"], np.array([[np.nan, 1.0], [0.5, 2.0]]))
+    >>> meta["queries_undefined"]
+    {'mean_rank': 1, 'ms_serendipity@2': 1}
+    """
+    undefined = dict(meta.get("queries_undefined", {}))
+    for j, name in enumerate(names):
+        note_undefined(undefined, name, values[:, j], np.zeros(len(values), dtype=bool))
+    meta["queries_undefined"] = undefined
 
 
 def merged(
@@ -314,6 +333,7 @@ def combine_lists(
         samples=1,
         list_set_measures=sets,
     )
+    count_undefined(meta, names, values)
     mine = EvaluationResult(ids, names, values, ~np.isnan(values), aggregate, meta)
     everything = [*accuracy.measure_names, *order_names]
     result = merged(accuracy, mine, everything, meta) if accuracy.measure_names else replace(mine)

@@ -134,6 +134,7 @@ def lists_result(
         **accuracy.metadata,
         **{key: mine.metadata[key] for key in ("items", "users_with_lists", "list_set_measures")},
         "measures": order,
+        "queries_undefined": {**accuracy.metadata.get("queries_undefined", {}), **mine.metadata["queries_undefined"]},
     }
     found = merged(accuracy, mine, order, meta, sort=False)
     return replace(found, list_sets=mine.list_sets)

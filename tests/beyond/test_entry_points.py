@@ -70,6 +70,10 @@ def test_dense_scores_equal_the_list_path(seed: int, ties: str) -> None:
     _same(got, want, names)
     assert got.query_ids.tolist() == [str(i) for i in range(N_USERS)]  # row order
     assert got.metadata["items_excluded"] == int(removed.sum())
+    undefined = got.metadata["queries_undefined"]
+    assert undefined["ms_serendipity@3"] == N_USERS  # no user of the lists has a training item (t0, t1, ...)
+    assert undefined.get("pop_recall@3", 0) == int((((y > 0) & ~removed).sum(axis=1) == 0).sum())  # none relevant
+    assert undefined == want.metadata["queries_undefined"]
 
 
 def test_dense_ties_follow_the_tie_policy_of_the_list_path() -> None:
