@@ -73,6 +73,7 @@ _CORE_FAMILIES: dict[str, Family] = {
                 array_api="ndcg",
                 keras="ndcg",
                 hamming="ndcg",
+                sampled="ndcg",
             ),
         ),
         Family(
@@ -93,6 +94,7 @@ _CORE_FAMILIES: dict[str, Family] = {
                 array_api="dcg",
                 keras="dcg",
                 hamming="dcg",
+                sampled="dcg",
             ),
         ),
         Family(
@@ -130,6 +132,7 @@ _CORE_FAMILIES: dict[str, Family] = {
                 array_api="cg",
                 keras="cg",
                 hamming="cg",
+                sampled="cg",
             ),
         ),
         Family(
@@ -147,6 +150,7 @@ _CORE_FAMILIES: dict[str, Family] = {
                 array_api="map",
                 keras="map",
                 hamming="map",
+                sampled="ap",
             ),
         ),
         Family(
@@ -163,6 +167,7 @@ _CORE_FAMILIES: dict[str, Family] = {
                 array_api="map",
                 keras="map",
                 hamming="map",
+                sampled="ap",
             ),
         ),
         Family(
@@ -180,6 +185,7 @@ _CORE_FAMILIES: dict[str, Family] = {
                 array_api="p",
                 keras="p",
                 hamming="p",
+                sampled="p",
             ),
         ),
         Family(
@@ -197,6 +203,7 @@ _CORE_FAMILIES: dict[str, Family] = {
                 array_api="r",
                 keras="r",
                 hamming="r",
+                sampled="r",
             ),
         ),
         Family(
@@ -205,7 +212,13 @@ _CORE_FAMILIES: dict[str, Family] = {
             "F1 of p@k and r@k: 2 rel@k / (k + R)",
             params=_BINARY,
             traits=Traits(
-                expected_ties=True, top_k=True, judged_items=True, positive_ideal=True, array_api="f1", hamming="f1"
+                expected_ties=True,
+                top_k=True,
+                judged_items=True,
+                positive_ideal=True,
+                array_api="f1",
+                hamming="f1",
+                sampled="f1",
             ),
         ),
         Family(
@@ -223,6 +236,7 @@ _CORE_FAMILIES: dict[str, Family] = {
                 array_api="rr",
                 keras="rr",
                 hamming="rr",
+                sampled="rr",
             ),
         ),
         Family(
@@ -239,6 +253,7 @@ _CORE_FAMILIES: dict[str, Family] = {
                 cut_at_relevant=True,
                 array_api="rprec",
                 hamming="rprec",
+                sampled="rprec",
             ),
         ),
         Family(
@@ -257,6 +272,7 @@ _CORE_FAMILIES: dict[str, Family] = {
                 array_api="success",
                 keras="success",
                 hamming="success",
+                sampled="success",
             ),
         ),
         Family(

@@ -92,6 +92,10 @@ class Traits:
     hamming : str or None
         The formula of the Hamming-distance bucket path of
         :func:`rankmeter.evaluate_vectors` (None: the sorting path).
+    sampled : str or None
+        The :mod:`rankmeter.measures.kernels.sampled` formula of the value's
+        exact expectation under ``sampled_negatives=`` (a sum over the relevant
+        items of a function of their rank; None: refused there).
     """
 
     graded: bool = False
@@ -110,6 +114,7 @@ class Traits:
     array_api: str | None = None
     keras: str | None = None
     hamming: str | None = None
+    sampled: str | None = None
 
 
 def no_expectation(measure: object) -> PolicyError:
