@@ -393,8 +393,10 @@ def list_set_intervals(
         v = \frac{n - d}{d}\, \widehat{\operatorname{Var}}_s(T_s), \qquad
         T \pm z_{(1 + \text{level}) / 2} \sqrt{v}
 
-    centred on the value itself. No user is repeated in a subset, so a subset's lists are lists of
-    distinct users, as the evaluated ones are.
+    centred on the value itself, and bounded to the range the measure's values lie in by its formula
+    (``Traits.value_range``: coverage, Gini, personalization and the exposure ratio in [0, 1], the
+    entropies, MS novelty and the exposure difference >= 0). No user is repeated in a subset, so a
+    subset's lists are lists of distinct users, as the evaluated ones are.
 
     ``method="bootstrap"``: the percentile bootstrap over users (each resample draws n users with
     replacement; a user drawn twice brings its list twice; the interval is the ``(1 - level) / 2`` and
@@ -428,8 +430,8 @@ def list_set_intervals(
     >>> res = rankmeter.evaluate(None, {"u1": ["a"], "u2": ["b"], "u3": ["a"], "u4": ["c"]}, "catalog_coverage@1",
     ...                          items=Items(catalog="abcd"))
     >>> row = list_set_intervals(res, n_resamples=200)[0]  # 3 of the 4 users: coverage 3/4 (twice) or 2/4
-    >>> row["value"], round(row["ci_low"], 3), round(row["ci_high"], 3), row["method"]
-    (0.75, 0.325, 1.175, 'jackknife')
+    >>> row["value"], round(row["ci_low"], 3), row["ci_high"], row["method"]  # 0.75 + 0.425 bounded to 1
+    (0.75, 0.325, 1.0, 'jackknife')
     """
     hook = result.list_sets
     if not isinstance(hook, SegmentListSets):
@@ -449,6 +451,9 @@ def list_set_intervals(
         keys += [(label, np.flatnonzero(member == s)) for s, label in enumerate(result.groups.segments)]
     rng = np.random.default_rng(seed)
     names = [str(s) for m in hook.measures for s in m.expand()]
+    span = {
+        str(s): FAMILIES[m.family].traits.value_range or (-np.inf, np.inf) for m in hook.measures for s in m.expand()
+    }
     rows = []
     for label, at in keys:
         n = len(at)
@@ -456,7 +461,8 @@ def list_set_intervals(
         draws = _resampled(hook, at, n_resamples if enough else 0, method, rng)
         for name in names:
             value = result.aggregate[name] if label == "all" else result.by_group(name)[label]
-            low, high = _bounds(np.asarray(draws.get(name, [])), value, n, level, method)
+            bounds = np.clip(_bounds(np.asarray(draws.get(name, [])), value, n, level, method), *span[name])
+            low, high = float(bounds[0]), float(bounds[1])
             rows.append({"segment": label, "measure": name, "value": value, "ci_low": low, "ci_high": high,
                          "n_lists": n, "method": method})  # fmt: skip
     return rows

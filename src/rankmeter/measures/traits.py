@@ -95,7 +95,11 @@ class Traits:
     sampled : str or None
         The :mod:`rankmeter.measures.kernels.sampled` formula of the value's
         exact expectation under ``sampled_negatives=`` (a sum over the relevant
-        items of a function of their rank; None: refused there).
+        items of a function of their rank; None: refused there).    value_range : tuple of float or None
+        ``(low, high)``: every value lies in this range by the formula (a
+        theorem, e.g. a share of the catalogue in [0, 1], an entropy >= 0);
+        an interval around a value is bounded to it
+        (:func:`rankmeter.beyond.list_set_intervals`). None: not declared.
     """
 
     graded: bool = False
@@ -115,6 +119,7 @@ class Traits:
     keras: str | None = None
     hamming: str | None = None
     sampled: str | None = None
+    value_range: tuple[float, float] | None = None
 
 
 def no_expectation(measure: object) -> PolicyError:
