@@ -41,3 +41,11 @@ def test_row_order_does_not_matter(ties: str) -> None:
     b = rankmeter.evaluate(None, frame.sample(frac=1, random_state=2), measures, items=items, ties=ties)
     assert a.aggregate == pytest.approx(b.aggregate, abs=1e-12)
     assert a.by_query("novelty@5") == pytest.approx(b.by_query("novelty@5"), abs=1e-12)
+
+
+def test_each_users_rows_are_sorted_by_score_wherever_they_come_in_the_run() -> None:
+    # u1's rows come first and rise (a 1.0, then b 5.0), u2's one row is lower than the row before it:
+    # u1's top 1 is b, trained on twice (arp 2), not a (arp 0)
+    items = rankmeter.Items(interactions={"t1": ["b"], "t2": ["b"]}, catalog=["a", "b", "c"])
+    res = rankmeter.evaluate(None, {"u1": {"a": 1.0, "b": 5.0}, "u2": {"c": 3.0}}, "arp@1", items=items)
+    assert res.by_query("arp@1") == {"u1": 2.0, "u2": 0.0}
