@@ -49,3 +49,12 @@ def test_each_users_rows_are_sorted_by_score_wherever_they_come_in_the_run() -> 
     items = rankmeter.Items(interactions={"t1": ["b"], "t2": ["b"]}, catalog=["a", "b", "c"])
     res = rankmeter.evaluate(None, {"u1": {"a": 1.0, "b": 5.0}, "u2": {"c": 3.0}}, "arp@1", items=items)
     assert res.by_query("arp@1") == {"u1": 2.0, "u2": 0.0}
+
+
+def test_a_users_rows_apart_in_the_run_make_one_list() -> None:
+    # scores fall row by row, but u1's rows are not together: u1's list is a then c (arp (0 + 2) / 2)
+    items = rankmeter.Items(interactions={"t1": ["c"], "t2": ["c"]}, catalog=["a", "b", "c"])
+    run = pd.DataFrame({"user_id": ["u1", "u2", "u1"], "item_id": ["a", "b", "c"], "score": [3.0, 2.0, 1.0]})
+    res = rankmeter.evaluate(None, run, ["arp@2", "catalog_coverage@1"], items=items)
+    assert res.by_query("arp@2") == {"u1": 1.0, "u2": 0.0}
+    assert res["catalog_coverage@1"] == 2 / 3  # the top 1 of u1 (a) and of u2 (b)
