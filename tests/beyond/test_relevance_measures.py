@@ -171,3 +171,17 @@ def test_training_item_without_features_names_its_user() -> None:
     with pytest.raises(InputFormatError, match="user 't2': training item 'zz' has no features"):
         rankmeter.evaluate({"t1": {"a": 1}, "t2": {"b": 1}}, {"t1": ["a", "b"], "t2": ["b"]}, "ms_serendipity@2",
                            items=items)  # fmt: skip
+
+
+def test_ties_for_positions_are_checked_user_by_user_inside_the_top_k_only() -> None:
+    items = rankmeter.Items(catalog=["a", "b", "c", "d"], groups={"a": "x", "b": "y", "c": "y", "d": "x"})
+    # u1: c and d tie below the top 2, which is a then b (the lists are read to 4 for the coverage)
+    u1 = {"a": 3.0, "b": 2.0, "c": 1.0, "d": 1.0}
+    names = ["exposure(group=x)@2", "catalog_coverage@4"]
+    res = rankmeter.evaluate(None, {"u1": u1}, names, items=items, ties="expected")
+    assert res.by_query("exposure(group=x)@2") == {"u1": 1.0}  # a at rank 1: attention 1 / log2(2)
+    assert res["catalog_coverage@4"] == 1.0
+    # u1 without a tie, u2 with a and b tied inside its top 3: u2 is named
+    run = {"u1": {**u1, "d": 0.0}, "u2": {"a": 1.0, "b": 1.0, "c": 0.5, "d": 0.2}}
+    with pytest.raises(PolicyError, match="measure 'exposure\\(group=x\\)@3', user 'u2': tied items lie inside"):
+        rankmeter.evaluate(None, run, "exposure(group=x)@3", items=items, ties="expected")
