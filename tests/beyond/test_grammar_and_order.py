@@ -58,3 +58,9 @@ def test_a_users_rows_apart_in_the_run_make_one_list() -> None:
     res = rankmeter.evaluate(None, run, ["arp@2", "catalog_coverage@1"], items=items)
     assert res.by_query("arp@2") == {"u1": 1.0, "u2": 0.0}
     assert res["catalog_coverage@1"] == 2 / 3  # the top 1 of u1 (a) and of u2 (b)
+
+
+def test_a_list_set_measure_with_several_cutoffs_reads_the_lists_to_the_deepest() -> None:
+    res = rankmeter.evaluate(None, {"u1": ["a", "b"], "u2": ["a", "c"]}, "catalog_coverage@[1,2]",
+                             items=rankmeter.Items(catalog="abcd"))  # fmt: skip
+    assert res["catalog_coverage@1"] == 1 / 4 and res["catalog_coverage@2"] == 3 / 4  # {a}, then {a, b, c}
