@@ -88,6 +88,8 @@ def evaluate_with_items(
         if qrels is not None:
             qrels, qrels_counts = choice.restrict_qrels(qrels)
             counts = {**qrels_counts, **counts}
+        elif choice.exclude is not None:  # no qrels to count the pairs against: the pairs themselves
+            counts["exclude_pairs"] = len(choice.exclude)
     listed = reads_lists(measures)
     if not listed and accuracy is not None:  # items= given with accuracy measures only
         accuracy.metadata.update(items=items.describe(), list_set_measures=[])

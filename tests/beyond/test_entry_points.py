@@ -339,3 +339,11 @@ def test_list_set_intervals_of_one_list() -> None:
     boot = list_set_intervals(res, n_resamples=50, method="bootstrap")[0]
     assert jack["value"] == 0.5 and np.isnan(jack["ci_low"]) and np.isnan(jack["ci_high"])  # nothing to leave out
     assert (boot["ci_low"], boot["ci_high"]) == (0.5, 0.5)  # every resample is the one list
+
+
+def test_lists_alone_record_what_exclude_took_away() -> None:
+    res = rankmeter.evaluate(None, {"u1": ["a", "b", "c"], "u2": ["b", "c"]}, "catalog_coverage@1",
+                             items=rankmeter.Items(catalog="abcd"), exclude={"u1": ["a"]})  # fmt: skip
+    assert res["catalog_coverage@1"] == 1 / 4  # u1's top 1 is b once a is excluded, as u2's
+    assert res.metadata["semantics"]["candidates"] == "exclude"
+    assert res.metadata["candidates"]["exclude_pairs"] == 1 and res.metadata["candidates"]["run_rows_excluded"] == 1
