@@ -176,6 +176,7 @@ def ann_recall(
         "duplicate_base_rows": duplicates,
         "queries_with_ties_at_k": tied,
         "lists_ending_at_kth_distance": cut,
+        "queries_undefined": {},  # found / k is defined for every query
         "version": __version__,
     }
     return EvaluationResult(
