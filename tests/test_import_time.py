@@ -157,9 +157,24 @@ SMALL_JOB_UNUSED = (
     "rankmeter.xp.on_device",
     "rankmeter.measures.kernels.diversity",
     "rankmeter.core.intents",
+    "rankmeter.measures.registry",
+    "rankmeter.measures.trec_families",
+    "rankmeter.measures.beyond_families",
+    "rankmeter.measures.diversity_families",
+    "rankmeter.measures.ir_families",
+    "rankmeter.measures.recsys_families",
+    "rankmeter.measures.kernels.beyond",
+    "rankmeter.measures.kernels.list_sets",
+    "rankmeter.measures.kernels.trec",
+    "rankmeter.segments",
+    "rankmeter.io.dense",
+    "rankmeter.io.exclude",
+    "rankmeter.io.items",
+    "rankmeter.io.escaping",
 )
 """What a dict or a small TREC file evaluated for ndcg and map does not need: tables, the streaming
-reader, candidates, foreign arrays and the diversity kernels with intent qrels."""
+reader, candidates, foreign arrays, the families other than the core ones with their kernels (beyond-accuracy,
+diversity, trec_eval's others), segments, dense and excluded items."""
 
 
 def test_a_dict_and_a_small_file_load_no_stream_machinery_nor_unused_families(tmp_path) -> None:  # type: ignore[no-untyped-def]
