@@ -171,10 +171,11 @@ SMALL_JOB_UNUSED = (
     "rankmeter.io.exclude",
     "rankmeter.io.items",
     "rankmeter.io.escaping",
+    "rankmeter.core.lists",
 )
 """What a dict or a small TREC file evaluated for ndcg and map does not need: tables, the streaming
 reader, candidates, foreign arrays, the families other than the core ones with their kernels (beyond-accuracy,
-diversity, trec_eval's others), segments, dense and excluded items."""
+diversity, trec_eval's others), segments, dense and excluded items, the thread pool of large runs."""
 
 
 def test_a_dict_and_a_small_file_load_no_stream_machinery_nor_unused_families(tmp_path) -> None:  # type: ignore[no-untyped-def]

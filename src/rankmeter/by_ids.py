@@ -14,9 +14,6 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple, overload
 
 from rankmeter.core.join import align, prepare_qrels
-from rankmeter.core.lists import (
-    usable_cpus,
-)
 from rankmeter.core.options import OPTION_FIELDS, EvaluationKeywords, EvaluationOptions, split_keywords
 from rankmeter.core.processes import forks, map_processes
 from rankmeter.core.semantics import Semantics
@@ -427,6 +424,8 @@ def _evaluate_runs(
         raise InputFormatError(f"runs: two systems have the same name {_same_name(runs)!r} once written as text")
     names = list(by_name)
     if workers is None:  # spawned workers re-import the caller's script: only when asked (its main guarded)
+        from rankmeter.core.lists import usable_cpus
+
         workers = (threads if threads is not None else usable_cpus()) if forks() else 1
     if sum(_estimated_rows(r) for r in by_name.values()) < PROCESS_MIN_ROWS:
         workers = 1
