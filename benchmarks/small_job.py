@@ -13,6 +13,13 @@ ratios with distribution-free 90% intervals (the sign-test order statistics of
   PATH, or ``/tmp/trec_eval_build/trec_eval``; build it from trec_eval's sources with
   ``make CFLAGS='-O2 -I. -DVERSIONID=\\"10.0\\"'``. Without one, that pair is left out.
 
+A third row runs the dict pair with ``OPENBLAS_NUM_THREADS=1``: NumPy's OpenBLAS starts a thread per
+core when it loads, which busy-waits on the other core for as long as the process then lives, so with the
+default both processes burn CPU beyond their wall time in proportion to their life after ``import numpy``
+(neither starts a thread of its own); with one BLAS thread, CPU time is wall time. The line under the
+table gives what rankmeter itself adds in the dict child: its modules and the milliseconds from after
+``import numpy, json`` to the means (the best of the rounds).
+
 Values are checked first: the dict child's means against pytrec_eval's (1e-12), the CLI's against
 trec_eval's printed four decimals.
 
@@ -37,14 +44,36 @@ from cli_startup import MEASURES, TREC_ARGS, _trec_values, byte_compile, rankmet
 from guard import median_interval  # noqa: E402
 from harness import TINY_DICT_PYTREC, TINY_DICT_RANKMETER, run_command_cpu  # noqa: E402
 
+ONE_BLAS_THREAD = {"OPENBLAS_NUM_THREADS": "1"}
 
-def paired(label: str, a: list[str], b: list[str], repeats: int) -> list[str]:
-    """Run ``a`` and ``b`` in turns ``repeats`` times; the table row: medians and paired ratios, wall and CPU."""
+OWN_COST = """
+import json, sys, time
+import numpy
+start = time.perf_counter()
+import rankmeter
+qrels = {"q1": {f"d{i}": i % 3 for i in range(10)}, "q2": {f"d{i}": (i + 1) % 2 for i in range(10)}}
+run = {q: {f"d{i}": float(10 - i) for i in range(10)} for q in ("q1", "q2")}
+rankmeter.evaluate(qrels, run, ["ndcg@10", "ndcg", "map"])
+ms = 1000 * (time.perf_counter() - start)
+print(json.dumps([ms, sum(name.split(".")[0] == "rankmeter" for name in sys.modules)]))
+"""
+"""The dict job's own cost: rankmeter's imports and first call after NumPy, and how many modules it loads."""
+
+
+def own_cost(repeats: int) -> str:
+    """The line on rankmeter's own share of the dict child: modules loaded, best import-and-call milliseconds."""
+    best, modules = min(json.loads(run_command_cpu([sys.executable, "-c", OWN_COST])[0]) for _ in range(repeats))
+    return f"rankmeter in the dict child: {modules} modules, {best:.1f} ms from after `import numpy` to the means"
+
+
+def paired(label: str, a: list[str], b: list[str], repeats: int, env: dict[str, str] | None = None) -> list[str]:
+    """Run ``a`` and ``b`` in turns ``repeats`` times (``env``: variables added for both); the table row: medians
+    and paired ratios, wall and CPU."""
     wall: dict[str, list[float]] = {"a": [], "b": []}
     cpu: dict[str, list[float]] = {"a": [], "b": []}
     for _ in range(repeats):
         for key, argv in (("a", a), ("b", b)):
-            _, seconds, _, used = run_command_cpu(argv)
+            _, seconds, _, used = run_command_cpu(argv, env)
             wall[key].append(seconds)
             cpu[key].append(used)
     row = [label]
@@ -84,7 +113,14 @@ def main() -> None:
             [sys.executable, "-c", TINY_DICT_RANKMETER],
             [sys.executable, "-c", TINY_DICT_PYTREC],
             repeats,
-        )
+        ),
+        paired(
+            "W4 dict, OPENBLAS_NUM_THREADS=1 for both",
+            [sys.executable, "-c", TINY_DICT_RANKMETER],
+            [sys.executable, "-c", TINY_DICT_PYTREC],
+            repeats,
+            ONE_BLAS_THREAD,
+        ),
     ]
     binary = trec_eval_binary()
     if binary:
@@ -98,6 +134,7 @@ def main() -> None:
     print("|---|---:|---:|---|---:|---:|---|")
     for row in rows:
         print("| " + " | ".join(row) + " |")
+    print(f"\n{own_cost(repeats)}")
     if not binary:
         print("\ntrec_eval not found (TREC_EVAL, PATH, /tmp/trec_eval_build/trec_eval): its pair is left out")
 
