@@ -14,8 +14,8 @@ ratios with distribution-free 90% intervals (the sign-test order statistics of
   ``make CFLAGS='-O2 -I. -DVERSIONID=\\"10.0\\"'``. Without one, that pair is left out.
 
 A third row runs the dict pair with ``OPENBLAS_NUM_THREADS=1``: NumPy's OpenBLAS starts a thread per
-core when it loads, which busy-waits on the other core for as long as the process then lives, so with the
-default both processes burn CPU beyond their wall time in proportion to their life after ``import numpy``
+core when it loads, which busy-waits on the other core while the process then works, so with the default
+both processes burn CPU beyond their wall time in proportion to their work after ``import numpy``
 (neither starts a thread of its own); with one BLAS thread, CPU time is wall time. The line under the
 table gives what rankmeter itself adds in the dict child: its modules and the milliseconds from after
 ``import numpy, json`` to the means (the best of the rounds).
