@@ -155,7 +155,8 @@ def end_process(status: int) -> int:
 
     for stream in (sys.stdout, sys.stderr):
         try:
-            stream.flush()
+            if stream is not None:  # (None without a console: pythonw)
+                stream.flush()
         except (BrokenPipeError, ValueError):  # a reader that left (`rankmeter ... | head`), a closed stream
             pass
     atexit._run_exitfuncs()
