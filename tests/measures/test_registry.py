@@ -89,3 +89,10 @@ def test_an_unknown_name_lists_every_family() -> None:
         MeasureSyntaxError, match=r"unknown measure 'ndgc'; did you mean 'ndcg'\?; known measures: .*bpref"
     ):
         parse("ndgc@10")
+
+
+def test_an_unknown_attribute_of_the_package_is_named_on_the_package() -> None:
+    import rankmeter.measures
+
+    with pytest.raises(AttributeError, match="module 'rankmeter.measures' has no attribute 'nope'"):
+        rankmeter.measures.nope  # noqa: B018

@@ -32,7 +32,7 @@ def __getattr__(name: str) -> Any:
         value = getattr(registry, name)
         globals()[name] = value
         return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    raise AttributeError(f"module {__package__!r} has no attribute {name!r}")  # (the package's __getattr__ too)
 
 
 def family_row(name: str) -> Family:
