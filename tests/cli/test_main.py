@@ -1,4 +1,5 @@
-"""The console script's exit: once a command is done, the process ends without Python's teardown.
+"""The console scripts' exit (``rankmeter``, ``rankmeter-trec-eval``): once a command is done, the process
+ends without Python's teardown.
 
 The output, the exit status and the :mod:`atexit` functions are those of an ordinary exit; these tests run
 ``main()`` as the console script does (no arguments: ``sys.argv``) in a fresh interpreter, with an output
@@ -64,3 +65,17 @@ def test_main_with_arguments_returns_the_status(tmp_path, capsys) -> None:  # ty
         f"rankmeter evaluate: error: {qrels}:1: expected at least 6 whitespace-separated columns "
         "(qid Q0 docno rank score tag), got 4: 'q0 0 d0 0'\n"
     )
+
+
+def test_the_trec_eval_console_script_ends_the_same_way(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from rankmeter.cli.trec_eval import main as trec_eval_main
+
+    qrels, run = _files(tmp_path)
+    argv = ["-q", "-m", "map", "-m", "ndcg_cut.2", qrels, run]
+    assert trec_eval_main(argv) == 0
+    expected = capsys.readouterr().out
+    assert expected.count("\n") > 6000
+    script = SCRIPT.replace("from rankmeter.cli.main import main", "from rankmeter.cli.trec_eval import main")
+    done = subprocess.run([sys.executable, "-c", script, *argv], capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == expected + "atexit ran\n"

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from rankmeter._version import __version__
-from rankmeter.cli.status import INPUT_ERROR, exit_status
+from rankmeter.cli.status import INPUT_ERROR, end_process, exit_status
 from rankmeter.errors import RankmeterError
 from rankmeter.io.escaping import printable
 
@@ -128,39 +128,6 @@ def escape_what_stdout_cannot_encode() -> bool:
         return False
     stream.reconfigure(errors="backslashreplace")
     return True
-
-
-def end_process(status: int) -> int:
-    """End the console script's process with ``status`` once its command is done, without tearing Python down.
-
-    What an exit does for the outside world still happens, in the same order: the standard streams are
-    flushed and the :mod:`atexit` functions run. What is skipped is freeing every module and object one
-    by one, which a command's result does not depend on (about 12 ms of the W2 evaluation's 0.19 s,
-    ``python benchmarks/cli_startup.py``). A thread still running keeps the ordinary exit (Python waits
-    for it): ``status`` is then returned.
-
-    >>> import threading
-    >>> done = threading.Event()
-    >>> worker = threading.Thread(target=done.wait)
-    >>> worker.start()
-    >>> end_process(3)  # a thread is running: no early exit
-    3
-    >>> done.set(); worker.join()
-    """
-    import threading
-
-    if threading.active_count() > 1:
-        return status
-    import atexit
-
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            if stream is not None:  # (None without a console: pythonw)
-                stream.flush()
-        except (BrokenPipeError, ValueError):  # a reader that left (`rankmeter ... | head`), a closed stream
-            pass
-    atexit._run_exitfuncs()
-    os._exit(status)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
