@@ -52,17 +52,17 @@ def end_process(status: int) -> int:
     3
     >>> done.set(); worker.join()
     """
+    import atexit
     import threading
 
-    if threading.active_count() > 1:
+    run_exit_functions = getattr(atexit, "_run_exitfuncs", None)  # CPython's; elsewhere the ordinary exit
+    if threading.active_count() > 1 or run_exit_functions is None:
         return status
-    import atexit
-
     for stream in (sys.stdout, sys.stderr):
         try:
             if stream is not None:  # (None without a console: pythonw)
                 stream.flush()
         except (BrokenPipeError, ValueError):  # a reader that left (`rankmeter ... | head`), a closed stream
             pass
-    atexit._run_exitfuncs()
+    run_exit_functions()
     os._exit(status)
