@@ -42,7 +42,7 @@ def end_process(status: int) -> int:
     flushed and the :mod:`atexit` functions run. What is skipped is freeing every module and object one
     by one, which a command's result does not depend on (about 12 ms of the W2 evaluation's 0.19 s,
     ``python benchmarks/cli_startup.py``). A thread still running keeps the ordinary exit (Python waits
-    for it): ``status`` is then returned.
+    for it), as does an interpreter without CPython's ``atexit._run_exitfuncs``: ``status`` is then returned.
 
     >>> import threading
     >>> done = threading.Event()
