@@ -168,7 +168,7 @@ def ann_recall(
     recall = count / k
     n = len(ann)
     name = f"ann_recall@{k}"
-    metadata = {
+    metadata: dict[str, Any] = {
         "kind": "ann_recall",
         "mode": "vectors" if by_vectors else "lists",
         "metric": metric if by_vectors else None,

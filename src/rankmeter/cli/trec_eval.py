@@ -35,10 +35,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """The ``rankmeter-trec-eval`` console script: ``rankmeter-trec-eval [flags] QRELS RUN``."""
+    """The ``rankmeter-trec-eval`` console script: ``rankmeter-trec-eval [flags] QRELS RUN`` (``argv`` None: the
+    process ends with the status, :func:`~rankmeter.cli.status.end_process`)."""
+    from rankmeter.cli.status import end_process
     from rankmeter.trec_eval.app import run_trec_eval
 
-    return run_trec_eval(sys.argv[1:] if argv is None else list(argv))
+    status = run_trec_eval(sys.argv[1:] if argv is None else list(argv))
+    return end_process(status) if argv is None else status
 
 
 if __name__ == "__main__":  # pragma: no cover

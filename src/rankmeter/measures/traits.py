@@ -150,9 +150,9 @@ def refuse_expected_ties(ties: str, measures: Iterable[Measure]) -> None:
     """
     if ties != "expected":
         return
-    from rankmeter.measures import FAMILIES
+    from rankmeter.measures import family_row
 
     for m in measures:
-        family = FAMILIES[m.family]
+        family = family_row(m.family)
         if family.reads != "intents" and not family.traits.expected_ties:
             raise no_expectation(m)
