@@ -16,6 +16,7 @@ from rankmeter.errors import PolicyError
 from rankmeter.stats._arrays import BATCH_CELLS, batch_size, is_zero_spread, positive_int, vector
 from rankmeter.stats._types import ConfidenceInterval, Seed
 from rankmeter.stats.bootstrap_interval import interval
+from rankmeter.stats.resampled_means import ResampledMeans, counts_of
 
 #: CI methods of :func:`scipy.stats.bootstrap`, under their canonical spelling.
 CI_METHODS = ("BCa", "percentile", "basic")
@@ -48,11 +49,68 @@ def _resample_indices(n: int, n_resamples: int, seed: int) -> tuple[np.ndarray, 
     return tuple(drawn)
 
 
-def _bootstrap_distribution(values: np.ndarray, n_resamples: int, seed: Seed) -> np.ndarray | None:
-    """The resampled means SciPy would compute for an integer ``seed``, from shared indices; else None."""
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or values.size * n_resamples > BATCH_CELLS:
+def _shared_seed(n: int, n_resamples: int, seed: Seed) -> int | None:
+    """The seed of the shared indices of an interval of ``n`` values (an integer seed, a batch-sized job); else None."""
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or n * n_resamples > BATCH_CELLS:
         return None
-    return np.concatenate([np.mean(values[i], axis=-1) for i in _resample_indices(values.size, n_resamples, int(seed))])
+    return int(seed)
+
+
+_COUNTS: list[tuple[tuple[np.ndarray, ...], np.ndarray]] = []
+"""The last shared indices and their counts."""
+
+
+def _resample_counts(drawn: tuple[np.ndarray, ...], n: int) -> np.ndarray:
+    """:func:`~rankmeter.stats.resampled_means.counts_of` the shared indices ``drawn`` (the last set kept).
+
+    >>> _resample_counts(_resample_indices(3, 5, 0), 3).sum(axis=1).tolist()
+    [3.0, 3.0, 3.0, 3.0, 3.0]
+    """
+    if _COUNTS and _COUNTS[0][0] is drawn:
+        return _COUNTS[0][1]
+    counts = counts_of(drawn, n)
+    counts.flags.writeable = False
+    _COUNTS[:] = [(drawn, counts)]
+    return counts
+
+
+def _approximate_means(columns: Sequence[Any], n_resamples: int, seed: Seed) -> list[np.ndarray | None]:
+    """Each column's resampled means from the counts (one matrix product), when every finite 1-D column
+    has the same length and the intervals come from the shared indices; None for the others."""
+    arrays = [np.asarray(x) for x in columns]
+    usable = [
+        k for k, a in enumerate(arrays) if a.ndim == 1 and a.size > 1 and a.dtype.kind in "iuf" and np.isfinite(a).all()
+    ]
+    found: list[np.ndarray | None] = [None] * len(arrays)
+    sizes = {arrays[k].size for k in usable}
+    valid = isinstance(n_resamples, int | np.integer) and not isinstance(n_resamples, bool) and n_resamples >= 1
+    shared = _shared_seed(min(sizes), n_resamples, seed) if len(sizes) == 1 and valid else None
+    if shared is None or shared < 0:  # another seed, or one NumPy refuses (raised by the interval itself)
+        return found
+    n = sizes.pop()
+    table = np.column_stack([arrays[k].astype(np.float64) for k in usable])
+    means = _resample_counts(_resample_indices(n, n_resamples, shared), n) @ table / n
+    for j, k in enumerate(usable):
+        found[k] = means[:, j]
+    return found
+
+
+def _bootstrap_distribution(
+    values: np.ndarray, n_resamples: int, seed: Seed, approx: np.ndarray | None = None
+) -> ResampledMeans | None:
+    """The resampled means SciPy would compute for an integer ``seed``, from shared indices; else None.
+
+    ``approx``: the means from the counts of each value in each resample (else computed here).
+    """
+    shared = _shared_seed(values.size, n_resamples, seed)
+    if shared is None:
+        return None
+    drawn = _resample_indices(values.size, n_resamples, shared)
+    if approx is None:
+        approx = _resample_counts(drawn, values.size) @ values / values.size
+    if not np.all(np.isfinite(approx)):  # a sum that overflows: every mean gathered
+        return ResampledMeans.of_array(np.concatenate([np.mean(values[i], axis=-1) for i in drawn]))
+    return ResampledMeans(values, drawn, approx)
 
 
 def canonical_ci_method(method: str) -> str:
@@ -123,6 +181,13 @@ def mean_ci(
     >>> mean_ci([0.5, 0.5, 0.5])
     ConfidenceInterval(estimate=0.5, low=0.5, high=0.5, level=0.95, method='degenerate', note=None)
     """
+    return _mean_ci(x, level, method, n_resamples, seed, None)
+
+
+def _mean_ci(
+    x: Any, level: float, method: str, n_resamples: int, seed: Seed, approx: np.ndarray | None
+) -> ConfidenceInterval:
+    """:func:`mean_ci`, with the resampled means approximated beforehand (``approx``) or not."""
     values = vector(x, "x")
     if not 0.0 < level < 1.0:
         raise PolicyError(f"confidence level must be in (0, 1), got {level!r}")
@@ -137,7 +202,7 @@ def mean_ci(
     if is_zero_spread(values):
         return ConfidenceInterval(estimate, estimate, estimate, level, "degenerate")
     # SciPy's resampled means, from the indices every call with the same n, m and seed shares
-    resampled = _bootstrap_distribution(values, m, seed)
+    resampled = _bootstrap_distribution(values, m, seed, approx)
 
     def run(kind: str) -> tuple[float, float]:
         if resampled is not None:  # SciPy's arithmetic on the shared draws, without importing scipy.stats
@@ -206,8 +271,10 @@ def mean_cis(
     if not columns:
         return []
 
-    def one(x: Any) -> ConfidenceInterval:
-        return mean_ci(x, level=level, method=method, n_resamples=n_resamples, seed=seed)
-
     shared = isinstance(seed, int | np.integer) and not isinstance(seed, bool)
-    return [one(columns[0]), *map_blocks(one, columns[1:], threads if shared else 1)]
+    approx = _approximate_means(columns, n_resamples, seed) if shared else [None] * len(columns)
+
+    def one(k: int) -> ConfidenceInterval:
+        return _mean_ci(columns[k], level, method, n_resamples, seed, approx[k])
+
+    return [one(0), *map_blocks(one, range(1, len(columns)), threads if shared else 1)]
