@@ -21,6 +21,9 @@ from rankmeter.stats.resampled_means import ResampledMeans, counts_of
 #: CI methods of :func:`scipy.stats.bootstrap`, under their canonical spelling.
 CI_METHODS = ("BCa", "percentile", "basic")
 
+#: Cells of a block of resample counts (4 MiB of float64) in :func:`_approximate_means`.
+COUNT_CELLS = 1 << 19
+
 
 def _rng_keyword(func: Any) -> str:
     """``"rng"`` on SciPy >= 1.15, ``"random_state"`` before."""
@@ -56,27 +59,13 @@ def _shared_seed(n: int, n_resamples: int, seed: Seed) -> int | None:
     return int(seed)
 
 
-_COUNTS: list[tuple[tuple[np.ndarray, ...], np.ndarray]] = []
-"""The last shared indices and their counts."""
-
-
-def _resample_counts(drawn: tuple[np.ndarray, ...], n: int) -> np.ndarray:
-    """:func:`~rankmeter.stats.resampled_means.counts_of` the shared indices ``drawn`` (the last set kept).
-
-    >>> _resample_counts(_resample_indices(3, 5, 0), 3).sum(axis=1).tolist()
-    [3.0, 3.0, 3.0, 3.0, 3.0]
-    """
-    if _COUNTS and _COUNTS[0][0] is drawn:
-        return _COUNTS[0][1]
-    counts = counts_of(drawn, n)
-    counts.flags.writeable = False
-    _COUNTS[:] = [(drawn, counts)]
-    return counts
-
-
 def _approximate_means(columns: Sequence[Any], n_resamples: int, seed: Seed) -> list[np.ndarray | None]:
-    """Each column's resampled means from the counts (one matrix product), when every finite 1-D column
-    has the same length and the intervals come from the shared indices; None for the others."""
+    """Each column's resampled means from the counts (a matrix product per block of resamples), when every
+    finite 1-D column has the same length and the intervals come from the shared indices; None for the others.
+
+    >>> [a.shape for a in _approximate_means([[0.1, 0.5, 0.9], [0.2, 0.2, 0.4]], 5, 0)]
+    [(5,), (5,)]
+    """
     arrays = [np.asarray(x) for x in columns]
     usable = [
         k for k, a in enumerate(arrays) if a.ndim == 1 and a.size > 1 and a.dtype.kind in "iuf" and np.isfinite(a).all()
@@ -89,7 +78,13 @@ def _approximate_means(columns: Sequence[Any], n_resamples: int, seed: Seed) -> 
         return found
     n = sizes.pop()
     table = np.column_stack([arrays[k].astype(np.float64) for k in usable])
-    means = _resample_counts(_resample_indices(n, n_resamples, shared), n) @ table / n
+    means = np.empty((n_resamples, table.shape[1]), dtype=np.float64)
+    start = 0
+    for indices in _resample_indices(n, n_resamples, shared):
+        for block in np.array_split(indices, -(-indices.size // COUNT_CELLS)):
+            means[start : start + len(block)] = counts_of((block,), n) @ table
+            start += len(block)
+    means /= n
     for j, k in enumerate(usable):
         found[k] = means[:, j]
     return found
@@ -100,15 +95,14 @@ def _bootstrap_distribution(
 ) -> ResampledMeans | None:
     """The resampled means SciPy would compute for an integer ``seed``, from shared indices; else None.
 
-    ``approx``: the means from the counts of each value in each resample (else computed here).
+    ``approx``: the means from the counts of each value in each resample (:func:`_approximate_means`);
+    without it every mean is gathered.
     """
     shared = _shared_seed(values.size, n_resamples, seed)
     if shared is None:
         return None
     drawn = _resample_indices(values.size, n_resamples, shared)
-    if approx is None:
-        approx = _resample_counts(drawn, values.size) @ values / values.size
-    if not np.all(np.isfinite(approx)):  # a sum that overflows: every mean gathered
+    if approx is None or not np.all(np.isfinite(approx)):  # alone, or a sum that overflows: every mean gathered
         return ResampledMeans.of_array(np.concatenate([np.mean(values[i], axis=-1) for i in drawn]))
     return ResampledMeans(values, drawn, approx)
 
@@ -245,10 +239,14 @@ def mean_cis(
 ) -> list[ConfidenceInterval]:
     """:func:`mean_ci` of every column, in order, on a thread per CPU when ``seed`` is an integer.
 
-    With an integer seed every interval is computed from the shared draws (drawn by the first call,
-    before the others start) with NumPy, which releases the GIL: the intervals of many systems and
-    measures (:func:`rankmeter.compare`) run side by side with the same values as one by one. Another
-    seed runs them one after the other.
+    With an integer seed every interval is computed from the shared draws (drawn before the intervals
+    start) with NumPy, which releases the GIL: the intervals of many systems and measures
+    (:func:`rankmeter.compare`) run side by side with the same values as one by one. When the columns
+    have one length, the resampled means of all of them come first from the counts of each value in
+    each resample (one matrix product per block of resamples), and each interval gathers SciPy's mean only
+    for the resamples that rounding could put on the other side of what it reads
+    (:class:`~rankmeter.stats.resampled_means.ResampledMeans`): the same values, a fraction of the work.
+    Another seed runs them one after the other.
 
     Parameters
     ----------
