@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from rankmeter.stats import bootstrap
 from rankmeter.stats.resampled_means import ResampledMeans, counts_of
 
 RNG = np.random.default_rng(29)
@@ -80,3 +81,19 @@ def test_an_array_is_its_own_distribution() -> None:
     assert means.count_below(0.5) == (1, 3)
     assert means.order_statistics(np.array([3, 0, 1, 2])).tolist() == [1.0, 0.25, 0.5, 0.5]
     assert means.order_statistics(np.array([], dtype=np.int64)).size == 0
+
+
+@pytest.mark.parametrize("method", ["BCa", "percentile", "basic"])
+def test_intervals_from_approximate_means_are_those_from_every_gathered_mean(method: str) -> None:
+    n = 57
+    columns = [
+        SAMPLES["binary"],
+        RNG.integers(0, 4, n) / 3,  # few distinct values: many tied means
+        RNG.random(n) ** 4,
+        RNG.random(n) * 1e6,
+        np.r_[np.zeros(n - 1), 1.0],  # BCa undefined: the percentile interval
+        np.full(n, 0.5),
+    ]
+    bootstrap._resample_indices.cache_clear()
+    together = bootstrap.mean_cis(columns, method=method, level=0.9, n_resamples=4999, seed=8, threads=2)
+    assert together == [bootstrap.mean_ci(x, method=method, level=0.9, n_resamples=4999, seed=8) for x in columns]
