@@ -124,16 +124,19 @@ class ResampledMeans:
         The rank-``j`` approximate mean :math:`A_j` is within :attr:`slack` :math:`s` of the exact one
         :math:`E_j`; a mean whose approximation lies below :math:`A_j - 2s` is below :math:`E_j`, one
         above :math:`A_j + 2s` above it, and :math:`E_j` is found among the exact means of the rest
-        (the window is :math:`4s` wide each way, for the rounding of the comparisons).
+        (the window is :math:`4s` wide each way, for the rounding of the comparisons; neighbouring ranks
+        share one window, from the first one's low end to the last one's high end).
         """
         ranks = np.asarray(ranks, dtype=np.int64)
         if ranks.size == 0:
             return np.empty(0, dtype=np.float64)
-        approximate = np.partition(self.approx, np.unique(ranks))
-        found = np.empty(ranks.size, dtype=np.float64)
-        for k, rank in enumerate(ranks.tolist()):
-            low, high = approximate[rank] - 4 * self.slack, approximate[rank] + 4 * self.slack
+        wanted = np.unique(ranks)
+        approximate = np.partition(self.approx, wanted)
+        found: dict[int, float] = {}
+        # neighbouring ranks (a quantile reads two) share one window, from the first's low end to the last's high
+        for group in np.split(wanted, np.flatnonzero(np.diff(wanted) > 1) + 1):
+            low, high = approximate[group[0]] - 4 * self.slack, approximate[group[-1]] + 4 * self.slack
             below = int(np.count_nonzero(self.approx < low))
-            near = np.flatnonzero((self.approx >= low) & (self.approx <= high))
-            found[k] = np.sort(self.exact(near))[rank - below]
-        return found
+            near = np.sort(self.exact(np.flatnonzero((self.approx >= low) & (self.approx <= high))))
+            found.update((rank, float(near[rank - below])) for rank in group.tolist())
+        return np.array([found[rank] for rank in ranks.tolist()], dtype=np.float64)
