@@ -7,6 +7,7 @@ process's memory as its own peak.
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import statistics
@@ -51,8 +52,23 @@ _LAUNCHER: list[subprocess.Popen[str]] = []
 """The launcher process, started on first use and kept for the process's life."""
 
 
+def _stop_launcher() -> None:
+    """End the launcher process (its loop ends with its input) and close its pipes."""
+    for proc in _LAUNCHER:
+        if proc.stdin is not None:
+            proc.stdin.close()
+        proc.wait(timeout=30)
+        if proc.stdout is not None:
+            proc.stdout.close()
+    _LAUNCHER.clear()
+
+
+atexit.register(_stop_launcher)
+
+
 def _launcher() -> subprocess.Popen[str]:
     if not _LAUNCHER or _LAUNCHER[0].poll() is not None:
+        _stop_launcher()
         script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "launcher.py")
         proc = subprocess.Popen(
             [sys.executable, "-S", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1
