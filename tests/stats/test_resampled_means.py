@@ -97,3 +97,14 @@ def test_intervals_from_approximate_means_are_those_from_every_gathered_mean(met
     bootstrap._resample_indices.cache_clear()
     together = bootstrap.mean_cis(columns, method=method, level=0.9, n_resamples=4999, seed=8, threads=2)
     assert together == [bootstrap.mean_ci(x, method=method, level=0.9, n_resamples=4999, seed=8) for x in columns]
+
+
+def test_many_columns_go_in_groups_of_bounded_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+    columns = [np.round(RNG.random(5), 2) for _ in range(12)]
+    monkeypatch.setattr(bootstrap, "BATCH_CELLS", 1000)  # 200 resamples: 5 columns at a time
+    approximated: list[int] = []
+    real = bootstrap._approximate_means
+    monkeypatch.setattr(bootstrap, "_approximate_means", lambda c, m, s: approximated.append(len(c)) or real(c, m, s))
+    together = bootstrap.mean_cis(columns, n_resamples=200, seed=4, threads=2)
+    assert approximated == [5, 5, 2]
+    assert together == [bootstrap.mean_ci(x, n_resamples=200, seed=4) for x in columns]

@@ -243,7 +243,8 @@ def mean_cis(
     start) with NumPy, which releases the GIL: the intervals of many systems and measures
     (:func:`rankmeter.compare`) run side by side with the same values as one by one. When the columns
     have one length, the resampled means of all of them come first from the counts of each value in
-    each resample (one matrix product per block of resamples), and each interval gathers SciPy's mean only
+    each resample (one matrix product per block of resamples; the columns in groups of at most
+    :data:`~rankmeter.stats._arrays.BATCH_CELLS` means), and each interval gathers SciPy's mean only
     for the resamples that rounding could put on the other side of what it reads
     (:class:`~rankmeter.stats.resampled_means.ResampledMeans`): the same values, a fraction of the work.
     Another seed runs them one after the other.
@@ -269,10 +270,24 @@ def mean_cis(
     if not columns:
         return []
 
-    shared = isinstance(seed, int | np.integer) and not isinstance(seed, bool)
-    approx = _approximate_means(columns, n_resamples, seed) if shared else [None] * len(columns)
+    def one(column: tuple[Any, np.ndarray | None]) -> ConfidenceInterval:
+        return _mean_ci(column[0], level, method, n_resamples, seed, column[1])
 
-    def one(k: int) -> ConfidenceInterval:
-        return _mean_ci(columns[k], level, method, n_resamples, seed, approx[k])
-
-    return [one(0), *map_blocks(one, range(1, len(columns)), threads if shared else 1)]
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
+        return [one((x, None)) for x in columns]
+    # the approximate means of at most BATCH_CELLS cells at a time: a group of columns, then its intervals
+    valid = isinstance(n_resamples, int | np.integer) and not isinstance(n_resamples, bool) and n_resamples >= 1
+    step = max(1, BATCH_CELLS // int(n_resamples)) if valid else len(columns)
+    found: list[ConfidenceInterval] = []
+    for start in range(0, len(columns), step):
+        group = list(
+            zip(
+                columns[start : start + step],
+                _approximate_means(columns[start : start + step], n_resamples, seed),
+                strict=True,
+            )
+        )
+        if start == 0:  # the first alone: it draws the shared indices when no approximation did
+            found.append(one(group.pop(0)))
+        found.extend(map_blocks(one, group, threads))
+    return found
