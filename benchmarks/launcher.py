@@ -31,7 +31,7 @@ def serve() -> None:
                 proc = subprocess.Popen(job["argv"], stdout=out, stderr=err, env=env)
             except OSError as exc:
                 err.write(f"{job['argv'][0]}: {exc}\n".encode())
-                print(json.dumps({"status": 127, "wall": 0.0, "cpu": 0.0, "rss_kb": 0}), flush=True)
+                print(json.dumps({"status": 127 << 8, "wall": 0.0, "cpu": 0.0, "rss_kb": 0}), flush=True)  # exit 127
                 continue
             _, status, usage = os.wait4(proc.pid, 0)
             wall = time.perf_counter() - start
