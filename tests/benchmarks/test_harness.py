@@ -39,3 +39,8 @@ def test_a_commands_output_status_and_cpu_come_back() -> None:
         [sys.executable, "-c", "import os, sys; print(os.environ['X_BENCH']); sys.exit(3)"], {"X_BENCH": "seen"}
     )
     assert (out, status >> 8) == (b"seen\n", 3)
+
+
+def test_a_command_that_cannot_start_exits_127_with_the_reason() -> None:
+    out, err, status, *_ = harness.launch(["/nonexistent/tool"])
+    assert (out, status >> 8) == (b"", 127) and err.startswith(b"/nonexistent/tool: [Errno 2]")
