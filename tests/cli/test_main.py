@@ -83,7 +83,12 @@ def test_the_trec_eval_console_script_ends_the_same_way(tmp_path, capsys) -> Non
 
 def test_main_called_from_python_returns_the_status_and_keeps_the_process() -> None:
     done = subprocess.run(
-        [sys.executable, "-c", SCRIPT.replace("import script", "import main").replace("script()", "main()"), "measures"],
+        [
+            sys.executable,
+            "-c",
+            SCRIPT.replace("import script", "import main").replace("script()", "main()"),
+            "measures",
+        ],
         capture_output=True,
         text=True,
         timeout=120,
