@@ -2,7 +2,7 @@
 ends without Python's teardown.
 
 The output, the exit status and the :mod:`atexit` functions are those of an ordinary exit; these tests run
-``main()`` as the console script does (no arguments: ``sys.argv``) in a fresh interpreter, with an output
+``script()`` as the console script does (``sys.argv``) in a fresh interpreter, with an output
 large enough to need several flushes of a pipe, against the same command run in this process.
 """
 
@@ -16,9 +16,9 @@ from rankmeter.cli.main import main
 SCRIPT = (
     "import atexit, sys\n"
     "atexit.register(lambda: print('atexit ran'))\n"
-    "from rankmeter.cli.main import main\n"
+    "from rankmeter.cli.main import script\n"
     "sys.argv = ['rankmeter', *sys.argv[1:]]\n"
-    "main()\n"
+    "script()\n"
     "print('main returned')\n"
 )
 
@@ -75,7 +75,23 @@ def test_the_trec_eval_console_script_ends_the_same_way(tmp_path, capsys) -> Non
     assert trec_eval_main(argv) == 0
     expected = capsys.readouterr().out
     assert expected.count("\n") > 6000
-    script = SCRIPT.replace("from rankmeter.cli.main import main", "from rankmeter.cli.trec_eval import main")
+    script = SCRIPT.replace("from rankmeter.cli.main import script", "from rankmeter.cli.trec_eval import script")
     done = subprocess.run([sys.executable, "-c", script, *argv], capture_output=True, text=True, timeout=120)
     assert (done.returncode, done.stderr) == (0, "")
     assert done.stdout == expected + "atexit ran\n"
+
+
+def test_main_called_from_python_returns_the_status_and_keeps_the_process() -> None:
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            SCRIPT.replace("import script", "import main").replace("script()", "main()"),
+            "measures",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0
+    assert done.stdout.endswith("main returned\natexit ran\n")

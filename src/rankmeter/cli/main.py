@@ -131,9 +131,13 @@ def escape_what_stdout_cannot_encode() -> bool:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI; returns the exit status (the console script, ``argv`` None, ends by :func:`end_process`)."""
-    status = run_command(sys.argv[1:] if argv is None else list(argv))
-    return end_process(status) if argv is None else status
+    """Run the CLI on ``argv`` (default ``sys.argv[1:]``) and return the exit status."""
+    return run_command(sys.argv[1:] if argv is None else list(argv))
+
+
+def script() -> int:
+    """The ``rankmeter`` console script: :func:`main` on ``sys.argv``, then the process ends (:func:`end_process`)."""
+    return end_process(main())
 
 
 def run_command(argv: list[str]) -> int:
