@@ -1,7 +1,13 @@
-"""What every benchmark script shares: fresh child processes, their wall time and peak RSS, and the tables."""
+"""What every benchmark script shares: fresh child processes, their wall time and peak RSS, and the tables.
+
+The child processes are started by a small launcher process (:mod:`launcher`), not by the benchmark
+process itself: a child forked from a process that holds the benchmark's data would report that
+process's memory as its own peak.
+"""
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import statistics
@@ -42,6 +48,51 @@ def best(call: Callable[[], Any], repeats: int) -> tuple[float, Any]:
     return min(times), out
 
 
+_LAUNCHER: list[subprocess.Popen[str]] = []
+"""The launcher process, started on first use and kept for the process's life."""
+
+
+def _stop_launcher() -> None:
+    """End the launcher process (its loop ends with its input) and close its pipes."""
+    for proc in _LAUNCHER:
+        if proc.stdin is not None:
+            proc.stdin.close()
+        proc.wait(timeout=30)
+        if proc.stdout is not None:
+            proc.stdout.close()
+    _LAUNCHER.clear()
+
+
+atexit.register(_stop_launcher)
+
+
+def _launcher() -> subprocess.Popen[str]:
+    if not _LAUNCHER or _LAUNCHER[0].poll() is not None:
+        _stop_launcher()
+        script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "launcher.py")
+        proc = subprocess.Popen(
+            [sys.executable, "-S", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1
+        )
+        _LAUNCHER[:] = [proc]
+    return _LAUNCHER[0]
+
+
+def launch(argv: list[str], env: dict[str, str] | None = None) -> tuple[bytes, bytes, int, float, float, float]:
+    """Run ``argv`` from the launcher process (``env``: variables added to the environment); return (its standard
+    output, its standard error, its wait status, wall seconds, its own peak RSS in MB, its CPU seconds: user + sys).
+    """
+    proc = _launcher()
+    assert proc.stdin is not None and proc.stdout is not None
+    with tempfile.NamedTemporaryFile() as out, tempfile.NamedTemporaryFile() as err:
+        job = {"argv": argv, "env": {**os.environ, **(env or {})}, "stdout": out.name, "stderr": err.name}
+        proc.stdin.write(json.dumps(job) + "\n")
+        proc.stdin.flush()
+        answer = json.loads(proc.stdout.readline())
+        out.seek(0)
+        err.seek(0)
+        return out.read(), err.read(), answer["status"], answer["wall"], answer["rss_kb"] / 1024, answer["cpu"]
+
+
 def run_command(argv: list[str]) -> tuple[str, float, float]:
     """Run a command; return (its standard output, wall seconds, its own peak RSS in MB)."""
     out, wall, rss, _ = run_command_cpu(argv)
@@ -51,35 +102,19 @@ def run_command(argv: list[str]) -> tuple[str, float, float]:
 def run_command_cpu(argv: list[str], env: dict[str, str] | None = None) -> tuple[str, float, float, float]:
     """Run a command (``env``: variables added to this process's); return (its standard output, wall seconds, its
     own peak RSS in MB, its CPU seconds: user + sys)."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        start = time.perf_counter()
-        proc = subprocess.Popen(argv, stdout=out, stderr=err, env=None if env is None else {**os.environ, **env})
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - start
-        out.seek(0)
-        err.seek(0)
-        if status != 0:
-            raise RuntimeError(f"{argv[0]} failed ({status}):\n{err.read().decode()[-2000:]}")
-        return out.read().decode(), wall, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
+    out, err, status, wall, rss, cpu = launch(argv, env)
+    if status != 0:
+        raise RuntimeError(f"{argv[0]} failed ({status}):\n{err.decode()[-2000:]}")
+    return out.decode(), wall, rss, cpu
 
 
 def run_child(code: str, *args: str, env: dict[str, str] | None = None) -> tuple[dict, float, float]:
     """Run ``python -c code args`` (``env``: variables added to this process's); return (its JSON output,
     wall seconds, peak RSS in MB)."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(
-        [sys.executable, "-c", code, *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=None if env is None else {**os.environ, **env},
-    )
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    out = proc.stdout.read().decode() if proc.stdout else ""
-    err = proc.stderr.read().decode() if proc.stderr else ""
+    out, err, status, wall, rss, _ = launch([sys.executable, "-c", code, *args], env)
     if status != 0:
-        raise RuntimeError(f"child failed ({status}):\n{err[-2000:]}")
-    return json.loads(out.strip().splitlines()[-1]), wall, usage.ru_maxrss / 1024
+        raise RuntimeError(f"child failed ({status}):\n{err.decode()[-2000:]}")
+    return json.loads(out.decode().strip().splitlines()[-1]), wall, rss
 
 
 def have(module: str) -> bool:

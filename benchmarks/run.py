@@ -254,8 +254,7 @@ CHILD_STARTUP = "import numpy, pyarrow.csv; print('{}')"
 
 def floors(run_path: Path, repeats: int = 3) -> dict:
     """Reading the file, parsing it with Arrow and sorting per query, and a Python process that only imports
-    NumPy and pyarrow's CSV reader, each the median of ``repeats`` child processes (so the benchmark process
-    stays small: children forked from a large parent report its RSS)."""
+    NumPy and pyarrow's CSV reader, each the median of ``repeats`` child processes."""
     runs = [run_child(CHILD_FLOORS, str(run_path))[0] for _ in range(repeats)]
     found = {key: statistics.median(r[key] for r in runs) for key in runs[0]}
     found["startup"] = statistics.median(run_child(CHILD_STARTUP)[1] for _ in range(repeats))

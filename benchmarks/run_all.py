@@ -51,11 +51,12 @@ PEERS += ("keras", "keras-rs", "jax", "torch", "torchmetrics", "pyndeval")
 
 def machine() -> str:
     """The machine and the software, in one paragraph."""
+    cpuinfo, meminfo = (Path(f).read_text() if Path(f).exists() else "" for f in ("/proc/cpuinfo", "/proc/meminfo"))
     cpu = next(
-        (line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")),
+        (line.split(":", 1)[1].strip() for line in cpuinfo.splitlines() if line.startswith("model name")),
         platform.processor() or platform.machine(),
     )
-    mem = next((int(line.split()[1]) / 2**20 for line in open("/proc/meminfo") if line.startswith("MemTotal")), 0.0)
+    mem = next((int(line.split()[1]) / 2**20 for line in meminfo.splitlines() if line.startswith("MemTotal")), 0.0)
     versions = []
     for name in PEERS:
         try:

@@ -91,7 +91,8 @@ def test_lazy_public_names_are_the_real_ones() -> None:
 
 
 def test_cli_evaluate_of_small_trec_files_loads_no_optional_dependency(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    """W2-sized plain files are parsed by NumPy: no pyarrow (its import cost more than the parse), nor stats."""
+    """W2-sized plain files are parsed by NumPy: no pyarrow (its import cost more than the parse), nor stats,
+    nor a family module beyond the core ones."""
     qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
     qrels.write_text("q1 0 a 2\nq1 0 b 0\nq2 0 c 1\n")
     run.write_text("q1 Q0 a 1 2.5 bm25\nq1 Q0 b 2 1.5 bm25\nq2 Q0 c 1 0.5 bm25\n")
@@ -100,7 +101,7 @@ def test_cli_evaluate_of_small_trec_files_loads_no_optional_dependency(tmp_path)
         "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
         f"    status = main(['evaluate', {str(qrels)!r}, {str(run)!r}, '-m', 'ndcg@10', '-m', 'map'])\n"
         f"print(json.dumps([status, out.getvalue().count('1.0000'), [m for m in sys.modules if m.split('.')[0] in "
-        f"{HEAVY!r} or m.startswith('rankmeter.stats')]]))"
+        f"{HEAVY!r} or m.startswith('rankmeter.stats') or m in {OTHER_FAMILIES!r}]]))"
     )
     assert got[0] == 0 and got[1] >= 2
     assert got[2] == []
@@ -146,6 +147,19 @@ def test_cli_starts_openblas_with_one_thread_for_commands_without_linear_algebra
     assert retrieval == [False, False]  # embeddings multiply matrices: OpenBLAS's default, decided before NumPy
 
 
+OTHER_FAMILIES = (
+    "rankmeter.measures.registry",
+    "rankmeter.measures.trec_families",
+    "rankmeter.measures.beyond_families",
+    "rankmeter.measures.diversity_families",
+    "rankmeter.measures.ir_families",
+    "rankmeter.measures.recsys_families",
+    "rankmeter.measures.kernels.beyond",
+    "rankmeter.measures.kernels.list_sets",
+    "rankmeter.measures.kernels.trec",
+)
+"""The family modules beyond the core ones, with the kernels only they use: ndcg and map need none."""
+
 SMALL_JOB_UNUSED = (
     "pyarrow",
     "pandas",
@@ -157,9 +171,17 @@ SMALL_JOB_UNUSED = (
     "rankmeter.xp.on_device",
     "rankmeter.measures.kernels.diversity",
     "rankmeter.core.intents",
+    *OTHER_FAMILIES,
+    "rankmeter.segments",
+    "rankmeter.io.dense",
+    "rankmeter.io.exclude",
+    "rankmeter.io.items",
+    "rankmeter.io.escaping",
+    "rankmeter.core.lists",
 )
 """What a dict or a small TREC file evaluated for ndcg and map does not need: tables, the streaming
-reader, candidates, foreign arrays and the diversity kernels with intent qrels."""
+reader, candidates, foreign arrays, the families other than the core ones with their kernels (beyond-accuracy,
+diversity, trec_eval's others), segments, dense and excluded items, the thread pool of large runs."""
 
 
 def test_a_dict_and_a_small_file_load_no_stream_machinery_nor_unused_families(tmp_path) -> None:  # type: ignore[no-untyped-def]

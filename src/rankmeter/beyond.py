@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from rankmeter._version import __version__
+from rankmeter.aggregate import note_undefined
 from rankmeter.core.candidates import CandidateChoice, record
 from rankmeter.core.semantics import Semantics
 from rankmeter.errors import InputFormatError, PolicyError
@@ -87,6 +88,8 @@ def evaluate_with_items(
         if qrels is not None:
             qrels, qrels_counts = choice.restrict_qrels(qrels)
             counts = {**qrels_counts, **counts}
+        elif choice.exclude is not None:  # no qrels to count the pairs against: the pairs themselves
+            counts["exclude_pairs"] = len(choice.exclude)
     listed = reads_lists(measures)
     if not listed and accuracy is not None:  # items= given with accuracy measures only
         accuracy.metadata.update(items=items.describe(), list_set_measures=[])
@@ -134,6 +137,7 @@ def evaluate_with_items(
         list_set_measures=list_set,
     )
     values = np.stack(columns, axis=1) if columns else np.zeros((len(ctx.users), 0))
+    count_undefined(meta, names, values)
     mine = EvaluationResult(ctx.users, names, values, ~np.isnan(values), aggregate, meta)
     found = mine if accuracy is None else merged(accuracy, mine, order, meta)
     sets = [m for m in listed if FAMILIES[m.family].list_set]
@@ -179,6 +183,23 @@ class SegmentListSets:
                 for i, single in enumerate(m.expand()):
                     values[str(single)][s] = float(block[i])
         return values, np.bincount(of_user[of_user >= 0], minlength=len(segments)).astype(np.int64)
+
+
+def count_undefined(meta: dict[str, Any], names: list[str], values: np.ndarray) -> None:
+    """Add to ``meta["queries_undefined"]`` the users per measure whose value is undefined (NaN, left out of the mean).
+
+    A list-reading value has no empty-query policy: every NaN is counted (ms_serendipity of a user without
+    training items, pop_recall of a user without relevant items); measures without one are not listed.
+
+    >>> meta = {"queries_undefined": {"mean_rank": 1}}
+    >>> count_undefined(meta, ["ms_serendipity@2", "novelty@2"], np.array([[np.nan, 1.0], [0.5, 2.0]]))
+    >>> meta["queries_undefined"]
+    {'mean_rank': 1, 'ms_serendipity@2': 1}
+    """
+    undefined = dict(meta.get("queries_undefined", {}))
+    for j, name in enumerate(names):
+        note_undefined(undefined, name, values[:, j], np.zeros(len(values), dtype=bool))
+    meta["queries_undefined"] = undefined
 
 
 def merged(
@@ -314,6 +335,7 @@ def combine_lists(
         samples=1,
         list_set_measures=sets,
     )
+    count_undefined(meta, names, values)
     mine = EvaluationResult(ids, names, values, ~np.isnan(values), aggregate, meta)
     everything = [*accuracy.measure_names, *order_names]
     result = merged(accuracy, mine, everything, meta) if accuracy.measure_names else replace(mine)
@@ -373,8 +395,10 @@ def list_set_intervals(
         v = \frac{n - d}{d}\, \widehat{\operatorname{Var}}_s(T_s), \qquad
         T \pm z_{(1 + \text{level}) / 2} \sqrt{v}
 
-    centred on the value itself. No user is repeated in a subset, so a subset's lists are lists of
-    distinct users, as the evaluated ones are.
+    centred on the value itself, and bounded to the range the measure's values lie in by its formula
+    (``Traits.value_range``: coverage, Gini, personalization and the exposure ratio in [0, 1], the
+    entropies, MS novelty and the exposure difference >= 0). No user is repeated in a subset, so a
+    subset's lists are lists of distinct users, as the evaluated ones are.
 
     ``method="bootstrap"``: the percentile bootstrap over users (each resample draws n users with
     replacement; a user drawn twice brings its list twice; the interval is the ``(1 - level) / 2`` and
@@ -408,8 +432,8 @@ def list_set_intervals(
     >>> res = rankmeter.evaluate(None, {"u1": ["a"], "u2": ["b"], "u3": ["a"], "u4": ["c"]}, "catalog_coverage@1",
     ...                          items=Items(catalog="abcd"))
     >>> row = list_set_intervals(res, n_resamples=200)[0]  # 3 of the 4 users: coverage 3/4 (twice) or 2/4
-    >>> row["value"], round(row["ci_low"], 3), round(row["ci_high"], 3), row["method"]
-    (0.75, 0.325, 1.175, 'jackknife')
+    >>> row["value"], round(row["ci_low"], 3), row["ci_high"], row["method"]  # 0.75 + 0.425 bounded to 1
+    (0.75, 0.325, 1.0, 'jackknife')
     """
     hook = result.list_sets
     if not isinstance(hook, SegmentListSets):
@@ -429,6 +453,9 @@ def list_set_intervals(
         keys += [(label, np.flatnonzero(member == s)) for s, label in enumerate(result.groups.segments)]
     rng = np.random.default_rng(seed)
     names = [str(s) for m in hook.measures for s in m.expand()]
+    span = {
+        str(s): FAMILIES[m.family].traits.value_range or (-np.inf, np.inf) for m in hook.measures for s in m.expand()
+    }
     rows = []
     for label, at in keys:
         n = len(at)
@@ -436,7 +463,8 @@ def list_set_intervals(
         draws = _resampled(hook, at, n_resamples if enough else 0, method, rng)
         for name in names:
             value = result.aggregate[name] if label == "all" else result.by_group(name)[label]
-            low, high = _bounds(np.asarray(draws.get(name, [])), value, n, level, method)
+            bounds = np.clip(_bounds(np.asarray(draws.get(name, [])), value, n, level, method), *span[name])
+            low, high = float(bounds[0]), float(bounds[1])
             rows.append({"segment": label, "measure": name, "value": value, "ci_low": low, "ci_high": high,
                          "n_lists": n, "method": method})  # fmt: skip
     return rows

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from rankmeter.beyond import as_items, evaluate_with_items, merged, reads_lists
+from rankmeter.beyond import SegmentListSets, as_items, evaluate_with_items, merged, reads_lists
 from rankmeter.core.lists import map_blocks
 from rankmeter.core.semantics import Semantics
 from rankmeter.errors import InputFormatError, InvalidScoreError, PolicyError
@@ -121,6 +121,9 @@ def lists_result(
     if semantics is not call.semantics:  # the call's policy is reported, not the order that applied it
         mine.metadata["semantics"] = {**mine.metadata.get("semantics", {}), "ties": call.semantics.tie_policy}
         mine.metadata.update({"ties": call.semantics.tie_policy} if "ties" in mine.metadata else {})
+        if isinstance(mine.list_sets, SegmentListSets):  # the lists were ordered already: trec reorders nothing
+            lists = replace(mine.list_sets.ctx, ties=call.semantics.tie_policy)
+            mine = replace(mine, list_sets=replace(mine.list_sets, ctx=lists))
     at = {q: i for i, q in enumerate(query_ids.tolist())}  # back to the rows' order
     rows_of = np.argsort([at[q] for q in mine.query_ids.tolist()], kind="stable")
     mine = replace(
@@ -134,6 +137,7 @@ def lists_result(
         **accuracy.metadata,
         **{key: mine.metadata[key] for key in ("items", "users_with_lists", "list_set_measures")},
         "measures": order,
+        "queries_undefined": {**accuracy.metadata.get("queries_undefined", {}), **mine.metadata["queries_undefined"]},
     }
     found = merged(accuracy, mine, order, meta, sort=False)
     return replace(found, list_sets=mine.list_sets)

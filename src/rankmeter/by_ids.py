@@ -14,9 +14,6 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple, overload
 
 from rankmeter.core.join import align, prepare_qrels
-from rankmeter.core.lists import (
-    usable_cpus,
-)
 from rankmeter.core.options import OPTION_FIELDS, EvaluationKeywords, EvaluationOptions, split_keywords
 from rankmeter.core.processes import forks, map_processes
 from rankmeter.core.semantics import Semantics
@@ -27,7 +24,7 @@ from rankmeter.io.id_types import integer_query_ids
 from rankmeter.io.load import as_qrels, as_run
 from rankmeter.io.recsys import is_lists
 from rankmeter.io.tables import Qrels, Run
-from rankmeter.measures import FAMILIES, Measure
+from rankmeter.measures import Measure, family_row
 from rankmeter.measures.traits import refuse_expected_ties
 from rankmeter.pipeline import (
     MeasuresArg,
@@ -38,7 +35,6 @@ from rankmeter.pipeline import (
 )
 from rankmeter.progress import progress_bar, wanted
 from rankmeter.results import EvaluationResult, SystemResults, with_integer_ids
-from rankmeter.segments import with_groups
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -167,7 +163,7 @@ def evaluate(
     progress = opts.progress
     exclude, candidates, group_by, items = opts.exclude, opts.candidates, opts.group_by, opts.items
     parsed = parse_measures(measures)
-    if items is not None or any(FAMILIES[m.family].reads == "lists" for m in parsed):
+    if items is not None or any(family_row(m.family).reads == "lists" for m in parsed):
         kwargs = {"qrels_columns": qrels_columns, "run_columns": run_columns, "threads": threads}
         found = _evaluate_items(qrels, run, parsed, sem, items, candidate_choice(exclude, candidates), kwargs)
         given = list(run.values()) if is_runs(run) else [run]
@@ -177,7 +173,7 @@ def evaluate(
             kind, source, cols = tables[0]
             if integer_query_ids(source, kind, cols):
                 found = _integer_ids(found)
-        return with_groups(found, group_by, parsed, tables=tables)
+        return _grouped(found, group_by, parsed, tables=tables)
     if _diversity_call(parsed):
         if exclude is not None or candidates is not None:
             raise PolicyError("exclude= and candidates= do not apply to diversity measures (intent qrels)")
@@ -190,7 +186,7 @@ def evaluate(
             return evaluate_diversity(intent_qrels, one, parsed, semantics=sem, run_columns=run_columns)
 
         found = SystemResults.of({str(k): diversity(r) for k, r in run.items()}) if is_runs(run) else diversity(run)
-        return with_groups(found, group_by, parsed)
+        return _grouped(found, group_by, parsed)
     refuse_expected_ties(sem.tie_policy, parsed)
     choice = candidate_choice(exclude, candidates)
     if is_runs(run):
@@ -199,7 +195,7 @@ def evaluate(
         if integer_query_ids(qrels, "qrels", qrels_columns):
             runs = SystemResults.of({name: with_integer_ids(one) for name, one in runs.items()})
         tables = [("qrels", qrels, qrels_columns), *(("run", one, run_columns) for one in run.values())]
-        return with_groups(runs, group_by, parsed, tables=tables)
+        return _grouped(runs, group_by, parsed, tables=tables)
     tables = [("qrels", qrels, qrels_columns), ("run", run, run_columns)]
     if load.run_file_in_blocks(run):
         from rankmeter import streaming
@@ -286,8 +282,19 @@ def _typed_and_grouped(
     _, qrels, qrels_columns = tables[0]
     if integer_query_ids(qrels, "qrels", qrels_columns):
         result = with_integer_ids(result)
-    grouped: EvaluationResult = with_groups(result, group_by, measures, tables=tables)
+    grouped: EvaluationResult = _grouped(result, group_by, measures, tables=tables)
     return grouped
+
+
+def _grouped(
+    found: Any, group_by: Any, measures: list[Measure], *, tables: list[tuple[str, Any, Any]] | None = None
+) -> Any:
+    """``found`` with its segments: :func:`rankmeter.segments.with_groups`, imported only for ``group_by=``."""
+    if group_by is None:
+        return found
+    from rankmeter.segments import with_groups
+
+    return with_groups(found, group_by, measures, tables=tables or ())
 
 
 def candidate_choice(exclude: Any, candidates: Any) -> CandidateChoice | None:
@@ -305,7 +312,7 @@ def candidate_choice(exclude: Any, candidates: Any) -> CandidateChoice | None:
 
 def _diversity_call(measures: list[Measure]) -> bool:
     """Whether every measure needs intent qrels (the call goes to ``evaluate_diversity``); mixing is an error."""
-    diversity = [str(m) for m in measures if FAMILIES[m.family].reads == "intents"]
+    diversity = [str(m) for m in measures if family_row(m.family).reads == "intents"]
     if not diversity:
         return False
     if len(diversity) < len(measures):
@@ -417,6 +424,8 @@ def _evaluate_runs(
         raise InputFormatError(f"runs: two systems have the same name {_same_name(runs)!r} once written as text")
     names = list(by_name)
     if workers is None:  # spawned workers re-import the caller's script: only when asked (its main guarded)
+        from rankmeter.core.lists import usable_cpus
+
         workers = (threads if threads is not None else usable_cpus()) if forks() else 1
     if sum(_estimated_rows(r) for r in by_name.values()) < PROCESS_MIN_ROWS:
         workers = 1

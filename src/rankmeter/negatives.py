@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from rankmeter.aggregate import aggregate_column, apply_empty_policy
+from rankmeter.aggregate import aggregate_column, apply_empty_policy, note_undefined
 from rankmeter.core.lists import EVALUATION_BLOCK_ITEMS, row_blocks
 from rankmeter.core.semantics import choose
 from rankmeter.core.ties import row_order
@@ -243,7 +243,10 @@ class SampledNegatives:
         """``full`` (the same call without sampling) with the expected sampled values in its place.
 
         The full-catalogue aggregates move to ``metadata["full_catalogue"]``;
-        ``metadata["semantics"]`` records ``sampled_negatives`` and ``sampling``.
+        ``metadata["semantics"]`` records ``sampled_negatives`` and ``sampling``;
+        ``metadata["queries_undefined"]`` counts the sampled values that are
+        NaN for a list with a relevant item (every supported family is defined
+        there, so no measure is listed).
         """
         values = np.concatenate([b.values for b in blocks]) if blocks else np.zeros((0, len(full.measure_names)))
         empty = np.concatenate([b.n_positives for b in blocks]) == 0 if blocks else np.zeros(0, dtype=bool)
@@ -251,7 +254,9 @@ class SampledNegatives:
         # a row with no item left weighs 0 in the means, as in the full-catalogue result
         weights = np.concatenate([b.n_items for b in blocks]) > 0 if full.metadata.get("weighted") else None
         columns, included, aggregate = [], [], {}
+        undefined: dict[str, int] = {}
         for c, name in enumerate(full.measure_names):
+            note_undefined(undefined, name, values[:, c], empty)
             col, inc = apply_empty_policy(values[:, c], empty, self.empty, is_count=False,
                                           query_ids=full.query_ids, measure_name=name)  # fmt: skip
             columns.append(col)
@@ -265,6 +270,7 @@ class SampledNegatives:
         meta = dict(full.metadata)
         meta["semantics"] = {**meta.get("semantics", {}), "sampled_negatives": self.n, "sampling": self.sampling}
         meta["full_catalogue"] = dict(full.aggregate)
+        meta["queries_undefined"] = undefined  # counted on the sampled values, not the full catalogue's
         meta["sampled"] = {
             "negatives": self.n,
             "sampling": self.sampling,

@@ -28,7 +28,7 @@ from rankmeter.core.layout import RankedLists
 from rankmeter.core.semantics import Semantics
 from rankmeter.core.ties import straddling_queries
 from rankmeter.errors import MeasureSyntaxError, PolicyError
-from rankmeter.measures import FAMILIES, Measure, parse, traits_of
+from rankmeter.measures import Measure, family_row, parse, traits_of
 from rankmeter.measures.kernels.context import Context
 from rankmeter.measures.kernels.segments import segment_sum
 from rankmeter.measures.params import GainTable, Jarvelin, gain_values
@@ -229,7 +229,7 @@ def evaluate_ranked(
     cutoffs: set[int] = set()
     per_query_cutoffs: list[np.ndarray] = []
     for m in parsed:
-        family = FAMILIES[m.family]
+        family = family_row(m.family)
         if family.reads == "lists":  # top-k lists and side information, not grades (rankmeter.beyond)
             raise PolicyError(
                 f"{m}: a beyond-accuracy measure reads each user's top-k list and items=; "
@@ -387,7 +387,7 @@ def concatenate_results(
     family = {str(single): single.family for m in measures for single in m.expand()}
     aggregate = {
         name: aggregate_column(
-            values[:, i], included[:, i], weights=pooled.get(name), kind=FAMILIES[family[name]].aggregate
+            values[:, i], included[:, i], weights=pooled.get(name), kind=family_row(family[name]).aggregate
         )
         for i, name in enumerate(names)
     }

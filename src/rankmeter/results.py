@@ -10,8 +10,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from rankmeter.io.escaping import csv_quoting, spreadsheet_safe
-
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -104,6 +102,8 @@ class _TidyExport:
         back unchanged, which is why it is off by default.
         """
         import csv
+
+        from rankmeter.io.escaping import csv_quoting, spreadsheet_safe
 
         columns, records = self._table(kind)
         if kind == "per_query":

@@ -207,8 +207,8 @@ def correct(
         (itself and every negative it could have been ranked against).
     measure : str or Measure
         A measure of one relevant item: ``ndcg@k``, ``r@k``, ``p@k``, ``map``,
-        ``rr``, ``success@k``, ... (the families of
-        :data:`rankmeter.measures.kernels.sampled.SAMPLED_FAMILIES`).
+        ``rr``, ``success@k``, ... (the families whose ``sampled`` trait
+        names a formula of :data:`rankmeter.measures.kernels.sampled.FORMULAS`).
     gamma : float, default 0.01
         Bias-variance trade-off in [0, 1]: 0 minimal bias, 1 minimal squared
         error (a choice, not a value the paper prescribes).

@@ -96,6 +96,7 @@ def test_exact_lists_give_the_vectors_value_when_they_hold_the_ties() -> None:
     assert by_lists.metadata["mode"] == "lists"
     assert by_lists.metadata["queries_with_ties_at_k"] == by_vectors.metadata["queries_with_ties_at_k"]
     assert by_lists.metadata["lists_ending_at_kth_distance"] == 0
+    assert by_lists.metadata["queries_undefined"] == by_vectors.metadata["queries_undefined"] == {}  # found / k
     head = rankmeter.ann_recall(ann, exact_ids=exact_ids[:, :4], exact_distances=exact_d[:, :4])
     assert head.metadata["lists_ending_at_kth_distance"] == 5  # four columns: every list ends at its 4th distance
 

@@ -80,10 +80,13 @@ def test_tau_ap_with_tied_documents_is_a_located_error() -> None:
 
 def test_fewer_than_two_shared_documents_is_undefined_and_counted() -> None:
     res = rankmeter.similarity(
-        {"q1": {"a": 1.0}, "q2": {"a": 2, "b": 1}}, {"q1": {"a": 1.0}, "q2": {"b": 2, "a": 1}}, "kendall_tau"
+        {"q1": {"a": 1.0}, "q2": {"a": 2, "b": 1}},
+        {"q1": {"a": 1.0}, "q2": {"b": 2, "a": 1}},
+        ["kendall_tau", "rbo(p=0.9)"],
     )
     assert res.by_query("kendall_tau") == {"q2": -1.0}
-    assert res.metadata["undefined"] == {"kendall_tau": 1}
+    assert res.by_query("rbo(p=0.9)").keys() == {"q1", "q2"}  # defined for both: not listed below
+    assert res.metadata["queries_undefined"] == {"kendall_tau": 1}  # the key every entry point uses
 
 
 def _systems(values: dict[str, float]) -> rankmeter.SystemResults:

@@ -39,6 +39,7 @@ def test_arrays_list_the_item_the_accuracy_measures_rank_first(ties: str, top: s
     assert res["arp@1"] == {"10": 3.0, "9": 1.0}[top]  # the same item's training interactions
     assert res["catalog_coverage@1"] == 1 / N
     assert res.list_sets.ctx.universe.tolist() == [top]
+    assert res.list_sets.ctx.ties == ties  # the lists record the call's policy, whatever order applied it
     assert res.metadata["semantics"]["ties"] == ties
     alone = rankmeter.evaluate_arrays(y, s, "arp@1", items=_items(), ties=ties)  # no accuracy measure in the call
     assert alone["arp@1"] == res["arp@1"] and alone.metadata["semantics"]["ties"] == ties

@@ -70,6 +70,10 @@ def test_dense_scores_equal_the_list_path(seed: int, ties: str) -> None:
     _same(got, want, names)
     assert got.query_ids.tolist() == [str(i) for i in range(N_USERS)]  # row order
     assert got.metadata["items_excluded"] == int(removed.sum())
+    undefined = got.metadata["queries_undefined"]
+    assert undefined["ms_serendipity@3"] == N_USERS  # no user of the lists has a training item (t0, t1, ...)
+    assert undefined.get("pop_recall@3", 0) == int((((y > 0) & ~removed).sum(axis=1) == 0).sum())  # none relevant
+    assert undefined == want.metadata["queries_undefined"]
 
 
 def test_dense_ties_follow_the_tie_policy_of_the_list_path() -> None:
@@ -254,10 +258,10 @@ def test_list_set_jackknife_per_segment() -> None:
                              group_by={"u1": "x", "u2": "x", "u3": "y", "u4": "y"})  # fmt: skip
     rows = {r["segment"]: r for r in list_set_intervals(res, n_resamples=400, seed=1)}
     # all: d = 1, a subset keeps 3 of the 4 users and covers 3/4 (dropping u1 or u4) or 2/4 (u2, u3):
-    # Var = 1/64 (over the draws), v = 3 Var; the interval is 3/4 -/+ 1.96 sqrt(v)
+    # Var = 1/64 (over the draws), v = 3 Var; the interval is 3/4 -/+ 1.96 sqrt(v), bounded to coverage's [0, 1]
     half = 1.959964 * np.sqrt(3 * np.var([0.75, 0.5] * 2, ddof=0))
     assert rows["all"]["ci_low"] == pytest.approx(0.75 - half, abs=0.02)
-    assert rows["all"]["ci_high"] == pytest.approx(0.75 + half, abs=0.02)
+    assert 0.75 + half > 1 and rows["all"]["ci_high"] == 1.0
     assert rows["all"]["method"] == "jackknife"
     # a segment of two users: d = 1, a subset is one user covering 1/4: no spread, the interval is the value
     assert (rows["x"]["ci_low"], rows["x"]["ci_high"], rows["x"]["value"]) == (0.5, 0.5, 0.5)
@@ -335,3 +339,11 @@ def test_list_set_intervals_of_one_list() -> None:
     boot = list_set_intervals(res, n_resamples=50, method="bootstrap")[0]
     assert jack["value"] == 0.5 and np.isnan(jack["ci_low"]) and np.isnan(jack["ci_high"])  # nothing to leave out
     assert (boot["ci_low"], boot["ci_high"]) == (0.5, 0.5)  # every resample is the one list
+
+
+def test_lists_alone_record_what_exclude_took_away() -> None:
+    res = rankmeter.evaluate(None, {"u1": ["a", "b", "c"], "u2": ["b", "c"]}, "catalog_coverage@1",
+                             items=rankmeter.Items(catalog="abcd"), exclude={"u1": ["a"]})  # fmt: skip
+    assert res["catalog_coverage@1"] == 1 / 4  # u1's top 1 is b once a is excluded, as u2's
+    assert res.metadata["semantics"]["candidates"] == "exclude"
+    assert res.metadata["candidates"]["exclude_pairs"] == 1 and res.metadata["candidates"]["run_rows_excluded"] == 1

@@ -41,3 +41,26 @@ def test_row_order_does_not_matter(ties: str) -> None:
     b = rankmeter.evaluate(None, frame.sample(frac=1, random_state=2), measures, items=items, ties=ties)
     assert a.aggregate == pytest.approx(b.aggregate, abs=1e-12)
     assert a.by_query("novelty@5") == pytest.approx(b.by_query("novelty@5"), abs=1e-12)
+
+
+def test_each_users_rows_are_sorted_by_score_wherever_they_come_in_the_run() -> None:
+    # u1's rows come first and rise (a 1.0, then b 5.0), u2's one row is lower than the row before it:
+    # u1's top 1 is b, trained on twice (arp 2), not a (arp 0)
+    items = rankmeter.Items(interactions={"t1": ["b"], "t2": ["b"]}, catalog=["a", "b", "c"])
+    res = rankmeter.evaluate(None, {"u1": {"a": 1.0, "b": 5.0}, "u2": {"c": 3.0}}, "arp@1", items=items)
+    assert res.by_query("arp@1") == {"u1": 2.0, "u2": 0.0}
+
+
+def test_a_users_rows_apart_in_the_run_make_one_list() -> None:
+    # scores fall row by row, but u1's rows are not together: u1's list is a then c (arp (0 + 2) / 2)
+    items = rankmeter.Items(interactions={"t1": ["c"], "t2": ["c"]}, catalog=["a", "b", "c"])
+    run = pd.DataFrame({"user_id": ["u1", "u2", "u1"], "item_id": ["a", "b", "c"], "score": [3.0, 2.0, 1.0]})
+    res = rankmeter.evaluate(None, run, ["arp@2", "catalog_coverage@1"], items=items)
+    assert res.by_query("arp@2") == {"u1": 1.0, "u2": 0.0}
+    assert res["catalog_coverage@1"] == 2 / 3  # the top 1 of u1 (a) and of u2 (b)
+
+
+def test_a_list_set_measure_with_several_cutoffs_reads_the_lists_to_the_deepest() -> None:
+    res = rankmeter.evaluate(None, {"u1": ["a", "b"], "u2": ["a", "c"]}, "catalog_coverage@[1,2]",
+                             items=rankmeter.Items(catalog="abcd"))  # fmt: skip
+    assert res["catalog_coverage@1"] == 1 / 4 and res["catalog_coverage@2"] == 3 / 4  # {a}, then {a, b, c}

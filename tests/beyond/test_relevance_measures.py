@@ -97,6 +97,34 @@ def test_rectools_serendipity(seed: int) -> None:
         assert res.by_query("rectools_serendipity@5")[u] == pytest.approx(sum(values) / len(values), abs=1e-12)
 
 
+def test_item_outside_the_catalog_has_no_feature_row() -> None:
+    items = rankmeter.Items(features=np.eye(2), catalog=["a", "b"])
+    assert items.feature_rows(["b", "a"]).tolist() == [1, 0]
+    with pytest.raises(InputFormatError, match=r"^item 'zz' has no features \(not in catalog\)$"):
+        items.feature_rows(["a", "zz"])
+
+
+def test_ms_serendipity_written_out() -> None:
+    # features a = (1, 0), b = (0, 1), c = (1, 1); cosine(b, a) = 0, cosine(c, a) = 1 / sqrt 2, cosine(c, b) = 1 / sqrt 2
+    items = rankmeter.Items(
+        interactions={"u1": ["a"], "u2": ["a", "b"]},
+        features=[[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]],
+        catalog=["a", "b", "c"],
+    )
+    truth = {"u1": {"b": 1, "c": 1}, "u2": {"c": 1}, "u3": {"a": 1}}
+    run = {"u1": ["b", "c"], "u2": ["b", "c"], "u3": ["a"]}
+    res = rankmeter.evaluate(truth, run, "ms_serendipity@2", items=items)
+    # serendipity(u, i) = (1 - mean over u's training items j of cosine(i, j)) * rel(u, i), averaged over u's list
+    u1 = ((1 - 0.0) * 1 + (1 - 1 / math.sqrt(2)) * 1) / 2
+    u2 = ((1 - (0 + 1) / 2) * 0 + (1 - (1 / math.sqrt(2) + 1 / math.sqrt(2)) / 2) * 1) / 2
+    got = res.by_query("ms_serendipity@2")
+    assert got["u1"] == pytest.approx(u1, abs=1e-15) and got["u2"] == pytest.approx(u2, abs=1e-15)
+    # u3 has no training item: its value is undefined, left out of the mean and counted
+    assert "u3" not in got
+    assert res["ms_serendipity@2"] == pytest.approx((u1 + u2) / 2, abs=1e-15)
+    assert res.metadata["queries_undefined"] == {"ms_serendipity@2": 1}
+
+
 def test_exposure_of_a_group_of_one_item() -> None:
     # group x = {a}, group y = {b, c}; ndcg attention 1 / log2(r + 1); a group's mean over its items and the 2 users
     items = rankmeter.Items(catalog=["a", "b", "c"], groups={"a": "x", "b": "y", "c": "y"})
@@ -140,6 +168,20 @@ def test_ties_inside_the_top_k_for_positions() -> None:
 
 def test_training_item_without_features_names_its_user() -> None:
     items = rankmeter.Items(interactions={"t1": ["a"], "t2": ["zz"]}, features=np.eye(2), catalog=["a", "b"])
-    with pytest.raises(InputFormatError, match="user 't2': recommended item 'zz' has no features"):
+    with pytest.raises(InputFormatError, match="user 't2': training item 'zz' has no features"):
         rankmeter.evaluate({"t1": {"a": 1}, "t2": {"b": 1}}, {"t1": ["a", "b"], "t2": ["b"]}, "ms_serendipity@2",
                            items=items)  # fmt: skip
+
+
+def test_ties_for_positions_are_checked_user_by_user_inside_the_top_k_only() -> None:
+    items = rankmeter.Items(catalog=["a", "b", "c", "d"], groups={"a": "x", "b": "y", "c": "y", "d": "x"})
+    # u1: c and d tie below the top 2, which is a then b (the lists are read to 4 for the coverage)
+    u1 = {"a": 3.0, "b": 2.0, "c": 1.0, "d": 1.0}
+    names = ["exposure(group=x)@2", "catalog_coverage@4"]
+    res = rankmeter.evaluate(None, {"u1": u1}, names, items=items, ties="expected")
+    assert res.by_query("exposure(group=x)@2") == {"u1": 1.0}  # a at rank 1: attention 1 / log2(2)
+    assert res["catalog_coverage@4"] == 1.0
+    # u1 without a tie, u2 with a and b tied inside its top 3: u2 is named
+    run = {"u1": {**u1, "d": 0.0}, "u2": {"a": 1.0, "b": 1.0, "c": 0.5, "d": 0.2}}
+    with pytest.raises(PolicyError, match="measure 'exposure\\(group=x\\)@3', user 'u2': tied items lie inside"):
+        rankmeter.evaluate(None, run, "exposure(group=x)@3", items=items, ties="expected")

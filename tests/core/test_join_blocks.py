@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 import rankmeter
 from rankmeter.core import join as join_module
+from rankmeter.core import lists as lists_module
 from rankmeter.core.join import _query_blocks, align
 from rankmeter.errors import DuplicateEntryError, PolicyError
 from rankmeter.io.load import as_qrels, as_run
@@ -125,7 +126,7 @@ def test_evaluate_on_blocks_matches_one_pass(small_blocks):
     measures = ["ndcg@[1,5,10]", "map", "p@5", "rr", "bpref"]
     one = rankmeter.evaluate(qrels, run, measures)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(join_module, "usable_cpus", lambda: 4)
+        mp.setattr(lists_module, "usable_cpus", lambda: 4)
         many = rankmeter.evaluate(qrels, run, measures)
     np.testing.assert_array_equal(one.values, many.values)
     assert one.aggregate == many.aggregate

@@ -31,6 +31,7 @@ SETS = LOCAL.metadata["list_set_measures"]
 def _same(got: rankmeter.EvaluationResult) -> None:
     assert got.query_ids.tolist() == LOCAL.query_ids.tolist()
     assert got.measure_names == LOCAL.measure_names
+    assert got.metadata["queries_undefined"] == LOCAL.metadata["queries_undefined"]
     np.testing.assert_allclose(got.values, LOCAL.values, rtol=1e-12, atol=1e-12)
     assert got.aggregate.keys() == LOCAL.aggregate.keys()
     for name, value in LOCAL.aggregate.items():

@@ -198,3 +198,13 @@ def test_lone_carriage_return_is_refused(tmp_path: Path) -> None:
     (tmp_path / "q").write_bytes(b"1 1 a 1\r1 1 b 1\n")
     with pytest.raises(InputFormatError, match=r"q:1: a carriage return \(\\r\) not followed by a line feed"):
         _ndeval([str(tmp_path / "q"), str(DATA / "sample.run")])
+
+
+def test_the_run_id_is_the_first_lines_on_both_readers(tmp_path: Path) -> None:
+    from rankmeter.ndeval.readers import read_ndeval_run
+
+    for sep, name in ((" ", "spaces.txt"), ("\t", "tabs.txt")):  # tabs: the line-by-line reader
+        path = tmp_path / name
+        path.write_text(sep.join("1 Q0 a 2 0.5 first".split()) + "\n" + sep.join("1 Q0 b 1 0.1 second".split()) + "\n")
+        run, runid = read_ndeval_run(str(path), traditional=False)
+        assert runid == "first" and run.scores.tolist() == [-2.0, -1.0]

@@ -46,6 +46,16 @@ def test_every_family_gets_a_checked_page() -> None:
     assert f"| `trec` | {alpha_dcg / alpha_idcg:.6f} |" in pages["alpha_ndcg"]
 
 
+def test_every_family_is_documented() -> None:
+    """docs/measures.md names every family but trec_eval's own (docs/trec_eval.md lists those)."""
+    from rankmeter.measures import FAMILIES
+    from rankmeter.measures.trec_families import FAMILIES as TREC_FAMILIES
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "measures.md").read_text()
+    trec = {f.name for f in TREC_FAMILIES}
+    assert trec and not [name for name in FAMILIES if name not in trec and f"`{name}" not in text]
+
+
 def test_hook_refuses_an_inconsistent_example(monkeypatch: pytest.MonkeyPatch) -> None:
     hook = load_hook()
     real = hook.rankmeter.evaluate

@@ -153,6 +153,49 @@ def test_the_expected_ties_trait_matches_every_kernel() -> None:
     assert len(computed) > 40 and len(refused) >= 18
 
 
+def _all_negatives_sampled(
+    names: list[str], ties: str = "expected"
+) -> tuple[rankmeter.EvaluationResult, rankmeter.EvaluationResult]:
+    """Rows of 3 relevant items (grades 1, 2) and 5 negatives, tied scores: the full result and the result with
+    all 5 negatives sampled (every draw is the whole list, so the expectation is the full value)."""
+    rng = np.random.default_rng(5)
+    y = np.concatenate([rng.integers(1, 3, (6, 3)), np.zeros((6, 5))], axis=1).astype(np.float64)
+    s = rng.integers(0, 4, (6, 8)).astype(np.float64)
+    sampled = rankmeter.evaluate_arrays(y, s, names, ties=ties, sampled_negatives=5, sampling="shared")
+    return rankmeter.evaluate_arrays(y, s, names, ties=ties), sampled
+
+
+def test_the_sampled_trait_matches_every_kernel() -> None:
+    """A family names a sampled formula exactly when ``sampled_negatives=`` computes its values."""
+    computed, refused = set(), set()
+    for name, family in FAMILIES.items():
+        try:
+            m = parse(name if family.cutoff == "none" else f"{name}@3")
+        except MeasureSyntaxError:  # families that need a parameter (irbu, insq, ...) have no sampled formula
+            assert family.traits.sampled is None, name
+            continue
+        try:
+            full, sampled = _all_negatives_sampled([str(m)], ties="stable")  # every family has values under it
+        except PolicyError as err:
+            assert "is not one of them" in str(err), name
+            refused.add(name)
+            continue
+        np.testing.assert_allclose(sampled.values, full.values, rtol=1e-12, atol=1e-15, err_msg=name)
+        computed.add(name)
+    assert computed == {n for n in computed | refused if FAMILIES[n].traits.sampled}
+    assert len(computed) == 11 and len(refused) > 30
+
+
+def test_sampled_negatives_follow_the_trait(register) -> None:
+    register(FAST)
+    with pytest.raises(PolicyError, match="toy@3: sampled_negatives= gives the exact expectation of .* toy is not"):
+        _all_negatives_sampled(["toy@3"])
+    register(replace(FAST, sampled="p"))
+    full, sampled = _all_negatives_sampled(["toy@3", "p@3"])
+    assert sampled.values[:, 0].tolist() == sampled.values[:, 1].tolist()
+    np.testing.assert_allclose(sampled.values, full.values, rtol=1e-12)
+
+
 def test_intent_and_list_families_declare_the_trait_as_their_entry_points_treat_them() -> None:
     intents = {n for n, f in FAMILIES.items() if f.reads == "intents"}
     lists = {n for n, f in FAMILIES.items() if f.reads == "lists"}

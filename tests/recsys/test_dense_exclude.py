@@ -18,10 +18,10 @@ from hypothesis import strategies as st
 
 import rankmeter
 from rankmeter.core.lists import rank_dense, rank_dense_positives, rank_dense_top, rank_flat_lists
-from rankmeter.errors import InputFormatError, InvalidScoreError, RankmeterError
+from rankmeter.errors import InputFormatError, InvalidScoreError, MeasureSyntaxError
 from rankmeter.io.dense import flatten_dense
 from rankmeter.io.exclude import from_mask, removed_items
-from rankmeter.measures import FAMILIES
+from rankmeter.measures import FAMILIES, parse
 from rankmeter.measures.diversity_families import NAMES
 from rankmeter.pipeline import evaluate_ranked
 
@@ -39,12 +39,17 @@ MEASURES = sorted(
 
 
 def _usable(measure: str, ties: str) -> bool:
-    """Whether ``measure`` is defined on dense rows under ``ties`` (some have no exact expectation over ties)."""
+    """Whether ``measure`` is a whole name with values under ``ties``.
+
+    Some families need a cutoff or a parameter (refused when parsed or by their kernel), some take none;
+    under ``expected`` only the families with an exact expectation over tied orderings have values.
+    """
     try:
-        rankmeter.evaluate_arrays([[1.0, 0.0]], [[0.5, 0.5]], [measure], ties=ties, seed=0)
-    except RankmeterError:
+        family = FAMILIES[parse(measure).family]
+        rankmeter.evaluate_arrays([[1.0, 0.0]], [[0.5, 0.4]], [measure], ties="stable")
+    except MeasureSyntaxError:
         return False
-    return True
+    return ties != "expected" or family.traits.expected_ties
 
 
 def _data(seed: int, n: int = 40, m: int = 24) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -131,6 +131,16 @@ def test_a_worked_value_written_as_a_formula() -> None:
 
 
 @pytest.mark.parametrize("sampling", ["per_positive", "shared"])
+def test_a_fractional_grade_is_normalised_by_its_own_ideal(sampling: str) -> None:
+    # the same list with grade 0.5: DCG and IDCG both halve, nDCG is the value of grade 1 (0.1 + 0.6 / log2 3)
+    y = np.array([[0.0, 0, 0, 0.5, 0, 0]])
+    s = np.array([[0.9, 0.8, 0.7, 0.5, 0.2, 0.1]])
+    res = rankmeter.evaluate_arrays(y, s, ["ndcg@2", "dcg@2"], sampled_negatives=2, sampling=sampling)
+    assert res["ndcg@2"] == pytest.approx(0.1 + 0.6 / np.log2(3), abs=1e-15)
+    assert res["dcg@2"] == pytest.approx(0.5 * (0.1 + 0.6 / np.log2(3)), abs=1e-15)
+
+
+@pytest.mark.parametrize("sampling", ["per_positive", "shared"])
 def test_a_relevant_item_tied_with_many_negatives_against_every_subset(sampling: str) -> None:
     # 18 negatives tied with the relevant items of row 0 (the O(n) form for many tied negatives), and
     # row 1 with two relevant items tied with each other and with 17 negatives

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 import pytest
 import scipy.sparse
@@ -179,3 +181,15 @@ def test_items_are_refused_with_sampled_negatives() -> None:
     with pytest.raises(rankmeter.PolicyError, match=r"sampled_negatives= does not take items="):
         rankmeter.evaluate_embeddings(np.eye(2), np.ones((5, 2)), scipy.sparse.csr_array(Y), "ndcg@3",
                                       sampled_negatives=2, items=items)  # fmt: skip
+
+
+def test_rows_evaluated_in_blocks_of_one_give_the_same_values(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a block holds EVALUATION_BLOCK_ITEMS // (columns) rows, and at least one when a row is longer than that
+    rng = np.random.default_rng(2)
+    y = (rng.random((5, 8)) < 0.3).astype(np.float64)
+    y[:, 0] = 1.0
+    s = rng.integers(0, 4, (5, 8)).astype(np.float64)
+    whole = rankmeter.evaluate_arrays(y, s, ["ndcg@3", "rr"], sampled_negatives=2, sampling="shared")
+    monkeypatch.setattr(importlib.import_module("rankmeter.negatives"), "EVALUATION_BLOCK_ITEMS", 3)
+    rows = rankmeter.evaluate_arrays(y, s, ["ndcg@3", "rr"], sampled_negatives=2, sampling="shared")
+    assert rows.values.tolist() == whole.values.tolist() and rows.aggregate == whole.aggregate

@@ -336,3 +336,16 @@ def test_complete_num_rel_summary_recounts_the_qrels(tmp_path: Path) -> None:
     # without -c the summary is the sum over the evaluated topics (1, 2, 4)
     assert te("-l", "2", "-m", "num_rel", *files)[1] == "num_rel               \tall\t2\n"
     assert te("-m", "num_rel", *files)[1] == "num_rel               \tall\t5\n"
+
+
+class _ClosedPipe(io.StringIO):
+    """A stdout whose reader has gone (``rankmeter trec_eval ... | head -1``)."""
+
+    def write(self, text: str) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+def test_a_closed_pipe_ends_quietly_with_status_0(files: tuple[str, str]) -> None:
+    err = io.StringIO()
+    assert run_trec_eval(["-m", "P.5", *files], _ClosedPipe(), err) == 0
+    assert "error" not in err.getvalue()  # only the warning of topic 3, judged and not retrieved

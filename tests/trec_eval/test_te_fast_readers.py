@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from rankmeter.trec_eval.app import run_trec_eval
-from rankmeter.trec_eval.readers import read_qrels, read_run
+from rankmeter.trec_eval.readers import read_qrels, read_records, read_run
 
 QRELS = "1 0 a 1.5\n1 0 b 2e3\n1 0 c -1\n1 0 d 0\n2 0 x 3\n2 0 y .9\n"
 RUN = "1 Q0 a 1 2.5 first\n1 Q0 c 2 2.5 first\n1 Q0 b 3 1.0 first\n1 Q0 z 4 0.5 first\n2 Q0 y 1 9 first\n2 Q0 x 2 8 last\n"
@@ -49,3 +49,18 @@ def test_output_is_identical_on_both_paths(tmp_path: Path) -> None:
     assert np.isclose(
         float(outputs[0].split("map                   \tall\t")[1].split()[0]), (7 / 12 + 1 / 2) / 2, atol=5e-5
     )
+
+
+def test_non_ascii_ids_take_the_exact_reader(tmp_path: Path) -> None:
+    # "dö" and "ß" are UTF-8 bytes the ASCII fast path cannot split: the line-by-line reader reads them
+    qrels = _write(tmp_path, "q.txt", "1 0 dö 1\n1 0 ß 0\n\n1 0 e 1\n")
+    fields, lines, source = read_records(qrels, 4, True, "qid iter docno rel")
+    assert fields.tolist() == [["1", "0", "dö", "1"], ["1", "0", "ß", "0"], ["1", "0", "e", "1"]]
+    assert lines.tolist() == [1, 2, 4] and source == qrels
+
+
+def test_a_comment_line_of_four_words_is_skipped(tmp_path: Path) -> None:
+    # "# x y z" has as many words as a qrels line: only the line-by-line reader knows it is a comment
+    qrels = _write(tmp_path, "q.txt", "1 0 a 1\n# x y z\n1 0 b 0\n")
+    fields, lines, _ = read_records(qrels, 4, True, "qid iter docno rel")
+    assert fields.tolist() == [["1", "0", "a", "1"], ["1", "0", "b", "0"]] and lines.tolist() == [1, 3]

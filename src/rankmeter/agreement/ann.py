@@ -168,7 +168,7 @@ def ann_recall(
     recall = count / k
     n = len(ann)
     name = f"ann_recall@{k}"
-    metadata = {
+    metadata: dict[str, Any] = {
         "kind": "ann_recall",
         "mode": "vectors" if by_vectors else "lists",
         "metric": metric if by_vectors else None,
@@ -176,6 +176,7 @@ def ann_recall(
         "duplicate_base_rows": duplicates,
         "queries_with_ties_at_k": tied,
         "lists_ending_at_kth_distance": cut,
+        "queries_undefined": {},  # found / k is defined for every query
         "version": __version__,
     }
     return EvaluationResult(

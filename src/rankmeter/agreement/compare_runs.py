@@ -87,8 +87,10 @@ def similarity(
     -------
     EvaluationResult
         Per-query values (queries both runs rank), their means, and metadata
-        (tie treatment, ``queries_only_in_a`` / ``queries_only_in_b``, queries
-        where a value is undefined, e.g. tau with fewer than two shared documents).
+        (tie treatment, ``queries_only_in_a`` / ``queries_only_in_b``, and in
+        ``queries_undefined`` the queries per measure whose value is undefined,
+        e.g. tau with fewer than two shared documents; measures without any are
+        not listed).
 
     Examples
     --------
@@ -130,7 +132,7 @@ def similarity(
         "queries_only_in_a": len(pairs.only_a),
         "queries_only_in_b": len(pairs.only_b),
         "queries_with_ties": pairs.tied_queries,
-        "undefined": {name: int((~included[:, j]).sum()) for j, name in enumerate(columns)},
+        "queries_undefined": {name: n for j, name in enumerate(columns) if (n := int((~included[:, j]).sum()))},
         "version": __version__,
     }
     return EvaluationResult(np.array(query_ids, dtype=str)[order], columns, values, included, aggregate, metadata)

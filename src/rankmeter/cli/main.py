@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from rankmeter._version import __version__
-from rankmeter.cli.status import INPUT_ERROR, exit_status
+from rankmeter.cli.status import INPUT_ERROR, end_process, exit_status
 from rankmeter.errors import RankmeterError
 from rankmeter.io.escaping import printable
 
@@ -131,10 +131,19 @@ def escape_what_stdout_cannot_encode() -> bool:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI; returns the exit status."""
+    """Run the CLI on ``argv`` (default ``sys.argv[1:]``) and return the exit status."""
+    return run_command(sys.argv[1:] if argv is None else list(argv))
+
+
+def script() -> int:
+    """The ``rankmeter`` console script: :func:`main` on ``sys.argv``, then the process ends (:func:`end_process`)."""
+    return end_process(main())
+
+
+def run_command(argv: list[str]) -> int:
+    """Parse ``argv`` and run its subcommand; returns the exit status (errors of the input: one line on stderr)."""
     keep_freed_memory()
     escape_what_stdout_cannot_encode()
-    argv = sys.argv[1:] if argv is None else list(argv)
     skip_blas_threads(argv[0] if argv else None)
     parser = build_parser(argv[0] if argv else None)
     args = parser.parse_args(argv)

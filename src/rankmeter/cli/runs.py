@@ -9,7 +9,6 @@ work whatever the shell expands.
 from __future__ import annotations
 
 import argparse
-import glob
 import os
 from collections import Counter
 
@@ -54,6 +53,8 @@ def expand_runs(arguments: list[str], *, qrels: str | None = None) -> list[str]:
                 raise InputFormatError(f"{argument}: directory holds no run file")
             paths.extend(found)
         elif _GLOB_CHARS & set(argument):
+            import glob
+
             found = runs_only(sorted(p for p in glob.glob(argument) if os.path.isfile(p)))
             if not found:
                 raise InputFormatError(f"{argument}: pattern matches no run file")

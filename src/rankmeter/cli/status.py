@@ -3,10 +3,14 @@
 A script looping over runs can tell a bad run file (1: fix the data) from a bad invocation (2: fix the
 command, as argparse's own usage errors do). An input past a resource limit (a line over
 ``RANKMETER_MAX_LINE_BYTES``, a ``.gz`` file expanding past ``RANKMETER_MAX_GZIP_RATIO``) is bad input: 1.
-The trec_eval and ndeval drop-ins keep their tools' own statuses.
+The trec_eval and ndeval drop-ins keep their tools' own statuses. The console scripts end their process
+with the status as soon as the command is done (:func:`end_process`).
 """
 
 from __future__ import annotations
+
+import os
+import sys
 
 from rankmeter.errors import LimitError, MeasureSyntaxError, PolicyError
 
@@ -29,3 +33,36 @@ def exit_status(exc: BaseException) -> int:
     if isinstance(exc, LimitError):
         return INPUT_ERROR
     return USAGE_ERROR if isinstance(exc, PolicyError | MeasureSyntaxError) else INPUT_ERROR
+
+
+def end_process(status: int) -> int:
+    """End the console script's process with ``status`` once its command is done, without tearing Python down.
+
+    What an exit does for the outside world still happens, in the same order: the standard streams are
+    flushed and the :mod:`atexit` functions run. What is skipped is freeing every module and object one
+    by one, which a command's result does not depend on (about 12 ms of the W2 evaluation's 0.19 s,
+    ``python benchmarks/cli_startup.py``). A thread still running keeps the ordinary exit (Python waits
+    for it), as does an interpreter without CPython's ``atexit._run_exitfuncs``: ``status`` is then returned.
+
+    >>> import threading
+    >>> done = threading.Event()
+    >>> worker = threading.Thread(target=done.wait)
+    >>> worker.start()
+    >>> end_process(3)  # a thread is running: no early exit
+    3
+    >>> done.set(); worker.join()
+    """
+    import atexit
+    import threading
+
+    run_exit_functions = getattr(atexit, "_run_exitfuncs", None)  # CPython's; elsewhere the ordinary exit
+    if threading.active_count() > 1 or run_exit_functions is None:
+        return status
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:  # (None without a console: pythonw)
+                stream.flush()
+        except (BrokenPipeError, ValueError):  # a reader that left (`rankmeter ... | head`), a closed stream
+            pass
+    run_exit_functions()
+    os._exit(status)

@@ -35,10 +35,18 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """The ``rankmeter-trec-eval`` console script: ``rankmeter-trec-eval [flags] QRELS RUN``."""
+    """``rankmeter-trec-eval [flags] QRELS RUN`` on ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
     from rankmeter.trec_eval.app import run_trec_eval
 
     return run_trec_eval(sys.argv[1:] if argv is None else list(argv))
+
+
+def script() -> int:
+    """The ``rankmeter-trec-eval`` console script: :func:`main` on ``sys.argv``, then the process ends
+    (:func:`~rankmeter.cli.status.end_process`)."""
+    from rankmeter.cli.status import end_process
+
+    return end_process(main())
 
 
 if __name__ == "__main__":  # pragma: no cover

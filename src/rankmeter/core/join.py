@@ -9,7 +9,6 @@ import numpy as np
 
 from rankmeter.core.arrays import code_counts, sorted_unique
 from rankmeter.core.layout import RankedLists, concatenate
-from rankmeter.core.lists import MAX_THREADS, map_blocks, usable_cpus
 from rankmeter.core.semantics import DUPLICATE_POLICIES, Semantics, SemanticsOptions, choose
 from rankmeter.core.ties import Ranking, ranking, shuffle_noise, tie_group_starts, tied_runs
 from rankmeter.errors import DuplicateEntryError, PolicyError, RankmeterError, where
@@ -122,6 +121,8 @@ def align(
     blocks = _query_blocks(rq, len(qvocab), threads)
     if blocks is None:
         return _align_coded(qvocab, qq, rq, qrels, run, settings)
+    from rankmeter.core.lists import map_blocks
+
     try:
         parts = list(map_blocks(lambda b: _align_block(b, qvocab, qq, rq, qrels, run, settings), blocks, threads))
     except RankmeterError:
@@ -145,9 +146,13 @@ def _query_blocks(rq: np.ndarray, n_codes: int, threads: int | None) -> list[tup
 
     Large runs only (each block must be worth a thread).
     """
-    workers = min(MAX_THREADS, usable_cpus()) if threads is None else threads
     n = len(rq)
-    if workers < 2 or n < 2 * PARALLEL_MIN_ROWS:
+    if n < 2 * PARALLEL_MIN_ROWS:
+        return None
+    from rankmeter.core.lists import MAX_THREADS, usable_cpus  # here: a small run never needs the threads' module
+
+    workers = min(MAX_THREADS, usable_cpus()) if threads is None else threads
+    if workers < 2:
         return None
     workers = min(workers, n // PARALLEL_MIN_ROWS)
     sample = np.sort(rq[:: max(1, n // 65536)])  # quantiles of a sample of the rows' codes balance the blocks

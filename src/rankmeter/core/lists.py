@@ -11,7 +11,7 @@ import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sized
 from dataclasses import dataclass, replace
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
@@ -23,8 +23,10 @@ from rankmeter.core.ties import (
     tie_group_starts,
     tied_items,
 )
-from rankmeter.io.dense import FlatLists
-from rankmeter.io.exclude import RemovedItems
+
+if TYPE_CHECKING:
+    from rankmeter.io.dense import FlatLists
+    from rankmeter.io.exclude import RemovedItems
 
 T = TypeVar("T")
 B = TypeVar("B")

@@ -12,7 +12,6 @@ unchanged to JSON, CSV and the trec_eval format. Two places interpret text, and 
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Iterable
 from typing import Literal
 
@@ -26,9 +25,12 @@ def csv_quoting(rows: Iterable[Iterable[object]]) -> Literal[0, 1, 2, 3]:
     The ``csv`` module quotes a field holding ``\\n`` but not one holding a lone ``\\r``, which readers then
     split the row on.
 
+    >>> import csv
     >>> csv_quoting([["a", 1.0]]) == csv.QUOTE_MINIMAL, csv_quoting([["a\\rb", 1.0]]) == csv.QUOTE_ALL
     (True, True)
     """
+    import csv  # here: the command line imports this module for printable() alone
+
     lone_cr = any(isinstance(cell, str) and "\r" in cell for row in rows for cell in row)
     return csv.QUOTE_ALL if lone_cr else csv.QUOTE_MINIMAL
 

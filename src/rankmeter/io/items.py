@@ -293,8 +293,12 @@ class Items:
         """Whether each item is in the catalogue."""
         return _lookup(self.catalog[self._catalog_sorted], _ids(ids, "ids")) >= 0
 
-    def feature_rows(self, ids: Any, who: Any = None) -> np.ndarray:
-        """The row of ``features`` of each item; an item outside the catalogue is an error naming it."""
+    def feature_rows(self, ids: Any, who: Any = None, role: str = "item") -> np.ndarray:
+        """The row of ``features`` of each item; an item outside the catalogue is an error naming it.
+
+        ``who``: the user of each item, named in the error; ``role``: what the
+        items are, named in the error (``"training item"`` for a user's history).
+        """
         if self.features is None:
             raise PolicyError("this measure reads item features: give Items(features=..., catalog=...)")
         ids = _ids(ids, "ids")
@@ -302,7 +306,7 @@ class Items:
         if (at < 0).any():
             bad = int(np.flatnonzero(at < 0)[0])
             where = "" if who is None else f"user {str(who[bad])!r}: "
-            raise InputFormatError(f"{where}recommended item {str(ids[bad])!r} has no features (not in catalog)")
+            raise InputFormatError(f"{where}{role} {str(ids[bad])!r} has no features (not in catalog)")
         return self._catalog_sorted[at].astype(np.int64)
 
     def group_codes_or_missing(self, ids: Any) -> np.ndarray:

@@ -12,6 +12,7 @@ cutoff. ``list_set`` families give one value for the whole set of lists (``res.a
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -74,7 +75,7 @@ FAMILIES = [
         reads="lists",
         list_set=True,
         needs_relevant=False,
-        traits=Traits(expected_ties=True),
+        traits=Traits(expected_ties=True, value_range=(0.0, 1.0)),
     ),
     Family(
         "entropy",
@@ -84,7 +85,7 @@ FAMILIES = [
         reads="lists",
         list_set=True,
         needs_relevant=False,
-        traits=Traits(expected_ties=True),
+        traits=Traits(expected_ties=True, value_range=(0.0, math.inf)),
     ),
     Family(
         "recbole_entropy",
@@ -94,7 +95,7 @@ FAMILIES = [
         reads="lists",
         list_set=True,
         needs_relevant=False,
-        traits=Traits(expected_ties=True),
+        traits=Traits(expected_ties=True, value_range=(0.0, math.inf)),
     ),
     Family(
         "gini",
@@ -104,7 +105,7 @@ FAMILIES = [
         reads="lists",
         list_set=True,
         needs_relevant=False,
-        traits=Traits(expected_ties=True),
+        traits=Traits(expected_ties=True, value_range=(0.0, 1.0)),
     ),
     Family(
         "personalization",
@@ -115,7 +116,7 @@ FAMILIES = [
         reads="lists",
         list_set=True,
         needs_relevant=False,
-        traits=Traits(expected_ties=True),
+        traits=Traits(expected_ties=True, value_range=(0.0, 1.0)),
     ),
     Family(
         "novelty",
@@ -134,7 +135,7 @@ FAMILIES = [
         reads="lists",
         list_set=True,
         needs_relevant=False,
-        traits=Traits(expected_ties=True),
+        traits=Traits(expected_ties=True, value_range=(0.0, math.inf)),
     ),
     Family(
         "ild",
@@ -225,7 +226,7 @@ FAMILIES += [
         reads="lists",
         list_set=True,
         needs_relevant=False,
-        traits=Traits(expected_ties=True),
+        traits=Traits(expected_ties=True, value_range=(0.0, 1.0)),
     ),
     Family(
         "exposure_diff",
@@ -236,7 +237,7 @@ FAMILIES += [
         reads="lists",
         list_set=True,
         needs_relevant=False,
-        traits=Traits(expected_ties=True),
+        traits=Traits(expected_ties=True, value_range=(0.0, math.inf)),
     ),
 ]
 

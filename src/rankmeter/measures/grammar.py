@@ -19,7 +19,7 @@ import re
 from typing import Any
 
 from rankmeter.errors import MeasureSyntaxError
-from rankmeter.measures._tables import ALIASES, FAMILIES
+from rankmeter.measures._tables import canonical_name, family_row
 from rankmeter.measures.base import Measure
 from rankmeter.measures.peer_names import CUTOFF_PARAMS, FAMILY_BY_PARAM, PARAM_ALIASES, PARAM_VALUES, PRESETS
 
@@ -93,8 +93,10 @@ def canonical_family(name: str) -> str:
     ('ndcg', 'rr', 'p')
     """
     key = name.lower()
-    family = ALIASES.get(key, key)
-    if family not in FAMILIES:
+    family = canonical_name(key)
+    if family is None:
+        from rankmeter.measures._tables import FAMILIES
+
         known = ", ".join(sorted(FAMILIES))
         raise MeasureSyntaxError(f"unknown measure {name!r}{did_you_mean(key)}; known measures: {known}")
     return family
@@ -108,6 +110,8 @@ def did_you_mean(name: str) -> str:
     """
     import difflib
 
+    from rankmeter.measures._tables import ALIASES, FAMILIES
+
     close = difflib.get_close_matches(name.lower(), [*FAMILIES, *ALIASES, *PRESETS], n=1, cutoff=0.6)
     return f"; did you mean {close[0]!r}?" if close else ""
 
@@ -118,7 +122,7 @@ def _preset(name: str) -> tuple[str, dict[str, Any]]:
     if preset is None:
         return canonical_family(name), {}
     family, params = preset
-    return family, {k: FAMILIES[family].params[k].parse(v, name) for k, v in params}
+    return family, {k: family_row(family).params[k].parse(v, name) for k, v in params}
 
 
 def measure(family: str, cutoffs: int | list[int] | tuple[int, ...] | None = None, **params: Any) -> Measure:
@@ -144,7 +148,7 @@ def measure(family: str, cutoffs: int | list[int] | tuple[int, ...] | None = Non
         if key in params:
             raise MeasureSyntaxError(f"measure {family!r}: parameter {key!r} is set by the name ({value})")
         params[key] = value
-    fam = FAMILIES[canonical]
+    fam = family_row(canonical)
     list_form = isinstance(cutoffs, list | tuple)
     cut: tuple[int, ...] | None
     if cutoffs is None:
@@ -215,7 +219,7 @@ def parse(text: str | Measure) -> Measure:
             if key in params:
                 raise MeasureSyntaxError(f"measure {source!r}: parameter {key!r} given twice")
             family = FAMILY_BY_PARAM.get((family, key), family)
-            fam = FAMILIES[family]
+            fam = family_row(family)
             if key not in fam.params:
                 allowed = ", ".join(fam.params) or "none"
                 raise MeasureSyntaxError(
@@ -230,7 +234,7 @@ def parse(text: str | Measure) -> Measure:
         for name, value in ((key, rest[1:].strip()), *implied):
             if name in params:
                 raise MeasureSyntaxError(f"measure {source!r}: parameter {name!r} given twice")
-            params[name] = FAMILIES[family].params[name].parse(value, source)
+            params[name] = family_row(family).params[name].parse(value, source)
     elif rest.startswith("@"):
         cutoffs, list_form = _parse_cutoffs(rest[1:], source)
     elif rest.strip():

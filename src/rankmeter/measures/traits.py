@@ -92,6 +92,14 @@ class Traits:
     hamming : str or None
         The formula of the Hamming-distance bucket path of
         :func:`rankmeter.evaluate_vectors` (None: the sorting path).
+    sampled : str or None
+        The :mod:`rankmeter.measures.kernels.sampled` formula of the value's
+        exact expectation under ``sampled_negatives=`` (a sum over the relevant
+        items of a function of their rank; None: refused there).    value_range : tuple of float or None
+        ``(low, high)``: every value lies in this range by the formula (a
+        theorem, e.g. a share of the catalogue in [0, 1], an entropy >= 0);
+        an interval around a value is bounded to it
+        (:func:`rankmeter.beyond.list_set_intervals`). None: not declared.
     """
 
     graded: bool = False
@@ -110,6 +118,8 @@ class Traits:
     array_api: str | None = None
     keras: str | None = None
     hamming: str | None = None
+    sampled: str | None = None
+    value_range: tuple[float, float] | None = None
 
 
 def no_expectation(measure: object) -> PolicyError:
@@ -140,9 +150,9 @@ def refuse_expected_ties(ties: str, measures: Iterable[Measure]) -> None:
     """
     if ties != "expected":
         return
-    from rankmeter.measures import FAMILIES
+    from rankmeter.measures import family_row
 
     for m in measures:
-        family = FAMILIES[m.family]
+        family = family_row(m.family)
         if family.reads != "intents" and not family.traits.expected_ties:
             raise no_expectation(m)

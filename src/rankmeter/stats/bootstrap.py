@@ -16,9 +16,13 @@ from rankmeter.errors import PolicyError
 from rankmeter.stats._arrays import BATCH_CELLS, batch_size, is_zero_spread, positive_int, vector
 from rankmeter.stats._types import ConfidenceInterval, Seed
 from rankmeter.stats.bootstrap_interval import interval
+from rankmeter.stats.resampled_means import ResampledMeans, counts_of
 
 #: CI methods of :func:`scipy.stats.bootstrap`, under their canonical spelling.
 CI_METHODS = ("BCa", "percentile", "basic")
+
+#: Cells of a block of resample counts (4 MiB of float64) in :func:`_approximate_means`.
+COUNT_CELLS = 1 << 19
 
 
 def _rng_keyword(func: Any) -> str:
@@ -48,11 +52,59 @@ def _resample_indices(n: int, n_resamples: int, seed: int) -> tuple[np.ndarray, 
     return tuple(drawn)
 
 
-def _bootstrap_distribution(values: np.ndarray, n_resamples: int, seed: Seed) -> np.ndarray | None:
-    """The resampled means SciPy would compute for an integer ``seed``, from shared indices; else None."""
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or values.size * n_resamples > BATCH_CELLS:
+def _shared_seed(n: int, n_resamples: int, seed: Seed) -> int | None:
+    """The seed of the shared indices of an interval of ``n`` values (an integer seed, a batch-sized job); else None."""
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or n * n_resamples > BATCH_CELLS:
         return None
-    return np.concatenate([np.mean(values[i], axis=-1) for i in _resample_indices(values.size, n_resamples, int(seed))])
+    return int(seed)
+
+
+def _approximate_means(columns: Sequence[Any], n_resamples: int, seed: Seed) -> list[np.ndarray | None]:
+    """Each column's resampled means from the counts (a matrix product per block of resamples), when every
+    finite 1-D column has the same length and the intervals come from the shared indices; None for the others.
+
+    >>> [a.shape for a in _approximate_means([[0.1, 0.5, 0.9], [0.2, 0.2, 0.4]], 5, 0)]
+    [(5,), (5,)]
+    """
+    arrays = [np.asarray(x) for x in columns]
+    usable = [
+        k for k, a in enumerate(arrays) if a.ndim == 1 and a.size > 1 and a.dtype.kind in "iuf" and np.isfinite(a).all()
+    ]
+    found: list[np.ndarray | None] = [None] * len(arrays)
+    sizes = {arrays[k].size for k in usable}
+    valid = isinstance(n_resamples, int | np.integer) and not isinstance(n_resamples, bool) and n_resamples >= 1
+    shared = _shared_seed(min(sizes), n_resamples, seed) if len(sizes) == 1 and valid else None
+    if shared is None or shared < 0:  # another seed, or one NumPy refuses (raised by the interval itself)
+        return found
+    n = sizes.pop()
+    table = np.column_stack([arrays[k].astype(np.float64) for k in usable])
+    means = np.empty((n_resamples, table.shape[1]), dtype=np.float64)
+    start = 0
+    for indices in _resample_indices(n, n_resamples, shared):
+        for block in np.array_split(indices, -(-indices.size // COUNT_CELLS)):
+            means[start : start + len(block)] = counts_of((block,), n) @ table
+            start += len(block)
+    means /= n
+    for j, k in enumerate(usable):
+        found[k] = means[:, j]
+    return found
+
+
+def _bootstrap_distribution(
+    values: np.ndarray, n_resamples: int, seed: Seed, approx: np.ndarray | None = None
+) -> ResampledMeans | None:
+    """The resampled means SciPy would compute for an integer ``seed``, from shared indices; else None.
+
+    ``approx``: the means from the counts of each value in each resample (:func:`_approximate_means`);
+    without it every mean is gathered.
+    """
+    shared = _shared_seed(values.size, n_resamples, seed)
+    if shared is None:
+        return None
+    drawn = _resample_indices(values.size, n_resamples, shared)
+    if approx is None or not np.all(np.isfinite(approx)):  # alone, or a sum that overflows: every mean gathered
+        return ResampledMeans.of_array(np.concatenate([np.mean(values[i], axis=-1) for i in drawn]))
+    return ResampledMeans(values, drawn, approx)
 
 
 def canonical_ci_method(method: str) -> str:
@@ -123,6 +175,13 @@ def mean_ci(
     >>> mean_ci([0.5, 0.5, 0.5])
     ConfidenceInterval(estimate=0.5, low=0.5, high=0.5, level=0.95, method='degenerate', note=None)
     """
+    return _mean_ci(x, level, method, n_resamples, seed, None)
+
+
+def _mean_ci(
+    x: Any, level: float, method: str, n_resamples: int, seed: Seed, approx: np.ndarray | None
+) -> ConfidenceInterval:
+    """:func:`mean_ci`, with the resampled means approximated beforehand (``approx``) or not."""
     values = vector(x, "x")
     if not 0.0 < level < 1.0:
         raise PolicyError(f"confidence level must be in (0, 1), got {level!r}")
@@ -137,7 +196,7 @@ def mean_ci(
     if is_zero_spread(values):
         return ConfidenceInterval(estimate, estimate, estimate, level, "degenerate")
     # SciPy's resampled means, from the indices every call with the same n, m and seed shares
-    resampled = _bootstrap_distribution(values, m, seed)
+    resampled = _bootstrap_distribution(values, m, seed, approx)
 
     def run(kind: str) -> tuple[float, float]:
         if resampled is not None:  # SciPy's arithmetic on the shared draws, without importing scipy.stats
@@ -180,10 +239,15 @@ def mean_cis(
 ) -> list[ConfidenceInterval]:
     """:func:`mean_ci` of every column, in order, on a thread per CPU when ``seed`` is an integer.
 
-    With an integer seed every interval is computed from the shared draws (drawn by the first call,
-    before the others start) with NumPy, which releases the GIL: the intervals of many systems and
-    measures (:func:`rankmeter.compare`) run side by side with the same values as one by one. Another
-    seed runs them one after the other.
+    With an integer seed every interval is computed from the shared draws (drawn before the intervals
+    start) with NumPy, which releases the GIL: the intervals of many systems and measures
+    (:func:`rankmeter.compare`) run side by side with the same values as one by one. When the columns
+    have one length, the resampled means of all of them come first from the counts of each value in
+    each resample (one matrix product per block of resamples; the columns in groups of at most
+    :data:`~rankmeter.stats._arrays.BATCH_CELLS` means), and each interval gathers SciPy's mean only
+    for the resamples that rounding could put on the other side of what it reads
+    (:class:`~rankmeter.stats.resampled_means.ResampledMeans`): the same values, a fraction of the work.
+    Another seed runs them one after the other.
 
     Parameters
     ----------
@@ -206,8 +270,24 @@ def mean_cis(
     if not columns:
         return []
 
-    def one(x: Any) -> ConfidenceInterval:
-        return mean_ci(x, level=level, method=method, n_resamples=n_resamples, seed=seed)
+    def one(column: tuple[Any, np.ndarray | None]) -> ConfidenceInterval:
+        return _mean_ci(column[0], level, method, n_resamples, seed, column[1])
 
-    shared = isinstance(seed, int | np.integer) and not isinstance(seed, bool)
-    return [one(columns[0]), *map_blocks(one, columns[1:], threads if shared else 1)]
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
+        return [one((x, None)) for x in columns]
+    # the approximate means of at most BATCH_CELLS cells at a time: a group of columns, then its intervals
+    valid = isinstance(n_resamples, int | np.integer) and not isinstance(n_resamples, bool) and n_resamples >= 1
+    step = max(1, BATCH_CELLS // int(n_resamples)) if valid else len(columns)
+    found: list[ConfidenceInterval] = []
+    for start in range(0, len(columns), step):
+        group = list(
+            zip(
+                columns[start : start + step],
+                _approximate_means(columns[start : start + step], n_resamples, seed),
+                strict=True,
+            )
+        )
+        if start == 0:  # the first alone: it draws the shared indices when no approximation did
+            found.append(one(group.pop(0)))
+        found.extend(map_blocks(one, group, threads))
+    return found

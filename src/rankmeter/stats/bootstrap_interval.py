@@ -10,8 +10,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from rankmeter.stats.resampled_means import ResampledMeans
 
-def quantiles(values: np.ndarray, p: np.ndarray) -> np.ndarray:
+
+def _means(resampled: np.ndarray | ResampledMeans) -> ResampledMeans:
+    return resampled if isinstance(resampled, ResampledMeans) else ResampledMeans.of_array(resampled)
+
+
+def quantiles(values: np.ndarray | ResampledMeans, p: np.ndarray) -> np.ndarray:
     """The type 7 (``"linear"``) quantiles ``p`` of ``values``; NaN where ``p`` is NaN or outside [0, 1].
 
     With ``y`` the sorted values, :math:`h = p\\,n + 1 - p`, :math:`j = \\lfloor h \\rfloor`
@@ -19,8 +25,8 @@ def quantiles(values: np.ndarray, p: np.ndarray) -> np.ndarray:
 
     Parameters
     ----------
-    values : ndarray of float64
-        The sample (any order).
+    values : ndarray of float64 or ResampledMeans
+        The sample (any order), or bootstrap means read where needed.
     p : ndarray of float64
         Quantile levels.
 
@@ -34,7 +40,7 @@ def quantiles(values: np.ndarray, p: np.ndarray) -> np.ndarray:
     >>> quantiles(np.array([4.0, 1.0, 3.0, 2.0]), np.array([0.0, 0.5, 0.9, 1.0, np.nan])).tolist()
     [1.0, 2.5, 3.7, 4.0, nan]
     """
-    y = np.sort(values)
+    y = _means(values)
     n = float(y.size)
     outside = (p > 1) | (p < 0) | np.isnan(p)
     p = np.where(outside, 0.5, p)
@@ -43,7 +49,8 @@ def quantiles(values: np.ndarray, p: np.ndarray) -> np.ndarray:
     below = above - 1
     g = np.where(below < 0, 0.0, h % 1)
     below, above = np.clip(below, 0.0, n - 1), np.clip(above, 0.0, n - 1)
-    found = (1 - g) * y[below.astype(np.int64)] + g * y[above.astype(np.int64)]
+    ranks = y.order_statistics(np.concatenate([below, above]).astype(np.int64))
+    found = (1 - g) * ranks[: p.size] + g * ranks[p.size :]
     return np.where(outside, np.nan, found)
 
 
@@ -82,7 +89,7 @@ def jackknife_means(values: np.ndarray, batch: int) -> np.ndarray:
     return np.concatenate(means)
 
 
-def bca_levels(values: np.ndarray, resampled: np.ndarray, alpha: float, batch: int) -> np.ndarray:
+def bca_levels(values: np.ndarray, resampled: np.ndarray | ResampledMeans, alpha: float, batch: int) -> np.ndarray:
     """The two quantile levels of the BCa interval of the mean of ``values``.
 
     .. math:: \\hat z_0 = \\Phi^{-1}\\big((\\#\\{\\bar x^* < \\bar x\\} + \\#\\{\\bar x^* \\le \\bar x\\}) / 2B\\big),
@@ -97,7 +104,7 @@ def bca_levels(values: np.ndarray, resampled: np.ndarray, alpha: float, batch: i
     ----------
     values : ndarray of float64
         The sample.
-    resampled : ndarray of float64
+    resampled : ndarray of float64 or ResampledMeans
         The bootstrap means :math:`\\bar x^*` (``B`` of them).
     alpha : float
         :math:`(1 - \\text{level}) / 2`.
@@ -118,7 +125,8 @@ def bca_levels(values: np.ndarray, resampled: np.ndarray, alpha: float, batch: i
     from scipy.special import ndtr, ndtri
 
     estimate = np.mean(values, axis=-1)
-    share = (np.count_nonzero(resampled < estimate) + np.count_nonzero(resampled <= estimate)) / (2 * resampled.size)
+    means = _means(resampled)
+    share = sum(means.count_below(estimate)) / (2 * means.size)
     z0 = ndtri(np.float64(share))
     left_out = jackknife_means(values, batch)
     n = float(left_out.size)
@@ -130,7 +138,9 @@ def bca_levels(values: np.ndarray, resampled: np.ndarray, alpha: float, batch: i
         return np.array([ndtr(z0 + low / (1 - accel * low)), ndtr(z0 + high / (1 - accel * high))])
 
 
-def interval(values: np.ndarray, resampled: np.ndarray, level: float, method: str, batch: int) -> tuple[float, float]:
+def interval(
+    values: np.ndarray, resampled: np.ndarray | ResampledMeans, level: float, method: str, batch: int
+) -> tuple[float, float]:
     """The ``method`` (``"BCa"``, ``"percentile"`` or ``"basic"``) interval of the mean of ``values`` at ``level``.
 
     ``resampled`` holds the bootstrap means; percentile: their :math:`\\alpha/2` and :math:`1 - \\alpha/2`
@@ -141,7 +151,7 @@ def interval(values: np.ndarray, resampled: np.ndarray, level: float, method: st
     ----------
     values : ndarray of float64
         The sample.
-    resampled : ndarray of float64
+    resampled : ndarray of float64 or ResampledMeans
         Its bootstrap means.
     level : float
         Confidence level in (0, 1).

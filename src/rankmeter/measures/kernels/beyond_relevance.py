@@ -63,7 +63,7 @@ def ms_serendipity(ctx: ListsContext, m: Measure, k: int) -> np.ndarray:
     at = np.minimum(np.searchsorted(ctx.users, items.pairs[:, 0]), max(len(ctx.users) - 1, 0))
     mine = (ctx.users[at] == items.pairs[:, 0]) if len(ctx.users) else np.zeros(len(items.pairs), dtype=bool)
     history = np.zeros((len(ctx.users), unit.shape[1]))
-    np.add.at(history, at[mine], unit[items.feature_rows(items.pairs[mine, 1], who=items.pairs[mine, 0])])
+    np.add.at(history, at[mine], unit[items.feature_rows(items.pairs[mine, 1], items.pairs[mine, 0], "training item")])
     n_history = np.bincount(at[mine], minlength=len(ctx.users)).astype(np.float64)
     inside = items.in_catalog(ctx.universe)
     vectors = np.zeros((len(ctx.universe), unit.shape[1]))

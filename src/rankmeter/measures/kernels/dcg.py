@@ -146,9 +146,42 @@ def idcg(ctx: Context, measure: Measure) -> np.ndarray:
 
 
 def ndcg(ctx: Context, measure: Measure) -> np.ndarray:
-    """DCG / IDCG; NaN where IDCG is 0 (no relevant document)."""
+    """DCG / IDCG; NaN where IDCG is 0 (no relevant document); at most 1 where no ordering beats the ideal.
+
+    With gains and weights >= 0 and a non-increasing, non-negative discount,
+    DCG <= IDCG under every tie policy (the ideal puts the largest gains at
+    the largest discounts, and an expectation over orderings is at most
+    their maximum); the two sums are added in different orders, so a
+    ranking as good as the ideal can come out one unit in the last place
+    above 1: :func:`bounded_by_ideal` says when the ratio is then exactly 1.
+    """
     num = dcg(ctx, measure)
     den = ideal_dcg(ctx, measure)
     out = np.full_like(num, np.nan)
     np.divide(num, den, out=out, where=den > 0)
+    if bounded_by_ideal(ctx, measure):
+        np.minimum(out, 1.0, out=out)  # NaN stays NaN
     return out
+
+
+def bounded_by_ideal(ctx: Context, measure: Measure) -> bool:
+    """Whether DCG <= IDCG is a theorem here: gains and item weights >= 0, the discount non-increasing and >= 0.
+
+    ``gain=linear`` and ``exp`` are never negative; a gain table or callable is checked on the grades at
+    hand, a callable discount on the ranks at hand.
+
+    >>> import rankmeter
+    >>> rankmeter.evaluate_lists([[3, 3, 2, 2, 0, 1]], [[2, 2, 1, 1, 0, 0]], "ndcg(ideal=retrieved)@4")[
+    ...     "ndcg(ideal=retrieved)@4"]  # DCG 6.754142376861159 over IDCG 6.754142376861158
+    1.0
+    """
+    ranked = ctx.ranked
+    gain = measure.param("gain", "linear")
+    weights = [w for w in (ranked.item_weights, ranked.ideal_weights) if w is not None]
+    if any(len(w) and w.min() < 0 for w in weights):
+        return False
+    if not (isinstance(gain, str) or (gain_values(gain, ranked.ideal_grades).min(initial=0.0) >= 0
+                                      and _item_gains(ctx, measure).min(initial=0.0) >= 0)):  # fmt: skip
+        return False
+    table = ctx.discount_table(measure.param("discount", "log2"))
+    return bool(np.all(table >= 0) and np.all(np.diff(table) <= 0))

@@ -38,8 +38,27 @@ def _cutoffs(measure: Measure) -> list[int | None]:
 
 def relevant_at(ctx: Context, measure: Measure) -> np.ndarray:
     """Expected number of relevant documents in the top k: shape (Q, C)."""
-    rel = ctx.tie_mean(ctx.relevant(measure.param("min_rel")))
-    return ctx.sums_at(rel, list(_cutoffs(measure)))
+    cutoffs = list(_cutoffs(measure))
+    return _counted(ctx, ctx.relevant(measure.param("min_rel")), cutoffs, ctx.cutoff_sizes(cutoffs))
+
+
+def _counted(ctx: Context, rel: np.ndarray, cutoffs: list, sizes: np.ndarray) -> np.ndarray:
+    """Expected count of ``rel`` (0/1 per item) in the top k, never above the list's count nor k (``sizes``).
+
+    Under ``expected`` ties the count sums tie-group means, which round: a tied group inside the top k
+    can add up to one unit in the last place more than its count (r = 1.0000000000000002). The true
+    expectation is at most both bounds (integers, exact in float64), so the sum is capped there.
+
+    >>> import rankmeter
+    >>> grades, scores = [1, 0, 0, 0, 0, 1, 0, 1], [0, 0, 0, 0, 0, 1, 0, 1]  # six tied, 1/6 relevant each
+    >>> rankmeter.evaluate_lists([grades], [scores], "r", ties="expected")["r"]  # 1 + 1 + 6 x 1/6 over R = 3
+    1.0
+    """
+    found = ctx.sums_at(ctx.tie_mean(rel), cutoffs)
+    if not ctx.expected:
+        return found
+    bound = np.minimum(ctx.sums_at(rel, [None]), sizes)
+    return np.minimum(found, bound)
 
 
 def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
@@ -91,8 +110,8 @@ def rprec(ctx: Context, measure: Measure) -> np.ndarray:
     """rel@R / R; NaN when R = 0."""
     min_rel = measure.param("min_rel")
     big_r = ctx.num_relevant(min_rel)
-    rel = ctx.tie_mean(ctx.relevant(min_rel))
-    return _ratio(ctx.sums_at(rel, [big_r]), big_r[:, None])
+    found = _counted(ctx, ctx.relevant(min_rel), [big_r], big_r[:, None].astype(np.float64))
+    return _ratio(found, big_r[:, None])
 
 
 def success(ctx: Context, measure: Measure) -> np.ndarray:

@@ -41,15 +41,16 @@ Protocols (``protocol=``):
   random, so the measures must have a cutoff and not read the length
   (``p(divisor=min)`` is refused).
 
-Supported families: ``ndcg``, ``dcg``, ``cg``, ``map``/``ap``, ``p``, ``r``,
-``f1``, ``rr``, ``success``, ``rprec`` (any gain and discount; the AP and P
-divisors; not ``min_rel``). The value of one relevant item at (p, r), k the
-cutoff (infinite without one), [.] 1 when true:
+Supported families (those whose ``sampled`` trait names one of the formulas
+below): ``ndcg``, ``dcg``, ``cg``, ``map``/``ap``, ``p``, ``r``, ``f1``,
+``rr``, ``success``, ``rprec`` (any gain and discount; the AP and P divisors;
+not ``min_rel``). The value of one relevant item at (p, r), k the cutoff
+(infinite without one), [.] 1 when true, by formula:
 
 ==========  ==========================================================
 ndcg        g_i d(r) [r <= k] / IDCG@k (IDCG of the relevant items' gains)
 dcg / cg    g_i d(r) [r <= k] / g_i [r <= k]
-map / ap    (p / r) [r <= k] / D, D = R (``divisor=R``), min(R, k), or k (list length without k)
+ap          (p / r) [r <= k] / D, D = R (``divisor=R``), min(R, k), or k (list length without k)
 p           [r <= k] / k (``divisor=min``: / min(k, list length))
 r           [r <= k] / R
 f1          2 [r <= k] / (k + R)
@@ -89,11 +90,10 @@ PROTOCOLS = ("per_positive", "shared", "recbole_uni")
 WITH_REPLACEMENT = ("recbole_uni",)
 """The protocols that draw the negatives with replacement."""
 
-SAMPLED_FAMILIES: dict[str, tuple[str, ...]] = {
+FORMULAS: dict[str, tuple[str, ...]] = {
     "ndcg": ("gain", "discount", "ideal"),
     "dcg": ("gain", "discount"),
     "cg": ("gain",),
-    "map": ("divisor",),
     "ap": ("divisor",),
     "p": ("divisor",),
     "r": (),
@@ -102,7 +102,32 @@ SAMPLED_FAMILIES: dict[str, tuple[str, ...]] = {
     "success": (),
     "rprec": (),
 }
-"""The families with an exact sampled expectation, and the parameters each may carry."""
+"""The formulas of :func:`rank_values` (a family names its own in ``Traits.sampled``) and the parameters each
+may carry."""
+
+
+def formula_of(m: Measure) -> str | None:
+    """The sampled formula of ``m``'s family (its ``sampled`` trait), None when it has none.
+
+    >>> from rankmeter.measures import parse
+    >>> formula_of(parse("map@5")), formula_of(parse("err@10"))
+    ('ap', None)
+    """
+    from rankmeter.measures import traits_of
+
+    return traits_of(m).sampled
+
+
+def sampled_families() -> list[str]:
+    """The families that declare a sampled formula, in the registry's order.
+
+    >>> sampled_families()[:3]
+    ['ndcg', 'dcg', 'cg']
+    """
+    from rankmeter.measures import FAMILIES
+
+    return [name for name, family in FAMILIES.items() if family.traits.sampled is not None]
+
 
 _MANY_TIED = 16
 """From this many tied negatives (and no tied relevant item), :func:`tied_above_pmf`'s O(n) form."""
@@ -119,15 +144,15 @@ def check_sampled_measures(measures: list[Measure]) -> None:
     ...     print(str(err)[-22:])
     err is not one of them
     """
-    names = ", ".join(SAMPLED_FAMILIES)
     for m in measures:
-        allowed = SAMPLED_FAMILIES.get(m.family)
-        if allowed is None:
+        formula = formula_of(m)
+        if formula is None:
+            names = ", ".join(sampled_families())
             raise PolicyError(
                 f"{m}: sampled_negatives= gives the exact expectation of {names} (sums over the relevant items "
                 f"of a function of their rank); {m.family} is not one of them"
             )
-        extra = [k for k, _ in m.params if k not in allowed]
+        extra = [k for k, _ in m.params if k not in FORMULAS[formula]]
         if extra:
             raise PolicyError(
                 f"{m}: parameter {extra[0]}= is not available with sampled_negatives= (relevant items are those "
@@ -185,7 +210,8 @@ def check_pooled_measures(measures: list[Measure], protocol: str) -> None:
     if protocol not in WITH_REPLACEMENT:
         return
     for m in measures:
-        if (not m.cutoffs and m.family != "rprec") or (m.family == "p" and m.param("divisor", "k") == "min"):
+        formula = formula_of(m)
+        if (not m.cutoffs and formula != "rprec") or (formula == "p" and m.param("divisor", "k") == "min"):
             raise PolicyError(
                 f"{m}: sampling={protocol!r} draws the negatives with replacement, so the sampled list's length "
                 "varies with the draw; give the measure a cutoff (@k) and, for p, divisor=k"
@@ -301,28 +327,28 @@ def rank_values(
     """
     k = _cutoff(m)
     inside = rank <= k
-    family = m.family
-    if family in ("ndcg", "dcg"):
+    formula = formula_of(m)
+    if formula in ("ndcg", "dcg"):
         value = gain * discount_values(m.param("discount", "log2"), rank)
-        if family == "ndcg" and idcg is not None:
+        if formula == "ndcg" and idcg is not None:
             value = np.divide(value, idcg, out=np.zeros(np.broadcast(value, idcg).shape), where=idcg > 0)
-    elif family == "cg":
+    elif formula == "cg":
         value = gain * np.ones_like(rank, dtype=np.float64)
-    elif family in ("map", "ap"):
+    elif formula == "ap":
         divisor = {"R": n_rel, "min": np.minimum(n_rel, k), "k": k if np.isfinite(k) else length}
         value = pos / rank / divisor[m.param("divisor", "R")]
-    elif family == "p":
+    elif formula == "p":
         value = 1.0 / (np.minimum(k, length) if m.param("divisor", "k") == "min" else (k if np.isfinite(k) else length))
         value = value * np.ones_like(rank, dtype=np.float64)
-    elif family == "r":
+    elif formula == "r":
         value = 1.0 / n_rel * np.ones_like(rank, dtype=np.float64)
-    elif family == "f1":
+    elif formula == "f1":
         value = 2.0 / ((k if np.isfinite(k) else length) + n_rel) * np.ones_like(rank, dtype=np.float64)
-    elif family == "rprec":
+    elif formula == "rprec":
         inside = rank <= n_rel
         value = 1.0 / n_rel * np.ones_like(rank, dtype=np.float64)
     else:  # rr, success: the first relevant item only
-        value = (1.0 / rank if family == "rr" else np.ones_like(rank, dtype=np.float64)) * (pos == 1)
+        value = (1.0 / rank if formula == "rr" else np.ones_like(rank, dtype=np.float64)) * (pos == 1)
     return np.where(inside, value, 0.0)
 
 
@@ -330,7 +356,7 @@ def _widest(measures: list[Measure], counts: PositiveCounts, n: int) -> int:
     """Largest number of sampled negatives above an item that can still change a value (the pmf's width - 1)."""
     deepest = 0.0
     for m in measures:
-        deepest = max(deepest, float(counts.n_positives.max(initial=0)) if m.family == "rprec" else _cutoff(m))
+        deepest = max(deepest, float(counts.n_positives.max(initial=0)) if formula_of(m) == "rprec" else _cutoff(m))
     return int(min(n, deepest - 1)) if np.isfinite(deepest) else n
 
 
@@ -437,9 +463,9 @@ def expected_values(
     values = np.full((n_lists, len(singles)), np.nan)
     has = counts.n_positives > 0
     for c, m in enumerate(singles):
-        gain = gain_values(m.param("gain", "linear"), counts.grade) if m.family in ("ndcg", "dcg", "cg") else 1.0
+        gain = gain_values(m.param("gain", "linear"), counts.grade) if formula_of(m) in ("ndcg", "dcg", "cg") else 1.0
         gain = np.broadcast_to(np.asarray(gain, dtype=np.float64), a.shape)
-        if m.family == "ndcg":
+        if formula_of(m) == "ndcg":
             idcg = gain * discount_values(m.param("discount", "log2"), np.ones(1)) if alone else (
                 _ideal_dcg(m, counts)[counts.user])  # fmt: skip
         else:
