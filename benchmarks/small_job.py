@@ -114,6 +114,10 @@ def check_cli(cli: list[str], trec_eval: list[str]) -> None:
         raise AssertionError(f"trec_eval's values {theirs} differ from rankmeter's {ours}")
 
 
+BASE_SCRIPT = "import sys; from rankmeter.cli import main as m; sys.exit(getattr(m, 'script', m.main)())"
+"""The console script of a revision, whichever of ``script`` (the process ends) or ``main`` it has."""
+
+
 def small_job_rows(repeats: int, base: dict[str, str] | None, base_name: str | None) -> tuple[list[list[str]], bool]:
     """The table's rows (the base revision's beside this tree's when ``base`` holds its environment), and
     whether trec_eval was found."""
@@ -136,7 +140,9 @@ def small_job_rows(repeats: int, base: dict[str, str] | None, base_name: str | N
         cli = [rankmeter_script(), "evaluate", qrels, run, *(a for m in MEASURES for a in ("-m", m))]
         te = [binary, *TREC_ARGS, qrels, run]
         check_cli(cli, te)
-        clis = {"": (cli, None)} | ({f" ({base_name})": (cli, base)} if base else {})
+        # The revision's own console script: the installed one names this tree's entry point.
+        base_cli = [sys.executable, "-c", BASE_SCRIPT, *cli[1:]]
+        clis = {"": (cli, None)} | ({f" ({base_name})": (base_cli, base)} if base else {})
         rows += in_turns("W2 files: rankmeter evaluate (CLI) / trec_eval -c (-O2)", clis, (te, None), repeats)
     return rows, binary is not None
 
