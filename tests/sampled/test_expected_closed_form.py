@@ -43,7 +43,9 @@ def brute_force(y: np.ndarray, s: np.ndarray, keep: np.ndarray, measures: list[s
             cols = np.array(lists)
             res = rankmeter.evaluate_arrays(y[row, cols], s[row, cols], measures, ties=ties)
             per_head.append(res.values.mean(axis=0))
-        values[row] = np.mean(per_head, axis=0)
+        heads = np.array(per_head)  # a head whose own nDCG is undefined (gain 0) is left out of its row's mean
+        defined = (~np.isnan(heads)).sum(axis=0)
+        values[row] = np.where(defined > 0, np.nansum(heads, axis=0) / np.maximum(defined, 1), np.nan)
     return values
 
 
@@ -154,3 +156,24 @@ def test_a_relevant_item_tied_with_many_negatives_against_every_subset(sampling:
         got = rankmeter.evaluate_arrays(y, s, MEASURES, sampled_negatives=n, sampling=sampling)
         want = brute_force(y, s, np.ones(y.shape, dtype=bool), MEASURES, n, sampling, "expected")
         np.testing.assert_allclose(got.values, want, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("sampling", ["per_positive", "shared"])
+def test_ndcg_is_undefined_where_the_ideal_dcg_is_zero_as_on_the_full_catalogue(sampling: str) -> None:
+    """Grade 1 gains 0: a list whose relevant items are all of grade 1 has no nDCG (NaN, counted undefined);
+    under per_positive a grade-1 positive is left out of its list's mean."""
+    rng = np.random.default_rng(11)
+    y = rng.choice([0.0, 0.0, 0.0, 1.0, 2.0], size=(8, 8))
+    y[0] = [1, 0, 0, 0, 0, 0, 0, 1]  # only gain-0 positives
+    y[1] = [2, 1, 0, 0, 0, 0, 0, 0]  # one of each
+    s = rng.integers(0, 3, size=(8, 8)).astype(np.float64)
+    keep = np.ones_like(y, dtype=bool)
+    measures = ["ndcg(gain={1:0,2:1})", "ndcg(gain={1:0,2:1})@3"]
+    got = rankmeter.evaluate_arrays(y, s, measures, sampled_negatives=2, sampling=sampling)
+    want = brute_force(y, s, keep, measures, 2, sampling, "expected")
+    np.testing.assert_allclose(got.values, want, rtol=0, atol=1e-12)
+    assert np.isnan(got.values[0]).all() and not np.isnan(got.values[1]).any()
+    full = rankmeter.evaluate_arrays(y, s, measures)
+    assert np.isnan(full.values[0]).all()
+    undefined = int(np.isnan(got.values[:, 0]).sum())
+    assert got.metadata["queries_undefined"][measures[0]] == undefined >= 1

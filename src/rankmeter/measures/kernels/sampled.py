@@ -422,7 +422,10 @@ def expected_values(
 ) -> tuple[np.ndarray, list[str]]:
     """Expected value of each measure (one column per cutoff) of each list under ``protocol`` with n negatives.
 
-    Lists without a relevant item get NaN (the empty-query policy decides).
+    Lists without a relevant item get NaN (the empty-query policy decides). nDCG is NaN (undefined) where
+    the ideal DCG is 0, as on the full catalogue: a list whose relevant items all have gain 0 (``shared``),
+    and under ``per_positive`` a positive of gain 0, which is left out of its list's mean (NaN when no
+    positive is left).
     Every list must have ``n_negatives >= n`` where it has a relevant item.
 
     Returns
@@ -482,6 +485,14 @@ def expected_values(
                             None if idcg is None else idcg[i])  # fmt: skip
             item[i] = float((table * f).sum())
         sums = np.bincount(counts.user, weights=item, minlength=n_lists)
-        per_list = sums / np.maximum(counts.n_positives, 1) if alone else sums
+        if idcg is None:  # defined wherever the list has a relevant item
+            per_list = sums / np.maximum(counts.n_positives, 1) if alone else sums
+        else:  # nDCG is undefined where the ideal DCG is 0 (every relevant item's gain 0), as on the full catalogue
+            defined = np.bincount(counts.user, weights=np.broadcast_to(idcg > 0, a.shape), minlength=n_lists)
+            per_list = np.full(n_lists, np.nan)
+            if alone:  # the mean over the positives whose own list has a positive ideal DCG
+                np.divide(sums, defined, out=per_list, where=defined > 0)
+            else:
+                per_list[defined > 0] = sums[defined > 0]
         values[has, c] = per_list[has]
     return values, [str(s) for s in singles]
