@@ -68,3 +68,15 @@ def test_counts_of_items_looked_up_again_after_the_ids_changed_in_place() -> Non
     ids[1] = "b"
     assert items.rows_of(ids).tolist() == [2, 1] and items.users_of(ids).tolist() == [2, 1]
     assert items.rows_of(np.array(["b"])).tolist() == [1]
+
+
+def test_pickling_drops_the_cache_of_the_last_lookup_and_keeps_the_counts() -> None:
+    import pickle
+
+    from rankmeter.io.items import Items
+
+    items = Items(interactions={"u1": ["a", "b", "a"], "u2": ["a"]})
+    assert items.users_of(["a", "b"]).tolist() == [2, 1]
+    copy = pickle.loads(pickle.dumps(items))
+    assert "_last_lookup" not in copy.__dict__
+    assert copy.users_of(["a", "b"]).tolist() == [2, 1] and copy.rows_of(["a", "b"]).tolist() == [3, 1]

@@ -40,9 +40,9 @@ def end_process(status: int) -> int:
 
     What an exit does for the outside world still happens, in the same order: the standard streams are
     flushed and the :mod:`atexit` functions run. What is skipped is freeing every module and object one
-    by one, which a command's result does not depend on (about 12 ms of the W2 evaluation's 0.19 s,
-    ``python benchmarks/cli_startup.py``). A thread still running keeps the ordinary exit (Python waits
-    for it), as does an interpreter without CPython's ``atexit._run_exitfuncs``: ``status`` is then returned.
+    by one, which a command's result does not depend on (its cost: docs/performance.md, "The small job").
+    A thread still running keeps the ordinary exit (Python waits for it), as does an interpreter without
+    CPython's ``atexit._run_exitfuncs``: ``status`` is then returned.
 
     >>> import threading
     >>> done = threading.Event()

@@ -173,6 +173,7 @@ class Items:
         ([2, 1], [['u1', 'a'], ['u1', 'b'], ['u2', 'a']])
         """
         state = dict(self.__dict__)
+        state.pop("_last_lookup", None)  # a cache of the last ids looked up: not worth shipping to workers
         if self._training is not None:
             state["_distinct"] = self._distinct_pairs()
             users, _, _, item_ids = self._training
